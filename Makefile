@@ -1,0 +1,110 @@
+# navbake build. `make` builds the native library, the native tool and the wasm module; `make test` runs
+# the native tests (ASan + UBSan) and the Vitest suite; `make setup` installs what is missing.
+.DEFAULT_GOAL := all
+SHELL := /bin/bash
+
+BUILD      := build
+CC         ?= cc
+EMCC       ?= emcc
+export NODE_PATH := /usr/share/nodejs
+
+WARN       := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wno-unused-parameter
+CSTD       := -std=c11
+INC        := -Ic/include
+NATIVE_OPT := -O2 -g
+ASAN       := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+
+LIB_SRC    := $(filter-out c/src/wasm_api.c,$(wildcard c/src/*.c))
+LIB_HDR    := c/include/navbake.h $(wildcard c/src/*.h)
+LIB_OBJ    := $(patsubst c/src/%.c,$(BUILD)/native/%.o,$(LIB_SRC))
+ASAN_OBJ   := $(patsubst c/src/%.c,$(BUILD)/asan/lib/%.o,$(LIB_SRC))
+TOOL_SRC   := $(wildcard c/tools/*.c)
+TEST_SRC   := $(wildcard tests/c/test_*.c)
+TEST_BIN   := $(patsubst tests/c/%.c,$(BUILD)/asan/%,$(TEST_SRC))
+
+WASM_JS    := $(BUILD)/wasm/navbake.mjs
+WASM_FLAGS := -O3 -flto -msimd128 -sMODULARIZE=1 -sEXPORT_ES6=1 -sEXPORT_NAME=createNavBake \
+              -sENVIRONMENT=web,worker -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=4GB -sFILESYSTEM=0 \
+              -sMALLOC=emmalloc -sWASM_BIGINT=1 -sDYNAMIC_EXECUTION=0 \
+              -sINCOMING_MODULE_JS_API=wasmBinary,locateFile,instantiateWasm --no-entry \
+              -sEXPORTED_FUNCTIONS=_malloc,_free -sEXPORTED_RUNTIME_METHODS=UTF8ToString
+
+MESHES     ?= $(abspath ../shared/meshes)
+export NB_MESHES := $(MESHES)
+
+.PHONY: all native wasm setup test test-c test-web bench clean
+
+all: native wasm
+native: $(BUILD)/libnavbake.a $(BUILD)/navbake
+wasm: $(WASM_JS)
+
+# ---- setup: install only what is missing, say what was done ----------------------------------------
+SUDO := $(shell [ "$$(id -u)" != 0 ] && command -v sudo >/dev/null && echo sudo)
+APT_PKGS := emscripten:emcc chromium:chromium
+
+setup: $(BUILD)/.apt-ok node_modules/.npm-ok
+
+$(BUILD)/.apt-ok:
+	@missing=""; for pair in $(APT_PKGS); do pkg=$${pair%%:*}; bin=$${pair##*:}; \
+	  command -v $$bin >/dev/null 2>&1 || missing="$$missing $$pkg"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "setup: installing$$missing (apt)"; \
+	  $(SUDO) apt-get update -q >/dev/null && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q $$missing >/dev/null || exit 1; \
+	else echo "setup: apt packages present (emscripten, chromium)"; fi
+	@mkdir -p $(BUILD) && touch $@
+
+node_modules/.npm-ok: package.json package-lock.json
+	@echo "setup: npm ci"; npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+# ---- native ------------------------------------------------------------------------------------------
+$(BUILD)/native/%.o: c/src/%.c $(LIB_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) $(NATIVE_OPT) $(INC) -c $< -o $@
+
+$(BUILD)/libnavbake.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/navbake: $(TOOL_SRC) $(wildcard c/tools/*.h) $(BUILD)/libnavbake.a
+	$(CC) $(CSTD) $(WARN) $(NATIVE_OPT) $(INC) $(TOOL_SRC) $(BUILD)/libnavbake.a -lm -o $@
+
+# ---- wasm --------------------------------------------------------------------------------------------
+$(WASM_JS): $(LIB_SRC) c/src/wasm_api.c $(LIB_HDR) | $(BUILD)/.apt-ok
+	@mkdir -p $(dir $@)
+	$(EMCC) $(CSTD) $(INC) $(WASM_FLAGS) $(LIB_SRC) c/src/wasm_api.c -o $@
+
+# ---- tests -------------------------------------------------------------------------------------------
+$(BUILD)/asan/lib/%.o: c/src/%.c $(LIB_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) $(ASAN) $(INC) -c $< -o $@
+
+$(BUILD)/asan/test_%: tests/c/test_%.c tests/c/nbtest.h $(ASAN_OBJ) $(TOOL_SRC)
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) $(ASAN) $(INC) -Ic/tools $< $(ASAN_OBJ) c/tools/obj.c -lm -o $@
+
+test: test-c test-web
+
+test-c: $(TEST_BIN)
+	@passed=0; failed=0; \
+	for t in $(TEST_BIN); do \
+	  out=$$(ASAN_OPTIONS=detect_leaks=1 $$t 2>&1); rc=$$?; \
+	  line=$$(printf '%s\n' "$$out" | tail -n 1); \
+	  if [ $$rc -ne 0 ]; then printf '%s\n' "$$out"; fi; \
+	  p=$$(printf '%s' "$$line" | sed -n 's/.*: \([0-9]*\) passed, \([0-9]*\) failed/\1/p'); \
+	  f=$$(printf '%s' "$$line" | sed -n 's/.*: \([0-9]*\) passed, \([0-9]*\) failed/\2/p'); \
+	  if [ -z "$$p" ]; then echo "$$t crashed (exit $$rc)"; p=0; f=1; \
+	  elif [ $$rc -ne 0 ] && [ "$$f" = 0 ]; then echo "$$t exited $$rc"; f=1; fi; \
+	  echo "$$line"; passed=$$((passed + p)); failed=$$((failed + f)); \
+	done; \
+	echo "native: $$passed passed, $$failed failed"; [ $$failed -eq 0 ]
+
+test-web: $(WASM_JS) $(BUILD)/navbake node_modules/.npm-ok
+	npx vitest run
+
+bench: native
+	node bench/native.mjs
+
+clean:
+	rm -rf $(BUILD)

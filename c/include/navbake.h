@@ -1,0 +1,548 @@
+/*
+ * navbake.h -- the one public header of the navbake C library.
+ *
+ * navbake turns a triangle soup into a navigation mesh (the "bake") and answers path queries on it.
+ * This header is the documentation: every function says what it does, who owns what, how long results
+ * live and which statuses it returns.
+ *
+ * Conventions
+ *  - Every function that can fail returns an nb_status and, on failure, leaves a message in the context
+ *    that names the function, the field and the value ("nb_config_resolve: cell_size must be > 0 (got -1)").
+ *  - All memory is allocated through the context's allocator. Objects come in create/destroy pairs and
+ *    destroy accepts NULL. Nothing is global: two contexts never share state.
+ *  - Coordinates are in world units, y up. Grid quantities are in cells: x and z in multiples of
+ *    cell_size from the grid's bmin, y in multiples of cell_height.
+ *  - The bake stage structures (heightfield, compact heightfield, contours, polygon mesh, detail mesh) are
+ *    plain, documented structs: read them freely (debug views, tests), change them only through the
+ *    functions here.
+ */
+#ifndef NAVBAKE_H
+#define NAVBAKE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define NB_VERSION_MAJOR 0
+#define NB_VERSION_MINOR 1
+#define NB_VERSION_PATCH 0
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Status codes                                                                                     */
+/* ------------------------------------------------------------------------------------------------ */
+
+/* One table generates the enum, nb_status_name() and nb_status_str(). */
+#define NB_STATUS_TABLE(X)                                                                     \
+    X(NB_OK, "success")                                                                        \
+    X(NB_ERR_NULL_ARG, "a required pointer argument is NULL")                                  \
+    X(NB_ERR_INVALID_ARG, "an argument is out of range")                                       \
+    X(NB_ERR_INVALID_CONFIG, "a config field is out of range")                                 \
+    X(NB_ERR_NONFINITE, "a coordinate is NaN or infinite")                                     \
+    X(NB_ERR_INDEX_RANGE, "a vertex index is out of range")                                    \
+    X(NB_ERR_EMPTY_MESH, "the mesh has no triangles")                                          \
+    X(NB_ERR_OUT_OF_MEMORY, "out of memory")                                                   \
+    X(NB_ERR_TOO_LARGE, "the input is too large for the grid or the data format")              \
+    X(NB_ERR_BUFFER_TOO_SMALL, "the output buffer is too small")                               \
+    X(NB_ERR_CANCELLED, "cancelled by the progress callback")
+
+typedef enum nb_status {
+#define NB_STATUS_ENUM_(name, str) name,
+    NB_STATUS_TABLE(NB_STATUS_ENUM_)
+#undef NB_STATUS_ENUM_
+    NB_STATUS_COUNT
+} nb_status;
+
+/* "NB_ERR_OUT_OF_MEMORY" for NB_ERR_OUT_OF_MEMORY; "NB_UNKNOWN_STATUS" for values outside the table. */
+const char* nb_status_name(nb_status status);
+/* A one-line human description of the status ("out of memory"). */
+const char* nb_status_str(nb_status status);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Context: allocator, last error, progress                                                         */
+/* ------------------------------------------------------------------------------------------------ */
+
+/* Allocator hooks. alloc returns NULL on failure (never aborts); free accepts NULL. Both zero = malloc/free.
+ * Memory returned by alloc must be aligned for any type (like malloc). */
+typedef struct nb_allocator {
+    void* (*alloc)(void* user, size_t size);
+    void (*free)(void* user, void* ptr);
+    void* user;
+} nb_allocator;
+
+/* Bake stages, in pipeline order. Used to stop a bake early, in progress reports and in timings. */
+typedef enum nb_stage {
+    NB_STAGE_ALL = 0,   /* as a stop-after value: run the whole pipeline */
+    NB_STAGE_RASTERIZE, /* walkable marking by slope + rasterization into the solid heightfield */
+    NB_STAGE_FILTER,    /* low hanging obstacles, ledges, low ceilings */
+    NB_STAGE_COMPACT,   /* compact heightfield with neighbour links */
+    NB_STAGE_ERODE,     /* erosion by agent radius */
+    NB_STAGE_AREAS,     /* median area filter + area volumes */
+    NB_STAGE_REGIONS,   /* distance field + region partition */
+    NB_STAGE_CONTOURS,  /* region outlines */
+    NB_STAGE_POLYMESH,  /* convex polygons */
+    NB_STAGE_DETAIL,    /* detail height mesh */
+    NB_STAGE_COUNT
+} nb_stage;
+
+/* Progress callback: called between and inside stages. Return nonzero to cancel: the running call then
+ * frees what it allocated and returns NB_ERR_CANCELLED. */
+typedef int (*nb_progress_fn)(void* user, nb_stage stage, uint32_t done, uint32_t total);
+
+typedef struct nb_context_desc {
+    nb_allocator allocator;  /* zero = malloc/free */
+    nb_progress_fn progress; /* optional */
+    void* progress_user;
+} nb_context_desc;
+
+typedef struct nb_context nb_context;
+
+/* Creates a context (allocated with desc->allocator). desc may be NULL (defaults). Returns NULL only when
+ * the allocator fails. */
+nb_context* nb_context_create(const nb_context_desc* desc);
+void nb_context_destroy(nb_context* ctx);
+/* Status and message of the last failed call on this context (NB_OK and "" when none failed since
+ * nb_context_clear_error). The message lives until the next failing call or the context's destruction. */
+nb_status nb_context_status(const nb_context* ctx);
+const char* nb_context_message(const nb_context* ctx);
+void nb_context_clear_error(nb_context* ctx);
+/* Replaces the progress callback (NULL removes it). */
+void nb_context_set_progress(nb_context* ctx, nb_progress_fn progress, void* user);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Bake configuration                                                                               */
+/* ------------------------------------------------------------------------------------------------ */
+
+typedef enum nb_partition {
+    NB_PARTITION_DEFAULT = 0, /* = watershed */
+    NB_PARTITION_WATERSHED = 1,
+    NB_PARTITION_MONOTONE = 2,
+    NB_PARTITION_LAYERS = 3
+} nb_partition;
+
+/* Fields where zero is a meaningful value take NB_ZERO to ask for zero explicitly (plain 0 = default). */
+#define NB_ZERO (-1.0f)
+
+/* The bake configuration. Zero means default for every field; nb_config_resolve fills the defaults and
+ * validates. Defaults are those of the reference (recastnavigation's demo). */
+typedef struct nb_config {
+    /* grid */
+    float cell_size;   /* [world] > 0, <= 1000. Horizontal voxel size. Default 0.3 */
+    float cell_height; /* [world] > 0, <= 1000. Vertical voxel size. Default 0.2 */
+    /* agent */
+    float agent_height;    /* [world] > 0, at most 255 cells. Minimum floor-to-ceiling clearance. Default 2.0 */
+    float agent_radius;    /* [world] >= 0 (NB_ZERO for 0), at most 127 cells. Erosion from walls. Default 0.6 */
+    float agent_max_climb; /* [world] >= 0 (NB_ZERO for 0), at most 255 cells. Max step height. Default 0.9 */
+    float agent_max_slope; /* [degrees] 0 < s < 90 (NB_ZERO for 0). Max walkable slope. Default 45 */
+    /* regions */
+    float region_min_size;   /* [cells, side] >= 0 (NB_ZERO for 0). Smaller islands are dropped. Default 8 */
+    float region_merge_size; /* [cells, side] >= 0 (NB_ZERO for 0). Smaller regions merge. Default 20 */
+    /* contours and polygons */
+    float edge_max_len;   /* [world] >= 0 (NB_ZERO = no limit). Longer outline edges are split. Default 12 */
+    float edge_max_error; /* [cells] >= 0 (NB_ZERO for 0). Outline simplification tolerance. Default 1.3 */
+    int32_t verts_per_poly; /* 3..12. Max vertices per convex polygon. Default 6 */
+    /* detail mesh */
+    float detail_sample_dist;      /* [world] 0 or >= 0.9 cell_size (NB_ZERO = no sampling). Default 1.8 */
+    float detail_sample_max_error; /* [world] >= 0 (NB_ZERO for 0). Max height error. Default 0.2 */
+    /* partition and tiles */
+    nb_partition partition; /* Default NB_PARTITION_WATERSHED */
+    int32_t tile_size;      /* [cells] 0 = one tile (solo bake); else 16..4096 */
+} nb_config;
+
+/* Grid quantities derived from a resolved config (what the stages take). */
+typedef struct nb_config_cells {
+    int32_t walkable_height;   /* ceil(agent_height / cell_height) */
+    int32_t walkable_climb;    /* floor(agent_max_climb / cell_height) */
+    int32_t walkable_radius;   /* ceil(agent_radius / cell_size) */
+    int32_t max_edge_len;      /* (int)(edge_max_len / cell_size) */
+    int32_t min_region_area;   /* region_min_size^2 */
+    int32_t merge_region_area; /* region_merge_size^2 */
+} nb_config_cells;
+
+/* Fills `out` with `in` (NULL = all defaults) and its defaults, then validates every field. On failure
+ * returns NB_ERR_INVALID_CONFIG (or NB_ERR_NONFINITE for NaN/inf) with a message naming the field and its
+ * value, and `out` holds the defaults. `in` and `out` may alias. `cells` (optional) receives the derived
+ * grid quantities. */
+nb_status nb_config_resolve(nb_context* ctx, const nb_config* in, nb_config* out, nb_config_cells* cells);
+
+/* Generic access to the config fields by index (for bindings and command-line flags). Fields are listed in
+ * struct order; names are the struct's ("cell_size"). Values are doubles (enums and ints included). */
+int nb_config_field_count(void);
+const char* nb_config_field_name(int index); /* NULL when out of range */
+int nb_config_field_index(const char* name); /* accepts '-' for '_' ("cell-size"); -1 when unknown */
+double nb_config_get(const nb_config* config, int index);
+void nb_config_set(nb_config* config, int index, double value); /* ignored when index is out of range */
+double nb_config_default(int index);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Area ids                                                                                         */
+/* ------------------------------------------------------------------------------------------------ */
+
+#define NB_NULL_AREA 0     /* not walkable */
+#define NB_WALKABLE_AREA 63 /* the default walkable area; 1..63 are user areas, higher wins on overlap */
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Solid heightfield (rasterized voxels)                                                            */
+/* ------------------------------------------------------------------------------------------------ */
+
+#define NB_SPAN_HEIGHT_BITS 13
+#define NB_SPAN_MAX_HEIGHT ((1 << NB_SPAN_HEIGHT_BITS) - 1) /* 8191 cells */
+
+/* A solid span: voxels [smin, smax) of one column are solid; smax is the walkable floor it offers. */
+typedef struct nb_span {
+    uint32_t smin : 13;
+    uint32_t smax : 13;
+    uint32_t area : 6; /* NB_NULL_AREA or an area id */
+    uint32_t next;     /* index of the next span up the column in `spans`, 0 = none */
+} nb_span;
+
+typedef struct nb_heightfield {
+    int32_t width, height; /* columns along x and z */
+    float bmin[3], bmax[3];
+    float cell_size, cell_height;
+    uint32_t* columns;   /* width*height: index of the lowest span of column x + z*width, 0 = empty */
+    nb_span* spans;      /* span pool; index 0 is unused */
+    uint32_t span_capacity;
+    uint32_t span_top;   /* pool entries handed out so far (including index 0) */
+    uint32_t free_head;  /* freed pool entries, linked through next */
+    uint32_t span_count; /* live spans */
+} nb_heightfield;
+
+/* Creates an empty heightfield of width x height columns over the box [bmin, bmax]. Fails with
+ * NB_ERR_INVALID_ARG for non-positive sizes or an empty box and NB_ERR_TOO_LARGE when width*height exceeds
+ * 2^28 columns. */
+nb_status nb_heightfield_create(nb_context* ctx, int32_t width, int32_t height, const float bmin[3],
+                                const float bmax[3], float cell_size, float cell_height, nb_heightfield** out);
+void nb_heightfield_destroy(nb_context* ctx, nb_heightfield* hf);
+
+/* Grid size covering [bmin, bmax]: (int)((bmax - bmin) / cell_size + 0.5) along x and z. */
+void nb_calc_grid_size(const float bmin[3], const float bmax[3], float cell_size, int32_t* width, int32_t* height);
+
+/* Sets areas[i] to NB_NULL_AREA for triangles steeper than max_slope_deg (and degenerate ones) and leaves
+ * the others as they are (callers usually fill areas with NB_WALKABLE_AREA first). */
+void nb_clear_unwalkable_triangles(float max_slope_deg, const float* verts, const uint32_t* tris,
+                                   uint32_t tri_count, uint8_t* areas);
+
+/* Rasterizes triangles (tris NULL = consecutive vertex triples) into hf. Each triangle is clipped to the
+ * cell columns it covers; each piece adds a solid span [floor(ymin), ceil(ymax)) that merges with spans it
+ * overlaps or touches. When the merged tops lie within flag_merge_threshold cells the higher area id is
+ * kept. Inputs are not validated here (nb_bake validates them). Statuses: NB_OK, NB_ERR_NULL_ARG,
+ * NB_ERR_OUT_OF_MEMORY, NB_ERR_TOO_LARGE (more than 2^31 spans). */
+nb_status nb_rasterize_triangles(nb_context* ctx, const float* verts, uint32_t vert_count, const uint32_t* tris,
+                                 const uint8_t* areas, uint32_t tri_count, nb_heightfield* hf,
+                                 int32_t flag_merge_threshold);
+
+/* Adds one span by hand (tests, tools). Statuses as nb_rasterize_triangles, NB_ERR_INVALID_ARG for a cell
+ * outside the grid or smin >= smax. */
+nb_status nb_heightfield_add_span(nb_context* ctx, nb_heightfield* hf, int32_t x, int32_t z, uint32_t smin,
+                                  uint32_t smax, uint8_t area, int32_t flag_merge_threshold);
+
+/* Filters (seed 002). All only change area ids; no span is removed.
+ * low hanging obstacles: an unwalkable span whose top is within walkable_climb above a walkable span's top
+ *   below it becomes walkable (curbs, stair steps).
+ * ledges: a walkable span with a drop of more than walkable_climb to a reachable neighbour floor, or whose
+ *   reachable neighbour floors differ by more than walkable_climb, becomes unwalkable.
+ * low height: a walkable span with less than walkable_height free cells above it becomes unwalkable. */
+void nb_filter_low_hanging_obstacles(int32_t walkable_climb, nb_heightfield* hf);
+void nb_filter_ledge_spans(int32_t walkable_height, int32_t walkable_climb, nb_heightfield* hf);
+void nb_filter_low_height_spans(int32_t walkable_height, nb_heightfield* hf);
+
+/* Dense occupancy of the solid heightfield: 1 bit per voxel, 32 voxels per uint32.
+ * Size: dims = {width, depth, height} where depth = the number of cell_height layers between bmin[1] and
+ * bmax[1], ceil((bmax[1] - bmin[1]) / cell_height) (at most NB_SPAN_MAX_HEIGHT).
+ * Layout: voxel (x, y, z) -- column x, layer y (from bmin[1] up), row z -- is bit (i & 31) of word i >> 5,
+ * with i = x + width * (z + height * y): x fastest, then z, then y, so each horizontal slice is contiguous.
+ * Bit set = solid (inside some span [smin, smax)). Unused bits of the last word are 0.
+ * With `words` NULL or word_count too small returns NB_ERR_BUFFER_TOO_SMALL and sets *words_needed. */
+nb_status nb_heightfield_occupancy(nb_context* ctx, const nb_heightfield* hf, uint32_t* words, size_t word_count,
+                                   size_t* words_needed, int32_t dims[3]);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Compact heightfield (open spans with neighbour links)                                            */
+/* ------------------------------------------------------------------------------------------------ */
+
+#define NB_NOT_CONNECTED 0x3f /* value of a direction in nb_compact_span.con without a neighbour */
+#define NB_BORDER_REG 0x8000  /* region flag: span belongs to the tile border */
+
+typedef struct nb_compact_cell {
+    uint32_t index; /* first span of the column in `spans` */
+    uint32_t count; /* spans in the column */
+} nb_compact_cell;
+
+typedef struct nb_compact_span {
+    uint16_t y;        /* floor [cells] */
+    uint16_t reg;      /* region id, 0 = none (set by the region stage) */
+    uint32_t con : 24; /* 4 x 6 bits: neighbour's index within its column per direction, NB_NOT_CONNECTED */
+    uint32_t h : 8;    /* free cells above the floor, clamped to 255 */
+} nb_compact_span;
+
+/* Directions: 0 = -x, 1 = +z, 2 = +x, 3 = -z. */
+static inline int nb_dir_offset_x(int dir) { return (int)((0x1210u >> ((dir & 3) * 4)) & 0xf) - 1; /* -1,0,1,0 */ }
+static inline int nb_dir_offset_z(int dir) { return (int)((0x0121u >> ((dir & 3) * 4)) & 0xf) - 1; /* 0,1,0,-1 */ }
+static inline int nb_span_con(const nb_compact_span* s, int dir) { return (int)((s->con >> (dir * 6)) & 0x3f); }
+static inline void nb_span_set_con(nb_compact_span* s, int dir, int layer)
+{
+    s->con = (s->con & ~(0x3fu << (dir * 6))) | (((uint32_t)layer & 0x3f) << (dir * 6));
+}
+
+typedef struct nb_compact_heightfield {
+    int32_t width, height;                  /* columns along x and z */
+    uint32_t span_count;
+    int32_t walkable_height, walkable_climb; /* [cells] used for the links */
+    int32_t border_size;                    /* [cells] tile border (0 for a solo bake) */
+    uint16_t max_distance;                  /* largest value in dist (after the distance field stage) */
+    uint16_t max_regions;                   /* region ids are 1..max_regions-1 after the region stage */
+    float bmin[3], bmax[3];
+    float cell_size, cell_height;
+    nb_compact_cell* cells; /* width*height */
+    nb_compact_span* spans; /* span_count */
+    uint8_t* areas;         /* span_count area ids */
+    uint16_t* dist;         /* span_count distances to the border, NULL until the distance field stage */
+} nb_compact_heightfield;
+
+/* Builds the compact heightfield of the walkable spans of hf. Two spans of neighbouring columns are linked
+ * when their floors differ by at most walkable_climb and the overlap of their open space is at least
+ * walkable_height. Statuses: NB_OK, NB_ERR_NULL_ARG, NB_ERR_OUT_OF_MEMORY. */
+nb_status nb_compact_heightfield_build(nb_context* ctx, int32_t walkable_height, int32_t walkable_climb,
+                                       const nb_heightfield* hf, nb_compact_heightfield** out);
+void nb_compact_heightfield_destroy(nb_context* ctx, nb_compact_heightfield* chf);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Area marking                                                                                     */
+/* ------------------------------------------------------------------------------------------------ */
+
+/* Erodes the walkable area by radius cells from every border (a span without four walkable neighbours),
+ * using a chamfer distance (2 straight, 3 diagonal). Statuses: NB_OK, NB_ERR_NULL_ARG, NB_ERR_OUT_OF_MEMORY. */
+nb_status nb_erode_walkable_area(nb_context* ctx, int32_t radius, nb_compact_heightfield* chf);
+
+/* Replaces each walkable span's area by the median of its 3x3 neighbourhood (missing neighbours count as
+ * the span's own area). Cleans up area noise from per-triangle area ids. */
+nb_status nb_median_filter_walkable_area(nb_context* ctx, nb_compact_heightfield* chf);
+
+/* Area volumes: set the area id of the walkable spans whose floor lies inside the volume. */
+typedef enum nb_volume_type { NB_VOLUME_BOX = 1, NB_VOLUME_CYLINDER = 2, NB_VOLUME_CONVEX = 3 } nb_volume_type;
+
+typedef struct nb_volume {
+    nb_volume_type type;
+    uint8_t area; /* the area id to set: 0 (carve out) .. 63 */
+    /* box: */
+    float bmin[3], bmax[3];
+    /* cylinder (vertical, base centre at `center`): */
+    float center[3], radius, height;
+    /* convex prism: polygon in xz (verts are xyz triples, y ignored), between ymin and ymax: */
+    const float* verts;
+    uint32_t vert_count;
+    float ymin, ymax;
+} nb_volume;
+
+/* Marks one volume. A span is inside when its cell centre is inside the volume's footprint and its floor
+ * lies within the volume's height range. Statuses: NB_OK, NB_ERR_NULL_ARG, NB_ERR_INVALID_ARG (unknown
+ * type, area > 63, negative size, fewer than 3 convex vertices), NB_ERR_NONFINITE. */
+nb_status nb_mark_volume(nb_context* ctx, const nb_volume* volume, nb_compact_heightfield* chf);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Distance field and regions                                                                       */
+/* ------------------------------------------------------------------------------------------------ */
+
+/* Two-pass chamfer distance to the region borders (2 straight, 3 diagonal), then a 3x3 box blur; fills
+ * chf->dist and chf->max_distance. */
+nb_status nb_build_distance_field(nb_context* ctx, nb_compact_heightfield* chf);
+
+/* Partition the walkable spans into regions (chf->spans[i].reg, chf->max_regions). border_size marks tile
+ * borders as NB_BORDER_REG regions. Islands below min_region_area cells are dropped, regions below
+ * merge_region_area merge into their smallest neighbour, ids are compacted. */
+nb_status nb_build_regions_watershed(nb_context* ctx, nb_compact_heightfield* chf, int32_t border_size,
+                                     int32_t min_region_area, int32_t merge_region_area);
+nb_status nb_build_regions_monotone(nb_context* ctx, nb_compact_heightfield* chf, int32_t border_size,
+                                    int32_t min_region_area, int32_t merge_region_area);
+nb_status nb_build_regions_layers(nb_context* ctx, nb_compact_heightfield* chf, int32_t border_size,
+                                  int32_t min_region_area);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Contours                                                                                         */
+/* ------------------------------------------------------------------------------------------------ */
+
+#define NB_CONTOUR_BORDER_VERTEX 0x10000 /* vertex flag: lies on a straight stretch of the tile border (the
+                                            polygon stage removes it; the neighbouring tile has its own) */
+#define NB_CONTOUR_AREA_BORDER 0x20000   /* vertex flag: the edge from it borders another area */
+#define NB_CONTOUR_REG_MASK 0xffff       /* vertex low bits: region on the other side of the edge from this vertex
+                                            to the next: 0 = wall (unwalkable or grid edge), else a region id,
+                                            with NB_BORDER_REG set for a tile border region */
+
+/* One region's outline. Vertices are grid corners (x, z in cells from the set's bmin, y = the highest floor of
+ * the spans around the corner, in cells); the flags of vertex i describe the edge from vertex i to vertex i+1.
+ * Winding (Recast's): sum over edges (x[i] * z[i-1] - x[i-1] * z[i]) > 0, i.e. clockwise when drawn with x to the
+ * right and z up. A region's holes (pillars) are bridged into the outline: the polygon then visits the bridge
+ * vertices twice (out to the hole and back), so it is weakly simple and its area is the outline's minus the
+ * holes'. Every simplified vertex is also a raw vertex; raw_verts is bridged the same way. */
+typedef struct nb_contour {
+    int32_t* verts;     /* nverts x (x, y, z, flags) in cells, simplified; nverts >= 3 */
+    int32_t nverts;
+    int32_t* raw_verts; /* nraw_verts x (x, y, z, flags), the unsimplified outline, one point per cell edge */
+    int32_t nraw_verts;
+    uint16_t reg;
+    uint8_t area;
+} nb_contour;
+
+typedef struct nb_contour_set {
+    nb_contour* conts; /* one per region (a region cut in pieces gives one per piece) */
+    int32_t nconts;
+    float bmin[3], bmax[3];       /* the compact heightfield's, shrunk by the border in x and z */
+    float cell_size, cell_height;
+    int32_t width, height;        /* [cells] the compact heightfield's minus 2 * border_size: the tile proper */
+    int32_t border_size;          /* [cells] vertices are shifted by -border_size in x and z */
+    float max_error;
+} nb_contour_set;
+
+/* Traces and simplifies the region outlines of chf (regions 1.. without NB_BORDER_REG; spans of region 0 are
+ * ignored). The outline keeps the points where the neighbouring region changes (so neighbours share vertices),
+ * then along walls and area borders gets the raw point farthest from it until all lie within max_error
+ * [cells, >= 0], then wall and area-border edges longer than max_edge_len [cells, 0 = no limit] are split.
+ * Holes are merged into their outline; outlines left with fewer than 3 vertices are dropped.
+ * Statuses: NB_OK, NB_ERR_NULL_ARG, NB_ERR_INVALID_ARG (negative or non-finite max_error, negative
+ * max_edge_len, a border_size that does not fit the grid), NB_ERR_OUT_OF_MEMORY. */
+nb_status nb_build_contours(nb_context* ctx, const nb_compact_heightfield* chf, float max_error,
+                            int32_t max_edge_len, nb_contour_set** out);
+void nb_contour_set_destroy(nb_context* ctx, nb_contour_set* cset);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Polygon mesh                                                                                     */
+/* ------------------------------------------------------------------------------------------------ */
+
+#define NB_MESH_NULL_IDX 0xffff   /* unused vertex slot / no neighbour */
+#define NB_MAX_VERTS_PER_POLY 12
+
+typedef struct nb_poly_mesh {
+    uint16_t* verts; /* nverts x (x, y, z) in cells */
+    uint16_t* polys; /* npolys x (2*nvp): nvp vertex indices (NB_MESH_NULL_IDX padded), then per edge the
+                        neighbour polygon, NB_MESH_NULL_IDX for none, or 0x8000|side for a tile border edge
+                        (side 0 = -x, 1 = +z, 2 = +x, 3 = -z) */
+    uint16_t* regs;  /* npolys region ids */
+    uint16_t* flags; /* npolys user flags (the bake sets 1 for every walkable polygon) */
+    uint8_t* areas;  /* npolys area ids */
+    int32_t nverts, npolys, max_polys, nvp;
+    float bmin[3], bmax[3];
+    float cell_size, cell_height;
+    int32_t border_size;
+    float max_edge_error;
+} nb_poly_mesh;
+
+/* Triangulates each contour and merges triangles into convex polygons of at most nvp vertices. */
+nb_status nb_build_poly_mesh(nb_context* ctx, const nb_contour_set* cset, int32_t nvp, nb_poly_mesh** out);
+void nb_poly_mesh_destroy(nb_context* ctx, nb_poly_mesh* mesh);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Detail mesh                                                                                      */
+/* ------------------------------------------------------------------------------------------------ */
+
+typedef struct nb_poly_mesh_detail {
+    uint32_t* meshes; /* nmeshes x (vert base, vert count, tri base, tri count), one per polygon */
+    float* verts;     /* nverts x (x, y, z) in world units */
+    uint8_t* tris;    /* ntris x (a, b, c, edge flags): indices relative to the polygon's vert base */
+    int32_t nmeshes, nverts, ntris;
+} nb_poly_mesh_detail;
+
+/* Samples the heights inside each polygon (sample_dist, max_error in world units; sample_dist 0 = only the
+ * polygon's own vertices) and triangulates them. */
+nb_status nb_build_poly_mesh_detail(nb_context* ctx, const nb_poly_mesh* mesh, const nb_compact_heightfield* chf,
+                                    float sample_dist, float sample_max_error, nb_poly_mesh_detail** out);
+void nb_poly_mesh_detail_destroy(nb_context* ctx, nb_poly_mesh_detail* dmesh);
+
+/* ------------------------------------------------------------------------------------------------ */
+/* The bake: triangles in, all stages                                                               */
+/* ------------------------------------------------------------------------------------------------ */
+
+/* Input triangles. positions: vertex_count x (x, y, z). indices: triangle_count x 3 vertex indices, or NULL
+ * for consecutive vertex triples (then triangle_count is vertex_count / 3). areas: optional per-triangle
+ * area ids (0 = not walkable, 1..63); NULL = every triangle gets NB_WALKABLE_AREA. Triangles steeper than
+ * agent_max_slope are never walkable. */
+typedef struct nb_mesh {
+    const float* positions;
+    uint32_t vertex_count;
+    const uint32_t* indices;
+    uint32_t triangle_count;
+    const uint8_t* areas;
+} nb_mesh;
+
+typedef struct nb_bake_input {
+    nb_mesh mesh;
+    const nb_volume* volumes; /* optional area volumes applied after erosion */
+    uint32_t volume_count;
+    /* optional explicit bounds (both or neither); NULL = the AABB of all mesh vertices */
+    const float* bmin;
+    const float* bmax;
+    int32_t border_size; /* [cells] extra cells around the bounds of a tile; 0 for a solo bake */
+} nb_bake_input;
+
+/* Statistics of a bake: counts and per-stage milliseconds. One table gives the enum and the names. */
+#define NB_STAT_TABLE(X)                                                                   \
+    X(NB_STAT_GRID_WIDTH, "grid_width")                                                    \
+    X(NB_STAT_GRID_HEIGHT, "grid_height")                                                  \
+    X(NB_STAT_HF_SPANS, "hf_spans")                                                        \
+    X(NB_STAT_COMPACT_SPANS, "compact_spans")                                              \
+    X(NB_STAT_WALKABLE_AFTER_ERODE, "walkable_after_erode")                                \
+    X(NB_STAT_REGIONS, "regions")                                                          \
+    X(NB_STAT_CONTOURS, "contours")                                                        \
+    X(NB_STAT_POLYS, "polys")                                                              \
+    X(NB_STAT_POLY_VERTS, "poly_verts")                                                    \
+    X(NB_STAT_DETAIL_VERTS, "detail_verts")                                                \
+    X(NB_STAT_DETAIL_TRIS, "detail_tris")                                                  \
+    X(NB_STAT_MS_RASTERIZE, "rasterize")                                                   \
+    X(NB_STAT_MS_FILTER, "filter")                                                         \
+    X(NB_STAT_MS_COMPACT, "compact")                                                       \
+    X(NB_STAT_MS_ERODE, "erode")                                                           \
+    X(NB_STAT_MS_AREAS, "areas")                                                           \
+    X(NB_STAT_MS_DISTANCE, "distance")                                                     \
+    X(NB_STAT_MS_REGIONS, "regions")                                                       \
+    X(NB_STAT_MS_CONTOURS, "contours")                                                     \
+    X(NB_STAT_MS_POLYMESH, "polymesh")                                                     \
+    X(NB_STAT_MS_DETAIL, "detail")                                                         \
+    X(NB_STAT_MS_TOTAL, "total")
+
+typedef enum nb_stat {
+#define NB_STAT_ENUM_(name, str) name,
+    NB_STAT_TABLE(NB_STAT_ENUM_)
+#undef NB_STAT_ENUM_
+    NB_STAT_COUNT
+} nb_stat;
+#define NB_STAT_FIRST_MS NB_STAT_MS_RASTERIZE
+
+/* "hf_spans", ... ; the NB_STAT_MS_* names are the stage names ("rasterize") */
+const char* nb_stat_name(nb_stat stat);
+
+/* Which intermediate results nb_bake keeps in its result (the last stage's output is always kept). */
+#define NB_KEEP_HEIGHTFIELD 1u
+#define NB_KEEP_COMPACT 2u
+#define NB_KEEP_CONTOURS 4u
+#define NB_KEEP_POLY_MESH 8u
+#define NB_KEEP_ALL 0xffu
+
+typedef struct nb_bake_result {
+    nb_heightfield* heightfield;        /* solid voxels, after the filters */
+    nb_compact_heightfield* compact;    /* after erosion and areas, with regions when they ran */
+    nb_contour_set* contours;
+    nb_poly_mesh* poly_mesh;
+    nb_poly_mesh_detail* detail;
+    nb_config config;                   /* the resolved config */
+    double stats[NB_STAT_COUNT];        /* counts of the stages that ran, -1 for those that did not */
+} nb_bake_result;
+
+/* Runs the pipeline on `input` up to and including `stop_after` (NB_STAGE_ALL = every stage) and fills
+ * `out`, which the caller releases with nb_bake_result_release. Validates everything first: NULL pointers
+ * (NB_ERR_NULL_ARG), config (NB_ERR_INVALID_CONFIG), NaN/inf coordinates (NB_ERR_NONFINITE, naming the
+ * vertex), indices out of range (NB_ERR_INDEX_RANGE, naming the triangle), no triangles
+ * (NB_ERR_EMPTY_MESH), a grid too big (NB_ERR_TOO_LARGE), area ids > 63, bad volumes. Then
+ * NB_ERR_OUT_OF_MEMORY or NB_ERR_CANCELLED may come from the stages; on any failure `out` is left empty
+ * (all pointers NULL) and nothing leaks. */
+nb_status nb_bake(nb_context* ctx, const nb_bake_input* input, const nb_config* config, nb_stage stop_after,
+                  unsigned keep, nb_bake_result* out);
+/* Frees everything the result holds and zeroes it. Accepts a zeroed or already released result. */
+void nb_bake_result_release(nb_context* ctx, nb_bake_result* result);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NAVBAKE_H */

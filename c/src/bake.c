@@ -1,0 +1,273 @@
+/* nb_bake: validates the input, then runs the pipeline stage by stage with timings and progress. */
+#include "nb_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+
+const char* nb_stat_name(nb_stat stat)
+{
+    switch (stat) {
+#define NB_STAT_NAME_(name, str) \
+    case name:                   \
+        return str;
+        NB_STAT_TABLE(NB_STAT_NAME_)
+#undef NB_STAT_NAME_
+    default:
+        return "unknown";
+    }
+}
+
+#define FN_ "nb_bake"
+
+/* ---- input validation: every message names what is wrong and where ---- */
+
+static nb_status validate_mesh(nb_context* ctx, const nb_mesh* m, uint32_t* tri_count_out)
+{
+    if (!m->positions && m->vertex_count > 0)
+        return nb_fail(ctx, NB_ERR_NULL_ARG, FN_ ": mesh.positions is NULL but vertex_count is %u", m->vertex_count);
+    uint32_t tri_count = m->triangle_count;
+    if (!m->indices) {
+        if (m->vertex_count % 3 != 0)
+            return nb_fail(ctx, NB_ERR_INVALID_ARG,
+                           FN_ ": without indices vertex_count must be a multiple of 3 (got %u)", m->vertex_count);
+        tri_count = m->vertex_count / 3;
+    }
+    if (tri_count == 0)
+        return nb_fail(ctx, NB_ERR_EMPTY_MESH, FN_ ": the mesh has no triangles (%u vertices, %u triangles)",
+                       m->vertex_count, tri_count);
+    if ((uint64_t)m->vertex_count * 3 > (uint64_t)SIZE_MAX / sizeof(float))
+        return nb_fail(ctx, NB_ERR_TOO_LARGE, FN_ ": %u vertices do not fit in memory", m->vertex_count);
+
+    for (uint32_t i = 0; i < m->vertex_count; ++i) {
+        const float* p = &m->positions[(size_t)i * 3];
+        for (int k = 0; k < 3; ++k)
+            if (!isfinite(p[k]))
+                return nb_fail(ctx, NB_ERR_NONFINITE, FN_ ": vertex %u has a non-finite coordinate (%c = %g)", i,
+                               "xyz"[k], p[k]);
+    }
+    if (m->indices) {
+        for (uint64_t i = 0; i < (uint64_t)tri_count * 3; ++i)
+            if (m->indices[i] >= m->vertex_count)
+                return nb_fail(ctx, NB_ERR_INDEX_RANGE,
+                               FN_ ": triangle %llu uses vertex index %u but the mesh has %u vertices",
+                               (unsigned long long)(i / 3), m->indices[i], m->vertex_count);
+    }
+    if (m->areas) {
+        for (uint32_t i = 0; i < tri_count; ++i)
+            if (m->areas[i] > 63)
+                return nb_fail(ctx, NB_ERR_INVALID_ARG, FN_ ": areas[%u] is %u; area ids are 0..63", i,
+                               (unsigned)m->areas[i]);
+    }
+    *tri_count_out = tri_count;
+    return NB_OK;
+}
+
+static uint32_t count_walkable(const nb_compact_heightfield* chf)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < chf->span_count; ++i)
+        n += chf->areas[i] != NB_NULL_AREA;
+    return n;
+}
+
+void nb_bake_result_release(nb_context* ctx, nb_bake_result* r)
+{
+    if (!r)
+        return;
+    nb_heightfield_destroy(ctx, r->heightfield);
+    nb_compact_heightfield_destroy(ctx, r->compact);
+    nb_contour_set_destroy(ctx, r->contours);
+    nb_poly_mesh_destroy(ctx, r->poly_mesh);
+    nb_poly_mesh_detail_destroy(ctx, r->detail);
+    memset(r, 0, sizeof(*r));
+}
+
+nb_status nb_bake(nb_context* ctx, const nb_bake_input* input, const nb_config* config, nb_stage stop_after,
+                  unsigned keep, nb_bake_result* out)
+{
+    if (!out)
+        return nb_fail(ctx, NB_ERR_NULL_ARG, FN_ ": out is NULL");
+    memset(out, 0, sizeof(*out));
+    if (!input)
+        return nb_fail(ctx, NB_ERR_NULL_ARG, FN_ ": input is NULL");
+    if ((int)stop_after < 0 || stop_after >= NB_STAGE_COUNT)
+        return nb_fail(ctx, NB_ERR_INVALID_ARG, FN_ ": stop_after must be 0..%d (got %d)", NB_STAGE_COUNT - 1,
+                       (int)stop_after);
+    if (stop_after == NB_STAGE_ALL)
+        stop_after = NB_STAGE_DETAIL;
+
+    nb_config cfg;
+    nb_config_cells cells;
+    nb_status st = nb_config_resolve(ctx, config, &cfg, &cells);
+    if (st != NB_OK)
+        return st;
+    uint32_t tri_count = 0;
+    st = validate_mesh(ctx, &input->mesh, &tri_count);
+    if (st != NB_OK)
+        return st;
+    if (input->volume_count && !input->volumes)
+        return nb_fail(ctx, NB_ERR_NULL_ARG, FN_ ": volumes is NULL but volume_count is %u", input->volume_count);
+    for (uint32_t i = 0; i < input->volume_count; ++i) {
+        float lo[3], hi[3];
+        char where[48];
+        snprintf(where, sizeof(where), FN_ " (volume %u)", i);
+        st = nb_volume_bounds(ctx, where, &input->volumes[i], lo, hi);
+        if (st != NB_OK)
+            return st;
+    }
+    if (input->border_size < 0 || input->border_size > 1024)
+        return nb_fail(ctx, NB_ERR_INVALID_ARG, FN_ ": border_size must be 0..1024 cells (got %d)", input->border_size);
+
+    /* ---- bounds and grid ---- */
+    const nb_mesh* m = &input->mesh;
+    float bmin[3], bmax[3];
+    if (!input->bmin != !input->bmax)
+        return nb_fail(ctx, NB_ERR_NULL_ARG, FN_ ": give both bmin and bmax or neither");
+    if (input->bmin) {
+        for (int k = 0; k < 3; ++k) {
+            if (!isfinite(input->bmin[k]) || !isfinite(input->bmax[k]))
+                return nb_fail(ctx, NB_ERR_NONFINITE, FN_ ": bounds must be finite (axis %c)", "xyz"[k]);
+            if (input->bmin[k] > input->bmax[k])
+                return nb_fail(ctx, NB_ERR_INVALID_ARG, FN_ ": bmin.%c (%g) > bmax.%c (%g)", "xyz"[k], input->bmin[k],
+                               "xyz"[k], input->bmax[k]);
+            bmin[k] = input->bmin[k];
+            bmax[k] = input->bmax[k];
+        }
+    } else {
+        memcpy(bmin, m->positions, sizeof(bmin));
+        memcpy(bmax, m->positions, sizeof(bmax));
+        for (uint32_t i = 1; i < m->vertex_count; ++i)
+            for (int k = 0; k < 3; ++k) {
+                bmin[k] = nb_minf(bmin[k], m->positions[(size_t)i * 3 + k]);
+                bmax[k] = nb_maxf(bmax[k], m->positions[(size_t)i * 3 + k]);
+            }
+    }
+    const double extent_x = ((double)bmax[0] - bmin[0]) / cfg.cell_size + 2.0 * input->border_size;
+    const double extent_z = ((double)bmax[2] - bmin[2]) / cfg.cell_size + 2.0 * input->border_size;
+    const double extent_y = ((double)bmax[1] - bmin[1]) / cfg.cell_height;
+    if (extent_x * extent_z > (double)(1u << 28) || extent_x > 1e9 || extent_z > 1e9)
+        return nb_fail(ctx, NB_ERR_TOO_LARGE,
+                       FN_ ": the grid would be %.0f x %.0f columns, above the limit of 2^28; raise cell_size or bake "
+                       "in tiles",
+                       extent_x, extent_z);
+    if (extent_y > NB_SPAN_MAX_HEIGHT)
+        return nb_fail(ctx, NB_ERR_TOO_LARGE,
+                       FN_ ": the mesh is %.0f cells tall, above the limit of %d; raise cell_height", extent_y,
+                       NB_SPAN_MAX_HEIGHT);
+    const float border = (float)input->border_size * cfg.cell_size;
+    bmin[0] -= border;
+    bmin[2] -= border;
+    bmax[0] += border;
+    bmax[2] += border;
+    int32_t w, h;
+    nb_calc_grid_size(bmin, bmax, cfg.cell_size, &w, &h);
+    if (w < 1)
+        w = 1;
+    if (h < 1)
+        h = 1;
+
+    for (int i = 0; i < NB_STAT_COUNT; ++i)
+        out->stats[i] = -1.0;
+    out->config = cfg;
+    out->stats[NB_STAT_GRID_WIDTH] = w;
+    out->stats[NB_STAT_GRID_HEIGHT] = h;
+
+    uint8_t* areas = NULL;
+    nb_heightfield* hf = NULL;
+    nb_compact_heightfield* chf = NULL;
+    const double t_start = nb_now_ms();
+    double t = t_start;
+#define LAP_(stat)                              \
+    do {                                        \
+        const double now_ = nb_now_ms();        \
+        out->stats[stat] = now_ - t;            \
+        t = now_;                               \
+    } while (0)
+#define CHECK_(expr)            \
+    do {                                   \
+        st = (expr);                       \
+        if (st != NB_OK)                   \
+            goto cleanup;                  \
+    } while (0)
+
+    /* ---- rasterize: slope marking + triangles into spans ---- */
+    CHECK_(nb_report(ctx, NB_STAGE_RASTERIZE, 0, tri_count));
+    areas = (uint8_t*)nb_alloc(ctx, tri_count);
+    if (!areas) {
+        st = nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, FN_ ": out of memory 'areas' (%u)", tri_count);
+        goto cleanup;
+    }
+    if (m->areas)
+        memcpy(areas, m->areas, tri_count);
+    else
+        memset(areas, NB_WALKABLE_AREA, tri_count);
+    nb_clear_unwalkable_triangles(cfg.agent_max_slope, m->positions, m->indices, tri_count, areas);
+    CHECK_(nb_heightfield_create(ctx, w, h, bmin, bmax, cfg.cell_size, cfg.cell_height, &hf));
+    CHECK_(nb_rasterize_triangles(ctx, m->positions, m->vertex_count, m->indices, areas, tri_count, hf,
+                                  cells.walkable_climb));
+    nb_free(ctx, areas);
+    areas = NULL;
+    LAP_(NB_STAT_MS_RASTERIZE);
+    if (stop_after == NB_STAGE_RASTERIZE)
+        goto done;
+
+    /* ---- filters ---- */
+    CHECK_(nb_report(ctx, NB_STAGE_FILTER, 0, 1));
+    nb_filter_low_hanging_obstacles(cells.walkable_climb, hf);
+    nb_filter_ledge_spans(cells.walkable_height, cells.walkable_climb, hf);
+    nb_filter_low_height_spans(cells.walkable_height, hf);
+    out->stats[NB_STAT_HF_SPANS] = hf->span_count;
+    LAP_(NB_STAT_MS_FILTER);
+    if (stop_after == NB_STAGE_FILTER)
+        goto done;
+
+    /* ---- compact heightfield ---- */
+    CHECK_(nb_report(ctx, NB_STAGE_COMPACT, 0, 1));
+    CHECK_(nb_compact_heightfield_build(ctx, cells.walkable_height, cells.walkable_climb, hf, &chf));
+    chf->border_size = input->border_size;
+    out->stats[NB_STAT_COMPACT_SPANS] = chf->span_count;
+    if (!(keep & NB_KEEP_HEIGHTFIELD)) {
+        nb_heightfield_destroy(ctx, hf);
+        hf = NULL;
+    }
+    LAP_(NB_STAT_MS_COMPACT);
+    if (stop_after == NB_STAGE_COMPACT)
+        goto done;
+
+    /* ---- erosion by agent radius ---- */
+    CHECK_(nb_report(ctx, NB_STAGE_ERODE, 0, 1));
+    CHECK_(nb_erode_walkable_area(ctx, cells.walkable_radius, chf));
+    out->stats[NB_STAT_WALKABLE_AFTER_ERODE] = count_walkable(chf);
+    LAP_(NB_STAT_MS_ERODE);
+    if (stop_after == NB_STAGE_ERODE)
+        goto done;
+
+    /* ---- areas: median filter of per-triangle ids, then volumes (crisp, after the filter) ---- */
+    CHECK_(nb_report(ctx, NB_STAGE_AREAS, 0, input->volume_count));
+    if (m->areas)
+        CHECK_(nb_median_filter_walkable_area(ctx, chf));
+    for (uint32_t i = 0; i < input->volume_count; ++i)
+        CHECK_(nb_mark_volume(ctx, &input->volumes[i], chf));
+    LAP_(NB_STAT_MS_AREAS);
+    if (stop_after == NB_STAGE_AREAS)
+        goto done;
+
+    st = nb_fail(ctx, NB_ERR_INVALID_ARG, FN_ ": stages after 'areas' are not built yet (stop_after %d)",
+                 (int)stop_after);
+    goto cleanup;
+
+done:
+    out->stats[NB_STAT_MS_TOTAL] = nb_now_ms() - t_start;
+    out->heightfield = hf;
+    out->compact = chf;
+    return NB_OK;
+
+cleanup:
+    nb_free(ctx, areas);
+    nb_heightfield_destroy(ctx, hf);
+    nb_compact_heightfield_destroy(ctx, chf);
+    memset(out, 0, sizeof(*out));
+    return st;
+#undef LAP_
+#undef CHECK_
+}

@@ -1,0 +1,104 @@
+/* Compact heightfield: the open space above each walkable span, linked to its four neighbours (seed 002). */
+#include "nb_internal.h"
+
+#define MAX_LAYER (NB_NOT_CONNECTED - 1) /* neighbour index within a column must fit in 6 bits */
+
+nb_status nb_compact_heightfield_build(nb_context* ctx, int32_t walkable_height, int32_t walkable_climb,
+                                       const nb_heightfield* hf, nb_compact_heightfield** out)
+{
+    static const char* fn = "nb_compact_heightfield_build";
+    if (!hf || !out)
+        return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: %s is NULL", fn, !hf ? "hf" : "out");
+    *out = NULL;
+    const int w = hf->width, h = hf->height;
+
+    uint32_t walkable = 0;
+    const int ncols = w * h;
+    for (int col = 0; col < ncols; ++col)
+        for (uint32_t s = hf->columns[col]; s; s = hf->spans[s].next)
+            walkable += hf->spans[s].area != NB_NULL_AREA;
+
+    nb_compact_heightfield* chf = (nb_compact_heightfield*)nb_calloc(ctx, 1, sizeof(*chf));
+    if (!chf)
+        return nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "%s: out of memory 'chf'", fn);
+    chf->width = w;
+    chf->height = h;
+    chf->span_count = walkable;
+    chf->walkable_height = walkable_height;
+    chf->walkable_climb = walkable_climb;
+    memcpy(chf->bmin, hf->bmin, sizeof(chf->bmin));
+    memcpy(chf->bmax, hf->bmax, sizeof(chf->bmax));
+    chf->bmax[1] += (float)walkable_height * hf->cell_height; /* room for an agent on the top floor */
+    chf->cell_size = hf->cell_size;
+    chf->cell_height = hf->cell_height;
+    chf->cells = (nb_compact_cell*)nb_calloc(ctx, (size_t)ncols, sizeof(nb_compact_cell));
+    chf->spans = (nb_compact_span*)nb_calloc(ctx, walkable, sizeof(nb_compact_span));
+    chf->areas = (uint8_t*)nb_alloc(ctx, walkable);
+    if (!chf->cells || !chf->spans || !chf->areas) {
+        nb_compact_heightfield_destroy(ctx, chf);
+        return nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "%s: out of memory 'spans' (%u)", fn, walkable);
+    }
+
+    /* Open spans: floor = top of a walkable solid span, height = up to the next solid span. */
+    uint32_t idx = 0;
+    for (int col = 0; col < ncols; ++col) {
+        chf->cells[col].index = idx;
+        for (uint32_t s = hf->columns[col]; s; s = hf->spans[s].next) {
+            const nb_span* sp = &hf->spans[s];
+            if (sp->area == NB_NULL_AREA)
+                continue;
+            const int floor = (int)sp->smax;
+            const int ceiling = sp->next ? (int)hf->spans[sp->next].smin : 0xffff;
+            nb_compact_span* cs = &chf->spans[idx];
+            cs->y = (uint16_t)floor;
+            cs->h = (uint32_t)nb_clampi(ceiling - floor, 0, 0xff);
+            cs->con = 0;
+            chf->areas[idx] = (uint8_t)sp->area;
+            ++idx;
+        }
+        chf->cells[col].count = idx - chf->cells[col].index;
+    }
+
+    /* Links: the first span of the neighbour column whose floor is within climb and whose shared open space
+     * fits the agent. */
+    for (int z = 0; z < h; ++z) {
+        for (int x = 0; x < w; ++x) {
+            const nb_compact_cell c = chf->cells[x + z * w];
+            for (uint32_t i = c.index; i < c.index + c.count; ++i) {
+                nb_compact_span* s = &chf->spans[i];
+                for (int dir = 0; dir < 4; ++dir) {
+                    nb_span_set_con(s, dir, NB_NOT_CONNECTED);
+                    const int nx = x + nb_dir_offset_x(dir), nz = z + nb_dir_offset_z(dir);
+                    if (nx < 0 || nz < 0 || nx >= w || nz >= h)
+                        continue;
+                    const nb_compact_cell nc = chf->cells[nx + nz * w];
+                    for (uint32_t k = nc.index; k < nc.index + nc.count; ++k) {
+                        const nb_compact_span* ns = &chf->spans[k];
+                        const int bot = nb_maxi(s->y, ns->y);
+                        const int top = nb_mini(s->y + (int)s->h, ns->y + (int)ns->h);
+                        if (top - bot >= walkable_height && nb_absi((int)ns->y - (int)s->y) <= walkable_climb) {
+                            const uint32_t layer = k - nc.index;
+                            if (layer > MAX_LAYER)
+                                continue; /* too many storeys in one column to address; leave unlinked */
+                            nb_span_set_con(s, dir, (int)layer);
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    *out = chf;
+    return NB_OK;
+}
+
+void nb_compact_heightfield_destroy(nb_context* ctx, nb_compact_heightfield* chf)
+{
+    if (!chf)
+        return;
+    nb_free(ctx, chf->cells);
+    nb_free(ctx, chf->spans);
+    nb_free(ctx, chf->areas);
+    nb_free(ctx, chf->dist);
+    nb_free(ctx, chf);
+}

@@ -1,0 +1,94 @@
+/* Heightfield filters (seed 002): they only change area ids, never remove spans. */
+#include "nb_internal.h"
+
+#define OPEN_TOP 0xffff /* the free space above the highest span of a column reaches "infinity" */
+
+void nb_filter_low_hanging_obstacles(int32_t walkable_climb, nb_heightfield* hf)
+{
+    const int ncols = hf->width * hf->height;
+    for (int col = 0; col < ncols; ++col) {
+        /* Walk up the column; an unwalkable span whose top is a small step above a walkable top (a curb, a
+         * stair step) inherits that floor's area. Decisions use the span's original walkability so that a
+         * tall stack of small steps does not become walkable. */
+        int below_walkable = 0;
+        uint32_t below_area = NB_NULL_AREA, below_top = 0;
+        for (uint32_t s = hf->columns[col]; s; s = hf->spans[s].next) {
+            nb_span* sp = &hf->spans[s];
+            const int walkable = sp->area != NB_NULL_AREA;
+            if (!walkable && below_walkable && (int)sp->smax - (int)below_top <= walkable_climb)
+                sp->area = below_area;
+            below_walkable = walkable;
+            below_area = sp->area;
+            below_top = sp->smax;
+        }
+    }
+}
+
+void nb_filter_ledge_spans(int32_t walkable_height, int32_t walkable_climb, nb_heightfield* hf)
+{
+    const int w = hf->width, h = hf->height;
+    for (int z = 0; z < h; ++z) {
+        for (int x = 0; x < w; ++x) {
+            for (uint32_t s = hf->columns[x + z * w]; s; s = hf->spans[s].next) {
+                nb_span* sp = &hf->spans[s];
+                if (sp->area == NB_NULL_AREA)
+                    continue;
+                const int floor = (int)sp->smax;
+                const int ceiling = sp->next ? (int)hf->spans[sp->next].smin : OPEN_TOP;
+
+                /* Lowest reachable neighbour floor relative to ours, and the range of the neighbour floors
+                 * we can step to. A drop larger than the climb anywhere makes this a ledge; so does a
+                 * spread of reachable floors larger than the climb (a steep slope of small steps). */
+                int lowest_drop = OPEN_TOP;
+                int reach_min = floor, reach_max = floor;
+                for (int dir = 0; dir < 4; ++dir) {
+                    const int nx = x + nb_dir_offset_x(dir), nz = z + nb_dir_offset_z(dir);
+                    if (nx < 0 || nz < 0 || nx >= w || nz >= h) {
+                        lowest_drop = -walkable_climb - 1; /* the grid edge is a drop into the void */
+                        break;
+                    }
+                    uint32_t n = hf->columns[nx + nz * w];
+                    /* The space below the neighbour's first span is a floor at -infinity: if an agent fits
+                     * through, it is a drop. */
+                    const int first_ceiling = n ? (int)hf->spans[n].smin : OPEN_TOP;
+                    if (nb_mini(ceiling, first_ceiling) - floor >= walkable_height) {
+                        lowest_drop = -walkable_climb - 1;
+                        break;
+                    }
+                    for (; n; n = hf->spans[n].next) {
+                        const int nfloor = (int)hf->spans[n].smax;
+                        const uint32_t nn = hf->spans[n].next;
+                        const int nceiling = nn ? (int)hf->spans[nn].smin : OPEN_TOP;
+                        if (nb_mini(ceiling, nceiling) - nb_maxi(floor, nfloor) < walkable_height)
+                            continue; /* the opening between them is too low to pass */
+                        const int diff = nfloor - floor;
+                        if (diff < lowest_drop)
+                            lowest_drop = diff;
+                        if (nb_absi(diff) <= walkable_climb) {
+                            reach_min = nb_mini(reach_min, nfloor);
+                            reach_max = nb_maxi(reach_max, nfloor);
+                        } else if (diff < -walkable_climb) {
+                            break; /* already a ledge */
+                        }
+                    }
+                }
+                if (lowest_drop < -walkable_climb || reach_max - reach_min > walkable_climb)
+                    sp->area = NB_NULL_AREA;
+            }
+        }
+    }
+}
+
+void nb_filter_low_height_spans(int32_t walkable_height, nb_heightfield* hf)
+{
+    const int ncols = hf->width * hf->height;
+    for (int col = 0; col < ncols; ++col) {
+        for (uint32_t s = hf->columns[col]; s; s = hf->spans[s].next) {
+            nb_span* sp = &hf->spans[s];
+            const int floor = (int)sp->smax;
+            const int ceiling = sp->next ? (int)hf->spans[sp->next].smin : OPEN_TOP;
+            if (ceiling - floor < walkable_height)
+                sp->area = NB_NULL_AREA;
+        }
+    }
+}

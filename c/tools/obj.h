@@ -1,0 +1,23 @@
+/* Minimal Wavefront OBJ reader for the native tool and tests: positions and faces (fan-triangulated). */
+#ifndef NB_OBJ_H
+#define NB_OBJ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct nb_obj {
+    float* positions; /* vertex_count x 3 */
+    uint32_t vertex_count;
+    uint32_t* indices; /* triangle_count x 3 */
+    uint32_t triangle_count;
+} nb_obj;
+
+/* Reads an OBJ file. Returns 0 on success; on failure returns -1 and writes a message naming the file,
+ * the line and the problem into err. Supports v, f (polygons are fanned; v, v/vt, v//vn, v/vt/vn; negative
+ * indices count back from the last vertex), comments and blank lines; other statements are ignored. */
+int nb_obj_load(const char* path, nb_obj* out, char* err, size_t err_size);
+/* Same, from a NUL-terminated string (name is used in messages). */
+int nb_obj_parse(const char* text, const char* name, nb_obj* out, char* err, size_t err_size);
+void nb_obj_free(nb_obj* obj);
+
+#endif

@@ -1,0 +1,216 @@
+/* Erosion by agent radius, area volumes (box, cylinder, convex) and the median area filter. */
+#include "navbake.h"
+#include "nbtest.h"
+
+static nb_context* ctx;
+static nb_heightfield* g_hf;
+
+/* A flat n x n walkable floor (floor at 5 cells = 1.0 world), cells 0.3 x 0.2. */
+static nb_compact_heightfield* flat_floor(int n)
+{
+    const float bmin[3] = { 0, 0, 0 };
+    const float bmax[3] = { (float)n * 0.3f, 4.0f, (float)n * 0.3f };
+    CHECK_INT(nb_heightfield_create(ctx, n, n, bmin, bmax, 0.3f, 0.2f, &g_hf), NB_OK);
+    for (int z = 0; z < n; ++z)
+        for (int x = 0; x < n; ++x)
+            nb_heightfield_add_span(ctx, g_hf, x, z, 0, 5, NB_WALKABLE_AREA, 0);
+    nb_compact_heightfield* chf = NULL;
+    CHECK_INT(nb_compact_heightfield_build(ctx, 10, 4, g_hf, &chf), NB_OK);
+    nb_heightfield_destroy(ctx, g_hf);
+    g_hf = NULL;
+    return chf;
+}
+
+static uint8_t area_at(const nb_compact_heightfield* chf, int x, int z)
+{
+    return chf->areas[chf->cells[x + z * chf->width].index];
+}
+
+static void test_erosion_shrinks_square_by_radius(void)
+{
+    for (int r = 1; r <= 4; ++r) {
+        nb_compact_heightfield* chf = flat_floor(20);
+        CHECK_INT(nb_erode_walkable_area(ctx, r, chf), NB_OK);
+        int walkable = 0;
+        for (int z = 0; z < 20; ++z)
+            for (int x = 0; x < 20; ++x) {
+                const int inside = x >= r && x < 20 - r && z >= r && z < 20 - r;
+                CHECK_INT(area_at(chf, x, z) != NB_NULL_AREA, inside);
+                walkable += area_at(chf, x, z) != NB_NULL_AREA;
+            }
+        CHECK_INT(walkable, (20 - 2 * r) * (20 - 2 * r));
+        nb_compact_heightfield_destroy(ctx, chf);
+    }
+}
+
+static void test_erosion_around_a_hole(void)
+{
+    /* An unwalkable cell in the middle erodes a ring of radius r around it (chamfer: a diamond-ish ring). */
+    nb_compact_heightfield* chf = flat_floor(21);
+    chf->areas[chf->cells[10 + 10 * 21].index] = NB_NULL_AREA;
+    CHECK_INT(nb_erode_walkable_area(ctx, 1, chf), NB_OK);
+    /* radius 1: cells at chamfer distance < 2 from the hole: the hole itself and its 4 straight neighbours */
+    CHECK_INT(area_at(chf, 10, 10), NB_NULL_AREA);
+    CHECK_INT(area_at(chf, 9, 10), NB_NULL_AREA);
+    CHECK_INT(area_at(chf, 10, 11), NB_NULL_AREA);
+    CHECK_INT(area_at(chf, 9, 9), NB_WALKABLE_AREA); /* diagonal: distance 3 >= 2 */
+    CHECK_INT(area_at(chf, 8, 10), NB_WALKABLE_AREA);
+    CHECK_INT(nb_erode_walkable_area(ctx, 0, chf), NB_OK);
+    CHECK_STATUS(ctx, nb_erode_walkable_area(ctx, 200, chf), NB_ERR_INVALID_ARG, "radius");
+    CHECK_STATUS(ctx, nb_erode_walkable_area(ctx, 1, NULL), NB_ERR_NULL_ARG, "chf");
+    nb_compact_heightfield_destroy(ctx, chf);
+}
+
+static void test_box_volume_marks_inside_only(void)
+{
+    nb_compact_heightfield* chf = flat_floor(20);
+    nb_volume v;
+    memset(&v, 0, sizeof(v));
+    v.type = NB_VOLUME_BOX;
+    v.area = 5;
+    /* cell centres (x + 0.5) * 0.3 inside [1.0, 2.0]: x = 3..6; floor y = 1.0 inside [0.5, 1.5] */
+    const float bmin[3] = { 1.0f, 0.5f, 1.0f }, bmax[3] = { 2.0f, 1.5f, 2.0f };
+    memcpy(v.bmin, bmin, sizeof(bmin));
+    memcpy(v.bmax, bmax, sizeof(bmax));
+    CHECK_INT(nb_mark_volume(ctx, &v, chf), NB_OK);
+    for (int z = 0; z < 20; ++z)
+        for (int x = 0; x < 20; ++x) {
+            const int inside = x >= 3 && x <= 6 && z >= 3 && z <= 6;
+            CHECK_INT(area_at(chf, x, z), inside ? 5 : NB_WALKABLE_AREA);
+        }
+    /* A box above the floor marks nothing. */
+    v.area = 7;
+    v.bmin[1] = 1.2f;
+    v.bmax[1] = 3.0f;
+    CHECK_INT(nb_mark_volume(ctx, &v, chf), NB_OK);
+    for (uint32_t i = 0; i < chf->span_count; ++i)
+        CHECK(chf->areas[i] != 7);
+    /* Area 0 carves a no-go zone. */
+    v.area = 0;
+    v.bmin[1] = 0.0f;
+    v.bmin[0] = v.bmin[2] = -5.0f;
+    v.bmax[0] = v.bmax[2] = 0.5f; /* centres 0.15 and 0.45 */
+    CHECK_INT(nb_mark_volume(ctx, &v, chf), NB_OK);
+    CHECK_INT(area_at(chf, 1, 1), NB_NULL_AREA);
+    CHECK_INT(area_at(chf, 2, 1), NB_WALKABLE_AREA);
+    nb_compact_heightfield_destroy(ctx, chf);
+}
+
+static void test_cylinder_and_convex_volumes(void)
+{
+    nb_compact_heightfield* chf = flat_floor(20);
+    nb_volume c;
+    memset(&c, 0, sizeof(c));
+    c.type = NB_VOLUME_CYLINDER;
+    c.area = 3;
+    c.center[0] = 3.0f;
+    c.center[1] = 0.0f;
+    c.center[2] = 3.0f;
+    c.radius = 0.8f;
+    c.height = 2.0f;
+    CHECK_INT(nb_mark_volume(ctx, &c, chf), NB_OK);
+    const float tri[9] = { 0.2f, 0, 4.0f, 1.2f, 0, 5.9f, 2.2f, 0, 4.0f };
+    nb_volume p;
+    memset(&p, 0, sizeof(p));
+    p.type = NB_VOLUME_CONVEX;
+    p.area = 4;
+    p.verts = tri;
+    p.vert_count = 3;
+    p.ymin = 0.0f;
+    p.ymax = 2.0f;
+    CHECK_INT(nb_mark_volume(ctx, &p, chf), NB_OK);
+    int n3 = 0, n4 = 0;
+    for (int z = 0; z < 20; ++z)
+        for (int x = 0; x < 20; ++x) {
+            const float px = (x + 0.5f) * 0.3f, pz = (z + 0.5f) * 0.3f;
+            const int in_cyl = (px - 3.0f) * (px - 3.0f) + (pz - 3.0f) * (pz - 3.0f) <= 0.64f;
+            /* inside the triangle: above the base z = 4 and under both slanted sides */
+            const int in_tri = pz > 4.0f && (pz - 4.0f) < (px - 0.2f) * 1.9f && (pz - 4.0f) < (2.2f - px) * 1.9f;
+            const uint8_t a = area_at(chf, x, z);
+            CHECK_INT(a, in_tri ? 4 : in_cyl ? 3 : NB_WALKABLE_AREA);
+            n3 += a == 3;
+            n4 += a == 4;
+        }
+    CHECK(n3 > 20 && n3 < 30); /* ~ pi * 0.8^2 / 0.09 = 22 cells */
+    CHECK(n4 > 8);
+    nb_compact_heightfield_destroy(ctx, chf);
+}
+
+static void test_volume_errors(void)
+{
+    nb_compact_heightfield* chf = flat_floor(4);
+    nb_volume v;
+    memset(&v, 0, sizeof(v));
+    v.type = NB_VOLUME_BOX;
+    v.area = 64;
+    CHECK_STATUS(ctx, nb_mark_volume(ctx, &v, chf), NB_ERR_INVALID_ARG, "area must be 0..63 (got 64)");
+    v.area = 1;
+    v.bmin[0] = NAN;
+    CHECK_STATUS(ctx, nb_mark_volume(ctx, &v, chf), NB_ERR_NONFINITE, "box bounds");
+    v.bmin[0] = 2.0f;
+    CHECK_STATUS(ctx, nb_mark_volume(ctx, &v, chf), NB_ERR_INVALID_ARG, "bmin[0]");
+    v.type = NB_VOLUME_CYLINDER;
+    v.radius = -1.0f;
+    CHECK_STATUS(ctx, nb_mark_volume(ctx, &v, chf), NB_ERR_INVALID_ARG, "radius");
+    v.type = NB_VOLUME_CONVEX;
+    CHECK_STATUS(ctx, nb_mark_volume(ctx, &v, chf), NB_ERR_NULL_ARG, "verts");
+    const float two[6] = { 0, 0, 0, 1, 0, 1 };
+    v.verts = two;
+    v.vert_count = 2;
+    CHECK_STATUS(ctx, nb_mark_volume(ctx, &v, chf), NB_ERR_INVALID_ARG, ">= 3 vertices");
+    v.type = (nb_volume_type)42;
+    CHECK_STATUS(ctx, nb_mark_volume(ctx, &v, chf), NB_ERR_INVALID_ARG, "unknown volume type 42");
+    CHECK_STATUS(ctx, nb_mark_volume(ctx, NULL, chf), NB_ERR_NULL_ARG, "volume");
+    nb_compact_heightfield_destroy(ctx, chf);
+}
+
+static void test_median_filter(void)
+{
+    nb_compact_heightfield* chf = flat_floor(10);
+    /* a lone speck of area 5 disappears; a 3x3 block of area 6 keeps its centre */
+    chf->areas[chf->cells[2 + 2 * 10].index] = 5;
+    for (int z = 5; z <= 7; ++z)
+        for (int x = 5; x <= 7; ++x)
+            chf->areas[chf->cells[x + z * 10].index] = 6;
+    CHECK_INT(nb_median_filter_walkable_area(ctx, chf), NB_OK);
+    CHECK_INT(area_at(chf, 2, 2), NB_WALKABLE_AREA);
+    CHECK_INT(area_at(chf, 6, 6), 6);
+    CHECK_INT(area_at(chf, 0, 0), NB_WALKABLE_AREA);
+    CHECK_STATUS(ctx, nb_median_filter_walkable_area(ctx, NULL), NB_ERR_NULL_ARG, "chf");
+    nb_compact_heightfield_destroy(ctx, chf);
+}
+
+static void test_out_of_memory(void)
+{
+    nb_compact_heightfield* chf = flat_floor(8);
+    for (long fail = 1; fail <= 2; ++fail) {
+        nbt_alloc a = { 0, 0, 0 };
+        nb_context_desc d;
+        memset(&d, 0, sizeof(d));
+        nbt_alloc_hooks(&d, &a);
+        nb_context* c = nb_context_create(&d);
+        a.fail_at = a.calls + 1; /* the stage's first allocation */
+        CHECK_STATUS(c, fail == 1 ? nb_erode_walkable_area(c, 1, chf) : nb_median_filter_walkable_area(c, chf),
+                     NB_ERR_OUT_OF_MEMORY, "out of memory");
+        nb_context_destroy(c);
+        CHECK_INT(a.live, 0);
+    }
+    /* nothing was changed by the failed calls */
+    for (uint32_t i = 0; i < chf->span_count; ++i)
+        CHECK_INT(chf->areas[i], NB_WALKABLE_AREA);
+    nb_compact_heightfield_destroy(ctx, chf);
+}
+
+int main(void)
+{
+    ctx = nb_context_create(NULL);
+    RUN(test_erosion_shrinks_square_by_radius);
+    RUN(test_erosion_around_a_hole);
+    RUN(test_box_volume_marks_inside_only);
+    RUN(test_cylinder_and_convex_volumes);
+    RUN(test_volume_errors);
+    RUN(test_median_filter);
+    RUN(test_out_of_memory);
+    nb_context_destroy(ctx);
+    return nbt_finish("test_area");
+}
