@@ -175,6 +175,9 @@ nb_status nb_bake(nb_context* ctx, const nb_bake_input* input, const nb_config* 
     uint8_t* areas = NULL;
     nb_heightfield* hf = NULL;
     nb_compact_heightfield* chf = NULL;
+    nb_contour_set* cset = NULL;
+    nb_poly_mesh* pmesh = NULL;
+    nb_poly_mesh_detail* dmesh = NULL;
     const double t_start = nb_now_ms();
     double t = t_start;
 #define LAP_(stat)                              \
@@ -252,20 +255,89 @@ nb_status nb_bake(nb_context* ctx, const nb_bake_input* input, const nb_config* 
     if (stop_after == NB_STAGE_AREAS)
         goto done;
 
-    st = nb_fail(ctx, NB_ERR_INVALID_ARG, FN_ ": stages after 'areas' are not built yet (stop_after %d)",
-                 (int)stop_after);
-    goto cleanup;
+    /* ---- regions (watershed needs the distance field first) ---- */
+    CHECK_(nb_report(ctx, NB_STAGE_REGIONS, 0, 1));
+    switch (cfg.partition) {
+    case NB_PARTITION_MONOTONE:
+        CHECK_(nb_build_regions_monotone(ctx, chf, input->border_size, cells.min_region_area,
+                                         cells.merge_region_area));
+        break;
+    case NB_PARTITION_LAYERS:
+        CHECK_(nb_build_regions_layers(ctx, chf, input->border_size, cells.min_region_area));
+        break;
+    default:
+        CHECK_(nb_build_distance_field(ctx, chf));
+        LAP_(NB_STAT_MS_DISTANCE);
+        CHECK_(nb_build_regions_watershed(ctx, chf, input->border_size, cells.min_region_area,
+                                          cells.merge_region_area));
+        break;
+    }
+    out->stats[NB_STAT_REGIONS] = chf->max_regions; /* as the reference counts: highest id + 1 */
+    LAP_(NB_STAT_MS_REGIONS);
+    if (stop_after == NB_STAGE_REGIONS)
+        goto done;
+
+    /* ---- contours ---- */
+    CHECK_(nb_report(ctx, NB_STAGE_CONTOURS, 0, 1));
+    CHECK_(nb_build_contours(ctx, chf, cfg.edge_max_error, cells.max_edge_len, &cset));
+    out->stats[NB_STAT_CONTOURS] = cset->nconts;
+    LAP_(NB_STAT_MS_CONTOURS);
+    if (stop_after == NB_STAGE_CONTOURS)
+        goto done;
+
+    /* ---- convex polygons ---- */
+    CHECK_(nb_report(ctx, NB_STAGE_POLYMESH, 0, 1));
+    CHECK_(nb_build_poly_mesh(ctx, cset, cfg.verts_per_poly, &pmesh));
+    out->stats[NB_STAT_POLYS] = pmesh->npolys;
+    out->stats[NB_STAT_POLY_VERTS] = pmesh->nverts;
+    if (!(keep & NB_KEEP_CONTOURS)) {
+        nb_contour_set_destroy(ctx, cset);
+        cset = NULL;
+    }
+    LAP_(NB_STAT_MS_POLYMESH);
+    if (stop_after == NB_STAGE_POLYMESH)
+        goto done;
+
+    /* ---- detail height mesh ---- */
+    CHECK_(nb_report(ctx, NB_STAGE_DETAIL, 0, 1));
+    CHECK_(nb_build_poly_mesh_detail(ctx, pmesh, chf, cfg.detail_sample_dist, cfg.detail_sample_max_error, &dmesh));
+    out->stats[NB_STAT_DETAIL_VERTS] = dmesh->nverts;
+    out->stats[NB_STAT_DETAIL_TRIS] = dmesh->ntris;
+    if (!(keep & NB_KEEP_COMPACT)) {
+        nb_compact_heightfield_destroy(ctx, chf);
+        chf = NULL;
+    }
+    LAP_(NB_STAT_MS_DETAIL);
 
 done:
+    /* Intermediates the caller did not ask for go now; the last stage's output always stays. */
+    if (hf && !(keep & NB_KEEP_HEIGHTFIELD) && stop_after > NB_STAGE_FILTER) {
+        nb_heightfield_destroy(ctx, hf);
+        hf = NULL;
+    }
+    if (chf && !(keep & NB_KEEP_COMPACT) && stop_after > NB_STAGE_REGIONS) {
+        nb_compact_heightfield_destroy(ctx, chf);
+        chf = NULL;
+    }
+    if (cset && !(keep & NB_KEEP_CONTOURS) && stop_after > NB_STAGE_CONTOURS) {
+        nb_contour_set_destroy(ctx, cset);
+        cset = NULL;
+    }
     out->stats[NB_STAT_MS_TOTAL] = nb_now_ms() - t_start;
     out->heightfield = hf;
     out->compact = chf;
+    out->contours = cset;
+    out->poly_mesh = pmesh;
+    out->detail = dmesh;
     return NB_OK;
 
 cleanup:
     nb_free(ctx, areas);
     nb_heightfield_destroy(ctx, hf);
     nb_compact_heightfield_destroy(ctx, chf);
+    nb_contour_set_destroy(ctx, cset);
+    nb_poly_mesh_destroy(ctx, pmesh);
+    nb_poly_mesh_detail_destroy(ctx, dmesh);
     memset(out, 0, sizeof(*out));
     return st;
 #undef LAP_

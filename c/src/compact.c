@@ -66,8 +66,8 @@ nb_status nb_compact_heightfield_build(nb_context* ctx, int32_t walkable_height,
             const nb_compact_cell c = chf->cells[x + z * w];
             for (uint32_t i = c.index; i < c.index + c.count; ++i) {
                 nb_compact_span* s = &chf->spans[i];
+                uint32_t con = 0xffffff; /* all four directions NB_NOT_CONNECTED; written once below */
                 for (int dir = 0; dir < 4; ++dir) {
-                    nb_span_set_con(s, dir, NB_NOT_CONNECTED);
                     const int nx = x + nb_dir_offset_x(dir), nz = z + nb_dir_offset_z(dir);
                     if (nx < 0 || nz < 0 || nx >= w || nz >= h)
                         continue;
@@ -80,11 +80,12 @@ nb_status nb_compact_heightfield_build(nb_context* ctx, int32_t walkable_height,
                             const uint32_t layer = k - nc.index;
                             if (layer > MAX_LAYER)
                                 continue; /* too many storeys in one column to address; leave unlinked */
-                            nb_span_set_con(s, dir, (int)layer);
+                            con = (con & ~(0x3fu << (dir * 6))) | (layer << (dir * 6));
                             break;
                         }
                     }
                 }
+                s->con = con;
             }
         }
     }

@@ -185,7 +185,7 @@ void nb_clear_unwalkable_triangles(float max_slope_deg, const float* verts, cons
 /* Splits convex polygon `in` by the plane axis = cut into the part below (out_lo) and above (out_hi).
  * Vertices on the plane go to both sides. Polygons here have at most 7 vertices (a triangle cut twice
  * per axis), so 12 slots suffice. */
-static void split_poly(const float* in, int n, float* out_lo, int* n_lo, float* out_hi, int* n_hi, float cut, int axis)
+static inline void split_poly(const float* in, int n, float* out_lo, int* n_lo, float* out_hi, int* n_hi, float cut, int axis)
 {
     float d[12];
     for (int i = 0; i < n; ++i)
@@ -259,11 +259,21 @@ static nb_status rasterize_tri(nb_context* ctx, nb_heightfield* hf, const raster
 
     for (int z = z0; z <= z1; ++z) {
         int n_row;
-        const float cz = g->bmin[2] + (float)z * g->cs;
-        split_poly(rest, n_rest, row, &n_row, tmp, &n_rest, cz + g->cs, 2);
-        float* sw = rest;
-        rest = tmp;
-        tmp = sw;
+        float* sw;
+        if (z == z1) {
+            /* The last row holds everything that is left: cutting would reproduce it exactly. */
+            sw = row;
+            row = rest;
+            rest = sw;
+            n_row = n_rest;
+            n_rest = 0;
+        } else {
+            const float cz = g->bmin[2] + (float)z * g->cs;
+            split_poly(rest, n_rest, row, &n_row, tmp, &n_rest, cz + g->cs, 2);
+            sw = rest;
+            rest = tmp;
+            tmp = sw;
+        }
         if (n_row < 3 || z < 0)
             continue;
 
@@ -282,11 +292,19 @@ static nb_status rasterize_tri(nb_context* ctx, nb_heightfield* hf, const raster
         int n_left = n_row;
         for (int x = x0; x <= x1; ++x) {
             int n_cell;
-            const float cx = g->bmin[0] + (float)x * g->cs;
-            split_poly(row, n_left, cell, &n_cell, tmp, &n_left, cx + g->cs, 0);
-            sw = row;
-            row = tmp;
-            tmp = sw;
+            if (x == x1) {
+                sw = cell; /* last column: the rest of the row, as above */
+                cell = row;
+                row = sw;
+                n_cell = n_left;
+                n_left = 0;
+            } else {
+                const float cx = g->bmin[0] + (float)x * g->cs;
+                split_poly(row, n_left, cell, &n_cell, tmp, &n_left, cx + g->cs, 0);
+                sw = row;
+                row = tmp;
+                tmp = sw;
+            }
             if (n_cell < 3 || x < 0)
                 continue;
 

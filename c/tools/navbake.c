@@ -1,11 +1,14 @@
 /* navbake: the native command-line tool. Bakes a mesh natively and prints what each stage produced.
  *
- *   navbake voxels MESH.obj [config flags] [--repeat N] [--json]
+ *   navbake voxels MESH.obj [config flags] [--repeat N] [--json]     stages up to erosion
+ *   navbake bake MESH.obj [config flags] [-o polys.obj] [--repeat N] [--json]   the whole pipeline
+ *   navbake terrain [--cells N] [--seed S] -o terrain.obj    writes a rolling test terrain (N x N cells of 0.3)
  *
  * Config flags are the config field names with dashes (--cell-size 0.3, --agent-radius 0.6, ...,
  * --partition watershed|monotone|layers). Exit codes: 0 ok, 1 the bake failed, 2 bad arguments or file. */
 #include "navbake.h"
 #include "obj.h"
+#include "terrain.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +18,7 @@ typedef struct options {
     const char* command;
     const char* mesh_path;
     nb_config config;
+    const char* out_path;
     int json;
     int repeat;
 } options;
@@ -22,6 +26,8 @@ typedef struct options {
 static void usage(FILE* f)
 {
     fprintf(f, "usage: navbake voxels MESH.obj [options] [--json]\n"
+               "       navbake bake MESH.obj [options] [-o polys.obj] [--json]\n"
+               "       navbake terrain [--cells N] [--seed S] -o terrain.obj\n"
                "options (world units unless noted; omitted = default):\n");
     for (int i = 0; i < nb_config_field_count(); ++i) {
         char flag[64];
@@ -34,7 +40,8 @@ static void usage(FILE* f)
         else
             fprintf(f, "  --%-26s default %g\n", flag, nb_config_default(i));
     }
-    fprintf(f, "  --repeat N                   run N times, report the median time of each stage\n"
+    fprintf(f, "  -o FILE.obj                  (bake) write the polygons as an OBJ, one face per polygon\n"
+               "  --repeat N                   run N times, report the median time of each stage\n"
                "  --json                       print one JSON object\n");
 }
 
@@ -60,6 +67,8 @@ static int parse_args(int argc, char** argv, options* o)
         const char* a = argv[i];
         if (strcmp(a, "--json") == 0) {
             o->json = 1;
+        } else if (strcmp(a, "-o") == 0 && i + 1 < argc) {
+            o->out_path = argv[++i];
         } else if (strcmp(a, "--repeat") == 0 && i + 1 < argc) {
             o->repeat = atoi(argv[++i]);
             if (o->repeat < 1 || o->repeat > 100000) {
@@ -155,7 +164,34 @@ static void print_ms(const nb_bake_result* r, int json)
     }
 }
 
-static int cmd_voxels(nb_context* ctx, const options* o, const nb_obj* obj)
+/* Polygons as an OBJ file to look at: world-space vertices, one face per polygon. */
+static int write_polys_obj(const char* path, const nb_poly_mesh* pm)
+{
+    FILE* f = fopen(path, "w");
+    if (!f)
+        return -1;
+    fprintf(f, "# navbake polygons: %d vertices, %d polygons\n", pm->nverts, pm->npolys);
+    for (int i = 0; i < pm->nverts; ++i) {
+        const uint16_t* v = &pm->verts[i * 3];
+        fprintf(f, "v %.4f %.4f %.4f\n", pm->bmin[0] + v[0] * pm->cell_size, pm->bmin[1] + v[1] * pm->cell_height,
+                pm->bmin[2] + v[2] * pm->cell_size);
+    }
+    for (int p = 0; p < pm->npolys; ++p) {
+        const uint16_t* poly = &pm->polys[p * 2 * pm->nvp];
+        fputc('f', f);
+        for (int j = 0; j < pm->nvp && poly[j] != NB_MESH_NULL_IDX; ++j)
+            fprintf(f, " %d", poly[j] + 1);
+        fputc('\n', f);
+    }
+    return fclose(f) == 0 ? 0 : -1;
+}
+
+static const char* partition_name(nb_partition p)
+{
+    return p == NB_PARTITION_MONOTONE ? "monotone" : p == NB_PARTITION_LAYERS ? "layers" : "watershed";
+}
+
+static int cmd_bake(nb_context* ctx, const options* o, const nb_obj* obj, nb_stage stop)
 {
     nb_bake_input in;
     memset(&in, 0, sizeof(in));
@@ -165,32 +201,89 @@ static int cmd_voxels(nb_context* ctx, const options* o, const nb_obj* obj)
     in.mesh.triangle_count = obj->triangle_count;
     nb_bake_result r;
     memset(&r, 0, sizeof(r));
-    nb_status st = bake_repeated(ctx, &in, o, NB_STAGE_ERODE, &r);
+    nb_status st = bake_repeated(ctx, &in, o, stop, &r);
     if (st != NB_OK) {
         fprintf(stderr, "navbake: %s: %s\n", nb_status_name(st), nb_context_message(ctx));
         return 1;
     }
     const double* s = r.stats;
+    /* counts: the stage statistics that ran (grid first, as "grid":[w,h]) */
     if (o->json) {
-        printf("{\"mesh\":\"%s\",\"vertices\":%u,\"triangles\":%u,\"grid\":[%.0f,%.0f],\"hf_spans\":%.0f,"
-               "\"compact_spans\":%.0f,\"walkable_after_erode\":%.0f,\"repeat\":%d,\"ms\":{",
-               o->mesh_path, obj->vertex_count, obj->triangle_count, s[NB_STAT_GRID_WIDTH], s[NB_STAT_GRID_HEIGHT],
-               s[NB_STAT_HF_SPANS], s[NB_STAT_COMPACT_SPANS], s[NB_STAT_WALKABLE_AFTER_ERODE], o->repeat);
+        printf("{\"mesh\":\"%s\",\"vertices\":%u,\"triangles\":%u,", o->mesh_path, obj->vertex_count,
+               obj->triangle_count);
+        if (stop != NB_STAGE_ERODE)
+            printf("\"partition\":\"%s\",", partition_name(r.config.partition));
+        printf("\"grid\":[%.0f,%.0f]", s[NB_STAT_GRID_WIDTH], s[NB_STAT_GRID_HEIGHT]);
+        for (int k = NB_STAT_HF_SPANS; k < NB_STAT_FIRST_MS; ++k)
+            if (s[k] >= 0)
+                printf(",\"%s\":%.0f", nb_stat_name((nb_stat)k), s[k]);
+        printf(",\"repeat\":%d,\"ms\":{", o->repeat);
         print_ms(&r, 1);
         printf("}}\n");
     } else {
         printf("%s: %u vertices, %u triangles\n", o->mesh_path, obj->vertex_count, obj->triangle_count);
-        printf("grid %.0f x %.0f\nhf spans %.0f\ncompact spans %.0f\nwalkable after erode %.0f\n",
-               s[NB_STAT_GRID_WIDTH], s[NB_STAT_GRID_HEIGHT], s[NB_STAT_HF_SPANS], s[NB_STAT_COMPACT_SPANS],
-               s[NB_STAT_WALKABLE_AFTER_ERODE]);
+        printf("  %-20s %.0f x %.0f\n", "grid", s[NB_STAT_GRID_WIDTH], s[NB_STAT_GRID_HEIGHT]);
+        for (int k = NB_STAT_HF_SPANS; k < NB_STAT_FIRST_MS; ++k)
+            if (s[k] >= 0)
+                printf("  %-20s %.0f\n", nb_stat_name((nb_stat)k), s[k]);
         print_ms(&r, 0);
     }
+    int rc = 0;
+    if (o->out_path && r.poly_mesh && write_polys_obj(o->out_path, r.poly_mesh) != 0) {
+        fprintf(stderr, "navbake: cannot write %s\n", o->out_path);
+        rc = 2;
+    }
     nb_bake_result_release(ctx, &r);
-    return 0;
+    return rc;
+}
+
+/* navbake terrain: a deterministic rolling terrain as an OBJ (benchmarks and tests bake it). */
+static int cmd_terrain(int argc, char** argv)
+{
+    int cells = 330;
+    uint32_t seed = 1;
+    const char* out = NULL;
+    for (int i = 2; i < argc; ++i) {
+        if (strcmp(argv[i], "--cells") == 0 && i + 1 < argc)
+            cells = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc)
+            seed = (uint32_t)strtoul(argv[++i], NULL, 10);
+        else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc)
+            out = argv[++i];
+        else {
+            fprintf(stderr, "navbake terrain: unexpected argument %s\n", argv[i]);
+            return 2;
+        }
+    }
+    if (!out || cells < 1 || cells > 20000) {
+        fprintf(stderr, "navbake terrain: need -o FILE and --cells 1..20000\n");
+        return 2;
+    }
+    nb_obj t;
+    if (nb_terrain_generate(cells, cells, 0.3f, seed, &t) != 0) {
+        fprintf(stderr, "navbake terrain: cannot generate %d x %d cells\n", cells, cells);
+        return 1;
+    }
+    FILE* f = fopen(out, "w");
+    if (!f) {
+        nb_obj_free(&t);
+        fprintf(stderr, "navbake terrain: cannot write %s\n", out);
+        return 2;
+    }
+    fprintf(f, "# navbake terrain: %d x %d cells of 0.3, seed %u\n", cells, cells, seed);
+    for (uint32_t i = 0; i < t.vertex_count; ++i)
+        fprintf(f, "v %.6g %.6g %.6g\n", t.positions[i * 3], t.positions[i * 3 + 1], t.positions[i * 3 + 2]);
+    for (uint32_t i = 0; i < t.triangle_count; ++i)
+        fprintf(f, "f %u %u %u\n", t.indices[i * 3] + 1, t.indices[i * 3 + 1] + 1, t.indices[i * 3 + 2] + 1);
+    const int rc = fclose(f) == 0 ? 0 : 2;
+    nb_obj_free(&t);
+    return rc;
 }
 
 int main(int argc, char** argv)
 {
+    if (argc >= 2 && strcmp(argv[1], "terrain") == 0)
+        return cmd_terrain(argc, argv);
     if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0)) {
         usage(stdout);
         return 0;
@@ -200,7 +293,12 @@ int main(int argc, char** argv)
         usage(stderr);
         return 2;
     }
-    if (strcmp(o.command, "voxels") != 0) {
+    nb_stage stop;
+    if (strcmp(o.command, "voxels") == 0)
+        stop = NB_STAGE_ERODE;
+    else if (strcmp(o.command, "bake") == 0)
+        stop = NB_STAGE_ALL;
+    else {
         fprintf(stderr, "navbake: unknown command '%s'\n", o.command);
         usage(stderr);
         return 2;
@@ -223,7 +321,7 @@ int main(int argc, char** argv)
         nb_context_destroy(ctx);
         return 2;
     }
-    const int rc = cmd_voxels(ctx, &o, &obj);
+    const int rc = cmd_bake(ctx, &o, &obj, stop);
     nb_obj_free(&obj);
     nb_context_destroy(ctx);
     return rc;

@@ -1,52 +1,12 @@
 // The first half of the bake through wasm gives exactly the native tool's counts.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadMesh, loadWasm, meshesDir, runNative, type Mesh, type RawModule } from './helpers';
+import { loadMesh, loadWasm, meshesDir, rawBake, runNative, type Mesh, type RawModule } from './helpers';
 import { resolve } from 'node:path';
 
 const STAGE_ERODE = 4;
 let m: RawModule;
 
-function statNames(): string[] {
-  const n = m._nbw_stat_count();
-  return Array.from({ length: n }, (_, i) => m.UTF8ToString(m._nbw_stat_name(i)));
-}
-
-/** Bakes through the raw exports; returns counts by name or the C error. */
-function bake(mesh: Mesh, config: Record<string, number> = {}, stop = STAGE_ERODE) {
-  const ctx = m._nbw_context_create();
-  const nf = m._nbw_config_field_count();
-  const pPos = m._malloc(mesh.positions.byteLength);
-  const pIdx = m._malloc(mesh.indices.byteLength);
-  const pCfg = m._malloc(nf * 8);
-  try {
-    m.HEAPF32.set(mesh.positions, pPos >> 2);
-    m.HEAPU32.set(mesh.indices, pIdx >> 2);
-    const cfg = new Float64Array(nf);
-    for (let i = 0; i < nf; i++) {
-      const name = m.UTF8ToString(m._nbw_config_field_name(i));
-      if (name in config) cfg[i] = config[name];
-    }
-    m.HEAPF64.set(cfg, pCfg >> 3);
-    const r = m._nbw_bake(ctx, pPos, mesh.positions.length / 3, pIdx, mesh.indices.length / 3, 0, pCfg, stop, 0);
-    if (!r) {
-      return {
-        error: m.UTF8ToString(m._nbw_status_name(m._nbw_status(ctx))),
-        message: m.UTF8ToString(m._nbw_message(ctx)),
-      };
-    }
-    const stats: Record<string, number> = {};
-    statNames().forEach((name, i) => {
-      if (!(name in stats)) stats[name] = m._nbw_result_stat(r, i);
-    });
-    m._nbw_result_free(ctx, r);
-    return { stats };
-  } finally {
-    m._free(pPos);
-    m._free(pIdx);
-    m._free(pCfg);
-    m._nbw_context_destroy(ctx);
-  }
-}
+const bake = (mesh: Mesh, config: Record<string, number> = {}, stop = STAGE_ERODE) => rawBake(m, mesh, config, stop);
 
 beforeAll(async () => {
   m = await loadWasm();

@@ -1,0 +1,586 @@
+/* Region clean-up shared by the partitions: small island removal, merging of small regions, id compaction, and the
+ * layer grouping of the layer partition (seeds 000, 002). */
+#include "region_internal.h"
+
+/* ---- small helpers ----------------------------------------------------------------------------------------- */
+
+nb_status nb_region_check_args(nb_context* ctx, const char* fn, const nb_compact_heightfield* chf, int border_size,
+                               int min_area, int merge_area)
+{
+    if (!ctx || !chf)
+        return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: %s is NULL", fn, !ctx ? "ctx" : "chf");
+    if (border_size < 0)
+        return nb_fail(ctx, NB_ERR_INVALID_ARG, "%s: border_size must be >= 0 (got %d)", fn, border_size);
+    if (min_area < 0)
+        return nb_fail(ctx, NB_ERR_INVALID_ARG, "%s: min_region_area must be >= 0 (got %d)", fn, min_area);
+    if (merge_area < 0)
+        return nb_fail(ctx, NB_ERR_INVALID_ARG, "%s: merge_region_area must be >= 0 (got %d)", fn, merge_area);
+    return NB_OK;
+}
+
+void nb_region_build_neighbours(const nb_compact_heightfield* chf, uint32_t* nbr)
+{
+    const int w = chf->width, h = chf->height;
+    for (int z = 0; z < h; ++z) {
+        for (int x = 0; x < w; ++x) {
+            const int col = x + z * w;
+            const nb_compact_cell c = chf->cells[col];
+            for (uint32_t i = c.index; i < c.index + c.count; ++i) {
+                const nb_compact_span* s = &chf->spans[i];
+                uint32_t* out = nbr + (size_t)i * 4;
+                for (int dir = 0; dir < 4; ++dir)
+                    out[dir] = nb_span_con(s, dir) == NB_NOT_CONNECTED ? NB_NO_SPAN
+                                                                        : nb_region_neighbour(chf, col, s, dir);
+            }
+        }
+    }
+}
+
+static void paint_rect(const nb_compact_heightfield* chf, int x0, int x1, int z0, int z1, uint16_t id, uint16_t* reg)
+{
+    for (int z = z0; z < z1; ++z)
+        for (int x = x0; x < x1; ++x) {
+            const nb_compact_cell c = chf->cells[x + z * chf->width];
+            for (uint32_t i = c.index; i < c.index + c.count; ++i)
+                if (chf->areas[i] != NB_NULL_AREA)
+                    reg[i] = id;
+        }
+}
+
+void nb_region_paint_border(const nb_compact_heightfield* chf, int border_size, uint16_t* reg, uint16_t* next_id)
+{
+    if (border_size <= 0)
+        return;
+    const int w = chf->width, h = chf->height;
+    const int bw = nb_mini(w, border_size), bh = nb_mini(h, border_size);
+    /* One id per strip (-x, +x, -z, +z); the later strips win the corners. */
+    paint_rect(chf, 0, bw, 0, h, (uint16_t)(NB_BORDER_REG | (*next_id)++), reg);
+    paint_rect(chf, w - bw, w, 0, h, (uint16_t)(NB_BORDER_REG | (*next_id)++), reg);
+    paint_rect(chf, 0, w, 0, bh, (uint16_t)(NB_BORDER_REG | (*next_id)++), reg);
+    paint_rect(chf, 0, w, h - bh, h, (uint16_t)(NB_BORDER_REG | (*next_id)++), reg);
+}
+
+/* ---- id lists in one growable pool --------------------------------------------------------------------------
+ * Every region keeps two short lists of region ids (its neighbours around the outline, and the regions sharing a
+ * column with it). They live in one pool: a list that outgrows its slot moves to the end of the pool, so a whole
+ * clean-up costs a handful of allocations however many regions there are. */
+
+typedef struct id_list {
+    uint32_t off, len, cap;
+} id_list;
+
+typedef struct id_pool {
+    nb_context* ctx;
+    uint16_t* data;
+    uint32_t top, cap;
+    size_t failed_bytes; /* size of the allocation that failed, for the message */
+} id_pool;
+
+static int pool_make_room(id_pool* p, uint32_t n)
+{
+    if (p->top + n <= p->cap)
+        return 1;
+    uint32_t cap = p->cap ? p->cap : 256;
+    while (cap < p->top + n && cap < (1u << 30))
+        cap *= 2;
+    uint16_t* data = cap >= p->top + n ? (uint16_t*)nb_alloc(p->ctx, (size_t)cap * sizeof(uint16_t)) : NULL;
+    if (!data) {
+        p->failed_bytes = (size_t)cap * sizeof(uint16_t);
+        return 0;
+    }
+    if (p->top)
+        memcpy(data, p->data, (size_t)p->top * sizeof(uint16_t));
+    nb_free(p->ctx, p->data);
+    p->data = data;
+    p->cap = cap;
+    return 1;
+}
+
+/* A fresh slot of at least `cap` entries (the list is then empty); 0 when out of memory. */
+static int list_alloc(id_pool* p, id_list* l, uint32_t cap)
+{
+    if (cap < 4)
+        cap = 4;
+    if (!pool_make_room(p, cap))
+        return 0;
+    l->off = p->top;
+    l->len = 0;
+    l->cap = cap;
+    p->top += cap;
+    return 1;
+}
+
+static int list_push(id_pool* p, id_list* l, uint16_t v)
+{
+    if (l->len == l->cap) {
+        id_list moved;
+        if (!list_alloc(p, &moved, l->cap * 2))
+            return 0;
+        if (l->len)
+            memcpy(p->data + moved.off, p->data + l->off, (size_t)l->len * sizeof(uint16_t));
+        moved.len = l->len;
+        *l = moved;
+    }
+    p->data[l->off + l->len++] = v;
+    return 1;
+}
+
+static int list_has(const id_pool* p, const id_list* l, uint16_t v)
+{
+    const uint16_t* d = p->data + l->off;
+    for (uint32_t k = 0; k < l->len; ++k)
+        if (d[k] == v)
+            return 1;
+    return 0;
+}
+
+static uint32_t list_count(const id_pool* p, const id_list* l, uint16_t v)
+{
+    const uint16_t* d = p->data + l->off;
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < l->len; ++k)
+        n += d[k] == v;
+    return n;
+}
+
+static int list_add_unique(id_pool* p, id_list* l, uint16_t v)
+{
+    return list_has(p, l, v) ? 1 : list_push(p, l, v);
+}
+
+/* The neighbour list is a cyclic sequence around the outline: collapse runs of one id (also across the wrap),
+ * keeping at least one entry. */
+static void list_collapse_runs(id_pool* p, id_list* l)
+{
+    uint16_t* d = p->data + l->off;
+    uint32_t k = 0;
+    while (k < l->len && l->len > 1) {
+        const uint32_t next = (k + 1) % l->len;
+        if (d[k] == d[next]) {
+            memmove(d + k, d + k + 1, (size_t)(l->len - k - 1) * sizeof(uint16_t));
+            --l->len;
+        } else {
+            ++k;
+        }
+    }
+}
+
+/* ---- regions ------------------------------------------------------------------------------------------------- */
+
+typedef struct region {
+    uint32_t span_count;
+    uint16_t id;          /* current id; regions merged into another take its id */
+    uint8_t area;
+    uint8_t overlap;      /* the region has two spans in one column */
+    uint8_t visited;
+    uint8_t touches_tile; /* borders a NB_BORDER_REG region (layers) */
+    id_list conns;        /* neighbour ids in order around the outline (0 = no region) */
+    id_list floors;       /* ids of regions sharing a column with this one */
+} region;
+
+/* Region on the other side of the edge of span i (column col) towards dir; 0 without a link. */
+static inline uint16_t across(const nb_compact_heightfield* chf, const uint16_t* reg, int col, uint32_t i, int dir)
+{
+    const nb_compact_span* s = &chf->spans[i];
+    if (nb_span_con(s, dir) == NB_NOT_CONNECTED)
+        return 0;
+    return reg[nb_region_neighbour(chf, col, s, dir)];
+}
+
+/* Walks the outline of the region of span i edge by edge, starting at its edge towards dir, and records the
+ * cyclic sequence of regions met on the other side (0 = no region). Holes are not visited. */
+static int walk_outline(const nb_compact_heightfield* chf, const uint16_t* reg, id_pool* pool, id_list* out, int x,
+                        int z, uint32_t i, int dir)
+{
+    const int w = chf->width;
+    const uint32_t start = i;
+    const int start_dir = dir;
+    uint16_t cur = across(chf, reg, x + z * w, i, dir);
+    if (!list_push(pool, out, cur))
+        return 0;
+    /* Each (span, direction) state occurs once on a closed walk; the bound only guards against odd link data. */
+    const uint64_t max_steps = (uint64_t)chf->span_count * 4 + 4;
+    for (uint64_t step = 0; step < max_steps; ++step) {
+        const nb_compact_span* s = &chf->spans[i];
+        const int linked = nb_span_con(s, dir) != NB_NOT_CONNECTED;
+        const uint32_t ni = linked ? nb_region_neighbour(chf, x + z * w, s, dir) : NB_NO_SPAN;
+        const uint16_t r = linked ? reg[ni] : 0;
+        if (r != reg[i]) {
+            if (r != cur) {
+                cur = r;
+                if (!list_push(pool, out, cur))
+                    return 0;
+            }
+            dir = (dir + 1) & 3; /* an outline edge: go on with the span's next edge (clockwise, x right, z up) */
+        } else {
+            x += nb_dir_offset_x(dir);
+            z += nb_dir_offset_z(dir);
+            i = ni;
+            dir = (dir + 3) & 3; /* stepped along the region: look back counter-clockwise for the wall */
+        }
+        if (i == start && dir == start_dir)
+            break;
+    }
+    list_collapse_runs(pool, out);
+    return 1;
+}
+
+/* Could b be merged into a (looked at from a)? Same area, touching along one stretch of outline only, never
+ * stacked above each other. */
+static int can_merge(const id_pool* p, const region* a, const region* b)
+{
+    if (a->area != b->area)
+        return 0;
+    if (list_count(p, &a->conns, b->id) > 1)
+        return 0;
+    return !list_has(p, &a->floors, b->id);
+}
+
+/* Absorbs b into a: a's outline is spliced with b's at their shared stretch. Returns 0 when they do not list each
+ * other as neighbours (nothing changes), -1 when out of memory. */
+static int absorb(id_pool* p, region* a, region* b)
+{
+    const uint16_t aid = a->id, bid = b->id;
+    uint32_t at_a = UINT32_MAX, at_b = UINT32_MAX;
+    for (uint32_t k = 0; k < a->conns.len && at_a == UINT32_MAX; ++k)
+        if (p->data[a->conns.off + k] == bid)
+            at_a = k;
+    for (uint32_t k = 0; k < b->conns.len && at_b == UINT32_MAX; ++k)
+        if (p->data[b->conns.off + k] == aid)
+            at_b = k;
+    if (at_a == UINT32_MAX || at_b == UINT32_MAX)
+        return 0;
+    /* a's sequence after b, then b's sequence after a. Growing the pool keeps every slot at its offset, so make
+     * room first, then read the old slots by offset. */
+    const id_list old_a = a->conns, old_b = b->conns;
+    id_list merged;
+    if (!list_alloc(p, &merged, old_a.len + old_b.len))
+        return -1;
+    uint16_t* dst = p->data + merged.off;
+    for (uint32_t k = 1; k < old_a.len; ++k)
+        dst[merged.len++] = p->data[old_a.off + (at_a + k) % old_a.len];
+    for (uint32_t k = 1; k < old_b.len; ++k)
+        dst[merged.len++] = p->data[old_b.off + (at_b + k) % old_b.len];
+    a->conns = merged;
+    list_collapse_runs(p, &a->conns);
+    for (uint32_t k = 0; k < b->floors.len; ++k)
+        if (!list_add_unique(p, &a->floors, p->data[b->floors.off + k]))
+            return -1;
+    a->span_count += b->span_count;
+    b->span_count = 0;
+    b->conns.len = 0;
+    return 1;
+}
+
+static void rename_neighbour(id_pool* p, region* r, uint16_t old_id, uint16_t new_id)
+{
+    int changed = 0;
+    uint16_t* c = p->data + r->conns.off;
+    for (uint32_t k = 0; k < r->conns.len; ++k)
+        if (c[k] == old_id) {
+            c[k] = new_id;
+            changed = 1;
+        }
+    uint16_t* f = p->data + r->floors.off;
+    for (uint32_t k = 0; k < r->floors.len; ++k)
+        if (f[k] == old_id)
+            f[k] = new_id;
+    if (changed)
+        list_collapse_runs(p, &r->conns);
+}
+
+static int touches_null(const id_pool* p, const region* r) { return list_has(p, &r->conns, 0); }
+
+/* Gives the surviving ids 1..n in order of their lowest provisional id, skipping ids that hold no spans, and
+ * rewrites reg (tile border regions keep their flagged ids). Returns n. map needs nreg entries. */
+static uint16_t compact_ids(nb_compact_heightfield* chf, region* regions, uint32_t nreg, uint16_t* reg,
+                            uint32_t* totals, uint16_t* map)
+{
+    memset(totals, 0, (size_t)nreg * sizeof(uint32_t));
+    memset(map, 0, (size_t)nreg * sizeof(uint16_t));
+    for (uint32_t r = 0; r < nreg; ++r)
+        if (regions[r].id && regions[r].id < nreg)
+            totals[regions[r].id] += regions[r].span_count;
+    uint16_t n = 0;
+    for (uint32_t r = 0; r < nreg; ++r) {
+        const uint16_t id = regions[r].id;
+        if (id && id < nreg && !map[id] && totals[id])
+            map[id] = ++n;
+    }
+    for (uint32_t i = 0; i < chf->span_count; ++i) {
+        const uint16_t r = reg[i];
+        if (r & NB_BORDER_REG)
+            continue;
+        const uint16_t id = r < nreg ? regions[r].id : 0;
+        reg[i] = id && id < nreg ? map[id] : 0;
+    }
+    return n;
+}
+
+/* ---- watershed / monotone clean-up --------------------------------------------------------------------------- */
+
+nb_status nb_region_merge_and_filter(nb_context* ctx, const char* fn, nb_compact_heightfield* chf, uint16_t* reg,
+                                     uint16_t id_count, int min_area, int merge_area)
+{
+    const uint32_t nreg = id_count;
+    nb_status st = NB_OK;
+    id_pool pool = { ctx, NULL, 0, 0, 0 };
+    region* regions = (region*)nb_calloc(ctx, nreg, sizeof(region));
+    uint16_t* stack = (uint16_t*)nb_alloc(ctx, (size_t)nreg * sizeof(uint16_t));
+    uint16_t* group = (uint16_t*)nb_alloc(ctx, (size_t)nreg * sizeof(uint16_t));
+    uint32_t* totals = (uint32_t*)nb_alloc(ctx, (size_t)nreg * sizeof(uint32_t));
+    if (!regions || !stack || !group || !totals) {
+        st = nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "%s: out of memory 'regions' (%u)", fn, nreg);
+        goto cleanup;
+    }
+    for (uint32_t r = 0; r < nreg; ++r)
+        regions[r].id = (uint16_t)r;
+
+    /* ---- span counts, stacked regions, and each region's outline neighbours ---- */
+    const int w = chf->width, h = chf->height;
+    for (int z = 0; z < h; ++z) {
+        for (int x = 0; x < w; ++x) {
+            const nb_compact_cell c = chf->cells[x + z * w];
+            for (uint32_t i = c.index; i < c.index + c.count; ++i) {
+                const uint16_t r = reg[i];
+                if (r == 0 || r >= nreg)
+                    continue;
+                region* rg = &regions[r];
+                ++rg->span_count;
+                for (uint32_t j = c.index; j < c.index + c.count; ++j) {
+                    const uint16_t other = reg[j];
+                    if (j == i || other == 0 || other >= nreg)
+                        continue;
+                    if (other == r)
+                        rg->overlap = 1;
+                    if (!list_add_unique(&pool, &rg->floors, other))
+                        goto oom;
+                }
+                if (rg->conns.len > 0)
+                    continue; /* outline already walked */
+                rg->area = chf->areas[i];
+                for (int dir = 0; dir < 4; ++dir) {
+                    if (across(chf, reg, x + z * w, i, dir) != r) {
+                        if (!walk_outline(chf, reg, &pool, &rg->conns, x, z, i, dir))
+                            goto oom;
+                        break;
+                    }
+                }
+            }
+        }
+    }
+
+    /* ---- drop islands: connected groups of regions below min_area, unless a group reaches the tile border
+     * (its true size lies partly in the next tile) ---- */
+    for (uint32_t r = 1; r < nreg; ++r) {
+        region* rg = &regions[r];
+        if (rg->id == 0 || rg->span_count == 0 || rg->visited)
+            continue;
+        uint32_t nstack = 0, ngroup = 0;
+        uint64_t total = 0;
+        int tile_border = 0;
+        rg->visited = 1;
+        stack[nstack++] = (uint16_t)r;
+        while (nstack) {
+            const region* cur = &regions[stack[--nstack]];
+            total += cur->span_count;
+            group[ngroup++] = cur->id;
+            const uint16_t* nb = pool.data + cur->conns.off;
+            for (uint32_t k = 0; k < cur->conns.len; ++k) {
+                if (nb[k] & NB_BORDER_REG) {
+                    tile_border = 1;
+                    continue;
+                }
+                region* n = &regions[nb[k]];
+                if (n->visited || n->id == 0)
+                    continue;
+                n->visited = 1;
+                stack[nstack++] = n->id;
+            }
+        }
+        if (total < (uint64_t)min_area && !tile_border)
+            for (uint32_t k = 0; k < ngroup; ++k) {
+                regions[group[k]].span_count = 0;
+                regions[group[k]].id = 0;
+            }
+    }
+
+    /* ---- merge small regions (and regions enclosed by others) into their smallest neighbour, until stable ---- */
+    for (int merged_any = 1; merged_any;) {
+        merged_any = 0;
+        for (uint32_t r = 1; r < nreg; ++r) {
+            region* rg = &regions[r];
+            if (rg->id == 0 || rg->overlap || rg->span_count == 0)
+                continue;
+            if (rg->span_count > (uint32_t)merge_area && touches_null(&pool, rg))
+                continue;
+            uint32_t smallest = UINT32_MAX;
+            uint16_t target = rg->id;
+            const uint16_t* nb = pool.data + rg->conns.off;
+            for (uint32_t k = 0; k < rg->conns.len; ++k) {
+                if (nb[k] & NB_BORDER_REG)
+                    continue;
+                const region* m = &regions[nb[k]];
+                if (m->id == 0 || m->overlap)
+                    continue;
+                if (m->span_count < smallest && can_merge(&pool, rg, m) && can_merge(&pool, m, rg)) {
+                    smallest = m->span_count;
+                    target = m->id;
+                }
+            }
+            if (target == rg->id)
+                continue;
+            const uint16_t old_id = rg->id;
+            const int done = absorb(&pool, &regions[target], rg);
+            if (done < 0)
+                goto oom;
+            if (done == 0)
+                continue;
+            for (uint32_t k = 1; k < nreg; ++k) {
+                region* o = &regions[k];
+                if (o->id == 0)
+                    continue;
+                if (o->id == old_id)
+                    o->id = target; /* also those merged into the old region earlier */
+                rename_neighbour(&pool, o, old_id, target);
+            }
+            merged_any = 1;
+        }
+    }
+
+    chf->max_regions = (uint16_t)(compact_ids(chf, regions, nreg, reg, totals, group) + 1);
+    goto cleanup;
+
+oom:
+    st = nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "%s: out of memory 'region lists' (%zu bytes)", fn, pool.failed_bytes);
+cleanup:
+    nb_free(ctx, pool.data);
+    nb_free(ctx, regions);
+    nb_free(ctx, stack);
+    nb_free(ctx, group);
+    nb_free(ctx, totals);
+    return st;
+}
+
+/* ---- layer grouping ------------------------------------------------------------------------------------------- */
+
+nb_status nb_region_merge_layers(nb_context* ctx, const char* fn, nb_compact_heightfield* chf, uint16_t* reg,
+                                 uint16_t id_count, int min_area)
+{
+    const uint32_t nreg = id_count;
+    nb_status st = NB_OK;
+    id_pool pool = { ctx, NULL, 0, 0, 0 };
+    uint16_t* column = NULL;
+    region* regions = (region*)nb_calloc(ctx, nreg, sizeof(region));
+    uint16_t* queue = (uint16_t*)nb_alloc(ctx, (size_t)nreg * sizeof(uint16_t));
+    uint16_t* map = (uint16_t*)nb_alloc(ctx, (size_t)nreg * sizeof(uint16_t));
+    uint32_t* totals = (uint32_t*)nb_alloc(ctx, (size_t)nreg * sizeof(uint32_t));
+    if (!regions || !queue || !map || !totals) {
+        st = nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "%s: out of memory 'regions' (%u)", fn, nreg);
+        goto cleanup;
+    }
+    const int w = chf->width, h = chf->height;
+    uint32_t tallest = 1;
+    for (int col = 0; col < w * h; ++col)
+        tallest = chf->cells[col].count > tallest ? chf->cells[col].count : tallest;
+    column = (uint16_t*)nb_alloc(ctx, (size_t)tallest * sizeof(uint16_t));
+    if (!column) {
+        st = nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "%s: out of memory 'column' (%u)", fn, tallest);
+        goto cleanup;
+    }
+
+    /* ---- neighbours (unique, unordered) and the regions stacked in each column ---- */
+    for (int z = 0; z < h; ++z) {
+        for (int x = 0; x < w; ++x) {
+            const int col = x + z * w;
+            const nb_compact_cell c = chf->cells[col];
+            uint32_t ncol = 0;
+            for (uint32_t i = c.index; i < c.index + c.count; ++i) {
+                const uint16_t r = reg[i];
+                if (r == 0 || r >= nreg)
+                    continue;
+                region* rg = &regions[r];
+                ++rg->span_count;
+                rg->area = chf->areas[i];
+                column[ncol++] = r;
+                const nb_compact_span* s = &chf->spans[i];
+                for (int dir = 0; dir < 4; ++dir) {
+                    if (nb_span_con(s, dir) == NB_NOT_CONNECTED)
+                        continue;
+                    const uint16_t o = reg[nb_region_neighbour(chf, col, s, dir)];
+                    if (o > 0 && o < nreg && o != r && !list_add_unique(&pool, &rg->conns, o))
+                        goto oom;
+                    if (o & NB_BORDER_REG)
+                        rg->touches_tile = 1;
+                }
+            }
+            for (uint32_t a = 0; a + 1 < ncol; ++a)
+                for (uint32_t b = a + 1; b < ncol; ++b)
+                    if (column[a] != column[b]) {
+                        if (!list_add_unique(&pool, &regions[column[a]].floors, column[b]) ||
+                            !list_add_unique(&pool, &regions[column[b]].floors, column[a]))
+                            goto oom;
+                    }
+        }
+    }
+
+    /* ---- grow layers breadth-first from each unvisited region; a neighbour joins unless it shares a column with
+     * what the layer already holds. The root collects the members' spans and stacked regions. ---- */
+    for (uint32_t r = 0; r < nreg; ++r)
+        regions[r].id = 0;
+    uint32_t layer = 1;
+    for (uint32_t r = 1; r < nreg; ++r) {
+        region* root = &regions[r];
+        if (root->id != 0 || root->span_count == 0)
+            continue;
+        root->id = (uint16_t)layer;
+        uint32_t head = 0, tail = 0;
+        queue[tail++] = (uint16_t)r;
+        while (head < tail) {
+            const region* cur = &regions[queue[head++]];
+            for (uint32_t k = 0; k < cur->conns.len; ++k) {
+                const uint16_t ni = pool.data[cur->conns.off + k];
+                region* n = &regions[ni];
+                if (n->id != 0 || n->area != cur->area)
+                    continue;
+                if (list_has(&pool, &root->floors, ni))
+                    continue;
+                queue[tail++] = ni;
+                n->id = (uint16_t)layer;
+                for (uint32_t f = 0; f < n->floors.len; ++f)
+                    if (!list_add_unique(&pool, &root->floors, pool.data[n->floors.off + f]))
+                        goto oom;
+                root->span_count += n->span_count;
+                n->span_count = 0;
+                root->touches_tile |= n->touches_tile;
+            }
+        }
+        ++layer;
+    }
+
+    /* ---- drop small layers (the roots hold the layer totals) ---- */
+    for (uint32_t r = 1; r < nreg; ++r) {
+        const region* rg = &regions[r];
+        if (rg->span_count > 0 && rg->span_count < (uint32_t)min_area && !rg->touches_tile) {
+            const uint16_t dead = rg->id;
+            for (uint32_t k = 1; k < nreg; ++k)
+                if (regions[k].id == dead)
+                    regions[k].id = 0;
+        }
+    }
+
+    /* Layer ids run 1..layer-1 <= nreg-1, and each layer id is the id of its root: compact_ids applies. */
+    chf->max_regions = (uint16_t)(compact_ids(chf, regions, nreg, reg, totals, map) + 1);
+    goto cleanup;
+
+oom:
+    st = nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "%s: out of memory 'region lists' (%zu bytes)", fn, pool.failed_bytes);
+cleanup:
+    nb_free(ctx, pool.data);
+    nb_free(ctx, column);
+    nb_free(ctx, regions);
+    nb_free(ctx, queue);
+    nb_free(ctx, map);
+    nb_free(ctx, totals);
+    return st;
+}
