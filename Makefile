@@ -24,10 +24,11 @@ TEST_BIN   := $(patsubst tests/c/%.c,$(BUILD)/asan/%,$(TEST_SRC))
 
 WASM_JS    := $(BUILD)/wasm/navbake.mjs
 WASM_OBJ   := $(patsubst c/src/%.c,$(BUILD)/wasm-obj/%.o,$(LIB_SRC) c/src/wasm_api.c)
-# Compile -O3 per file, link at -O1, then run wasm-opt -O3 ourselves with one-caller inlining capped: at -O3
-# the link step inlines every single-caller stage into one giant bake function, which V8 compiles much
-# worse (measured: stages 1.3-1.8x slower). Capped, each stage stays its own function.
-WASM_CFLAGS := -O3 -msimd128
+# Compile to LLVM bitcode (-O3 -flto: cross-file inlining, e.g. polygon lookups inside A*: 1.4x the query
+# rate), link at -O1, then run wasm-opt -O3 ourselves with one-caller inlining capped: at -O3 the link step
+# inlines every single-caller stage into one giant bake function, which V8 compiles much worse (measured:
+# stages 1.3-1.8x slower). Capped, each stage stays its own function.
+WASM_CFLAGS := -O3 -flto -msimd128
 WASM_OPT   := wasm-opt -O3 --one-caller-inline-max-function-size=100
 WASM_FLAGS := -O1 -sMODULARIZE=1 -sEXPORT_ES6=1 -sEXPORT_NAME=createNavBake \
               -sENVIRONMENT=web,worker -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=4GB -sFILESYSTEM=0 \
@@ -117,6 +118,7 @@ test-web: $(WASM_JS) $(BUILD)/navbake node_modules/.npm-ok
 
 bench: native wasm node_modules/.npm-ok
 	node bench/stages.mjs
+	node bench/queries.mjs
 
 clean:
 	rm -rf $(BUILD)

@@ -46,7 +46,11 @@ extern "C" {
     X(NB_ERR_OUT_OF_MEMORY, "out of memory")                                                   \
     X(NB_ERR_TOO_LARGE, "the input is too large for the grid or the data format")              \
     X(NB_ERR_BUFFER_TOO_SMALL, "the output buffer is too small")                               \
-    X(NB_ERR_CANCELLED, "cancelled by the progress callback")
+    X(NB_ERR_CANCELLED, "cancelled by the progress callback")                                  \
+    X(NB_ERR_CORRUPT, "the data is corrupt or truncated")                                      \
+    X(NB_ERR_VERSION, "the data was written by an incompatible format version")                \
+    X(NB_ERR_NOT_FOUND, "no such tile or polygon")                                             \
+    X(NB_ERR_ALREADY_EXISTS, "a tile already occupies that position")
 
 typedef enum nb_status {
 #define NB_STATUS_ENUM_(name, str) name,
@@ -564,6 +568,229 @@ nb_status nb_bake(nb_context* ctx, const nb_bake_input* input, const nb_config* 
                   unsigned keep, nb_bake_result* out);
 /* Frees everything the result holds and zeroes it. Accepts a zeroed or already released result. */
 void nb_bake_result_release(nb_context* ctx, nb_bake_result* result);
+
+/* ================================================================================================ */
+/* Runtime: tile data, navmesh, queries (the Detour half)                                           */
+/* ================================================================================================ */
+
+/* A polygon reference: salt (5 bits) | tile slot (12 bits) | polygon index (15 bits); 0 = no polygon.
+ * Slots are 1..NB_MAX_TILES. A reference stays valid while its tile stays in the navmesh; once the tile is
+ * removed or replaced its references are rejected (NB_ERR_NOT_FOUND): the slot's salt changes on reuse (a
+ * reference can only alias after 32 reuses of one slot). */
+typedef uint32_t nb_poly_ref;
+#define NB_POLY_BITS 15
+#define NB_TILE_BITS 12
+#define NB_SALT_BITS 5
+#define NB_MAX_POLYS_PER_TILE (1 << NB_POLY_BITS) /* 32768 polygons, off-mesh links included */
+#define NB_MAX_TILES ((1u << NB_TILE_BITS) - 1)  /* 4095 */
+
+/* An off-mesh connection (a jump, a ladder, a teleporter): a link from `start` to `end` that paths may
+ * take. Each end attaches to the nearest polygon within `radius` (in xz) and walkable_climb (in y). */
+typedef struct nb_offmesh_link {
+    float start[3], end[3];
+    float radius;          /* [world] > 0 */
+    uint16_t flags;        /* polygon flags for include/exclude filters; 0 = 1 */
+    uint8_t area;          /* area id 1..63 (costs); 0 = NB_WALKABLE_AREA */
+    uint8_t bidirectional; /* 0 = start to end only, 1 = both ways */
+    uint32_t user_id;
+} nb_offmesh_link;
+
+/* What a tile is made of. The tile's world bounds are the polygon mesh's bounds (without its border). */
+typedef struct nb_tile_params {
+    const nb_poly_mesh* poly_mesh;     /* required, npolys >= 0 */
+    const nb_poly_mesh_detail* detail; /* optional: NULL = flat polygons */
+    const nb_offmesh_link* links;      /* optional */
+    uint32_t link_count;
+    int32_t tile_x, tile_z;            /* grid position (0, 0 for a solo bake) */
+    float walkable_height, walkable_radius, walkable_climb; /* [world] agent, recorded for queries */
+} nb_tile_params;
+
+/* Packs a tile into one self-describing little-endian blob (format in docs/FORMAT.md: magic, version,
+ * sizes, CRC32, vertices, polygons, detail mesh, BV tree, off-mesh links). *data is allocated through ctx
+ * and freed with nb_bytes_free; the same params give the same bytes. Off-mesh links are stored in the tile
+ * whose xz bounds (inclusive) contain their start; the others are skipped. Statuses: NB_OK, NB_ERR_NULL_ARG,
+ * NB_ERR_INVALID_ARG (nvp, vertex or neighbour codes, area ids, a detail mesh that does not fit the polygons,
+ * a link's radius/area/bidirectional), NB_ERR_NONFINITE, NB_ERR_TOO_LARGE (more than NB_MAX_POLYS_PER_TILE
+ * polygons or 65534 vertices, links included), NB_ERR_OUT_OF_MEMORY. */
+nb_status nb_tile_build(nb_context* ctx, const nb_tile_params* params, uint8_t** data, size_t* size);
+/* Checks a blob: magic, version, every size, count, offset and index, and the CRC. Never reads outside
+ * [data, data + size). Statuses: NB_OK, NB_ERR_NULL_ARG, NB_ERR_CORRUPT, NB_ERR_VERSION. */
+nb_status nb_tile_validate(nb_context* ctx, const uint8_t* data, size_t size);
+/* Reads the grid position of a valid blob. */
+nb_status nb_tile_position(nb_context* ctx, const uint8_t* data, size_t size, int32_t* tile_x, int32_t* tile_z);
+/* Frees memory handed out by nb_tile_build, nb_navmesh_save and nb_navmesh_save_tile. Accepts NULL. */
+void nb_bytes_free(nb_context* ctx, void* data);
+
+/* Bakes triangles into one tile blob: nb_bake + nb_tile_build, with the agent sizes of the resolved config.
+ * For a tiled world pass the tile's bounds and border in `input`, and its grid position. stats (optional)
+ * receives the bake's statistics. Statuses: those of nb_bake and nb_tile_build. */
+nb_status nb_bake_tile(nb_context* ctx, const nb_bake_input* input, const nb_config* config,
+                       const nb_offmesh_link* links, uint32_t link_count, int32_t tile_x, int32_t tile_z,
+                       uint8_t** data, size_t* size, double stats[NB_STAT_COUNT]);
+
+/* ---- navmesh: tiles on an (x, z) grid ---- */
+
+typedef struct nb_navmesh nb_navmesh;
+
+/* Bakes a whole navmesh in this thread: one tile when config->tile_size is 0, else a grid of tile_size x
+ * tile_size-cell tiles over the mesh bounds, each baked with a border of walkable_radius + 3 cells from the
+ * triangles overlapping it; tiles without polygons are skipped. Off-mesh links go to the tile holding their
+ * start. The navmesh's origin is the bounds' minimum corner. Statuses: those of nb_bake and
+ * nb_navmesh_add_tile, NB_ERR_TOO_LARGE (more than NB_MAX_TILES tiles). */
+nb_status nb_bake_navmesh(nb_context* ctx, const nb_bake_input* input, const nb_config* config,
+                          const nb_offmesh_link* links, uint32_t link_count, nb_navmesh** out);
+
+typedef struct nb_navmesh_params {
+    float origin[3];             /* world position of tile (0, 0)'s minimum corner */
+    float tile_width, tile_depth; /* [world] tile size along x and z (a solo bake: any positive value) */
+    uint32_t max_tiles;          /* 1..NB_MAX_TILES; 0 = NB_MAX_TILES */
+} nb_navmesh_params;
+
+/* Creates an empty navmesh. It keeps using ctx's allocator: pass the same ctx to every call on it, and
+ * destroy it before the ctx. Statuses: NB_OK, NB_ERR_NULL_ARG, NB_ERR_INVALID_ARG (tile sizes <= 0, max_tiles
+ * above NB_MAX_TILES), NB_ERR_NONFINITE, NB_ERR_OUT_OF_MEMORY. */
+nb_status nb_navmesh_create(nb_context* ctx, const nb_navmesh_params* params, nb_navmesh** out);
+void nb_navmesh_destroy(nb_context* ctx, nb_navmesh* nav);
+/* Adds a tile (the blob is validated, then copied: the caller keeps its bytes). Its polygons are linked to
+ * those of the four neighbouring tiles along the shared border (edges overlapping in xz within a small
+ * tolerance and in y within the tiles' walkable_climb, both directions), and its off-mesh links are
+ * attached: each end to the nearest ground polygon within the link's radius (xz) and walkable_climb (y), the
+ * start in this tile, the end in this tile or the neighbour its end lies in (whichever of the two is added
+ * second makes that connection, and removing either undoes it). Statuses: NB_OK, NB_ERR_NULL_ARG, NB_ERR_CORRUPT, NB_ERR_VERSION, NB_ERR_ALREADY_EXISTS (a tile
+ * at that position), NB_ERR_TOO_LARGE (max_tiles reached), NB_ERR_OUT_OF_MEMORY; on failure the navmesh is
+ * unchanged. */
+nb_status nb_navmesh_add_tile(nb_context* ctx, nb_navmesh* nav, const uint8_t* data, size_t size);
+/* Removes the tile at (tile_x, tile_z) and unlinks its neighbours (border links and off-mesh links into it); its
+ * refs become stale. NB_ERR_NULL_ARG, NB_ERR_NOT_FOUND when there is none. */
+nb_status nb_navmesh_remove_tile(nb_context* ctx, nb_navmesh* nav, int32_t tile_x, int32_t tile_z);
+/* The blob of a tile (owned by the navmesh, valid until the tile is removed). NB_ERR_NULL_ARG, NB_ERR_NOT_FOUND
+ * (no message: there is no context). */
+nb_status nb_navmesh_tile_data(const nb_navmesh* nav, int32_t tile_x, int32_t tile_z, const uint8_t** data,
+                               size_t* size);
+uint32_t nb_navmesh_tile_count(const nb_navmesh* nav);
+const nb_navmesh_params* nb_navmesh_get_params(const nb_navmesh* nav);
+/* Polygon accessors for drawing and tests. NB_ERR_NOT_FOUND for a stale or invalid ref (no message: there is no
+ * context). verts receives up to NB_MAX_VERTS_PER_POLY xyz triples (off-mesh links: their two end points); every
+ * output is optional. */
+nb_status nb_navmesh_poly(const nb_navmesh* nav, nb_poly_ref ref, float* verts, int32_t* vert_count,
+                          uint8_t* area, uint16_t* flags, int* is_offmesh);
+/* Every polygon ref of the navmesh, in tile-slot order then polygon order. With refs NULL or capacity too
+ * small: NB_ERR_BUFFER_TOO_SMALL and *count = the number needed. */
+nb_status nb_navmesh_poly_refs(nb_context* ctx, const nb_navmesh* nav, nb_poly_ref* refs, uint32_t capacity,
+                               uint32_t* count);
+/* Changes a polygon's flags (e.g. to close a door); the tile's blob and checksum follow, so nb_navmesh_tile_data
+ * and nb_navmesh_save hand out the new flags. NB_ERR_NULL_ARG, NB_ERR_NOT_FOUND. */
+nb_status nb_navmesh_set_poly_flags(nb_context* ctx, nb_navmesh* nav, nb_poly_ref ref, uint16_t flags);
+
+/* Save/load a whole navmesh: a header (magic, version, params, tile count, CRC) followed by each tile blob,
+ * length-prefixed, so a game can stream single tiles. Tiles are written sorted by (tile_z, tile_x): the same
+ * navmesh gives the same bytes whatever order its tiles were added in, and save -> load -> save is
+ * byte-identical. The loader checks every count, offset and checksum and rebuilds the links: a corrupt or
+ * truncated file gives NB_ERR_CORRUPT (or NB_ERR_VERSION) and never reads out of bounds.
+ * save: NB_OK, NB_ERR_NULL_ARG, NB_ERR_TOO_LARGE, NB_ERR_OUT_OF_MEMORY (*data freed with nb_bytes_free).
+ * load: NB_OK, NB_ERR_NULL_ARG, NB_ERR_CORRUPT, NB_ERR_VERSION, NB_ERR_OUT_OF_MEMORY; *out is NULL on failure. */
+nb_status nb_navmesh_save(nb_context* ctx, const nb_navmesh* nav, uint8_t** data, size_t* size);
+nb_status nb_navmesh_load(nb_context* ctx, const uint8_t* data, size_t size, nb_navmesh** out);
+
+/* ---- queries ---- */
+
+/* Which polygons a query may use and what each area costs (cost multiplies the distance travelled). */
+typedef struct nb_query_filter {
+    float area_cost[64];    /* >= 0; default 1 */
+    uint16_t include_flags; /* a polygon is usable when (flags & include) != 0 ... */
+    uint16_t exclude_flags; /* ... and (flags & exclude) == 0 */
+} nb_query_filter;
+void nb_query_filter_init(nb_query_filter* filter); /* costs 1, include 0xffff, exclude 0 */
+
+typedef struct nb_query nb_query;
+
+/* A query object owns its node pool (max_nodes search nodes, 0 = 2048) and scratch; queries never
+ * allocate. It reads the navmesh: keep the navmesh alive and do not change it while a query runs. */
+nb_status nb_query_create(nb_context* ctx, const nb_navmesh* nav, uint32_t max_nodes, nb_query** out);
+void nb_query_destroy(nb_context* ctx, nb_query* q);
+
+/* Every query reports failures (NULL args, NaN/inf input, invalid or stale refs) through the context the query
+ * was created with; "nothing found" is not a failure: refs come back 0 and counts 0. */
+
+/* Nearest polygon whose bounds overlap the box center +- half_extents; *ref = 0 when none. nearest (optional)
+ * receives the closest point on it (center itself when none). A point within walkable_climb above or below a
+ * polygon counts as on it (distance 0). Off-mesh links are never returned. */
+nb_status nb_query_find_nearest_poly(nb_query* q, const float center[3], const float half_extents[3],
+                                     const nb_query_filter* filter, nb_poly_ref* ref, float nearest[3]);
+
+/* A* over polygons from start_ref to end_ref (positions on them). path receives at most max_path refs.
+ * When end_ref cannot be reached (or the node pool runs out first) the path ends at the reachable polygon
+ * closest to `end` and *partial = 1. A corridor longer than max_path is cut to its first max_path polygons,
+ * also with *partial = 1. partial is optional. */
+nb_status nb_query_find_path(nb_query* q, nb_poly_ref start_ref, nb_poly_ref end_ref, const float start[3],
+                             const float end[3], const nb_query_filter* filter, nb_poly_ref* path,
+                             int32_t* path_count, int32_t max_path, int* partial);
+
+#define NB_STRAIGHT_AREA_CROSSINGS 1 /* add a point where the path enters another area */
+#define NB_STRAIGHT_ALL_CROSSINGS 2  /* add a point at every polygon edge crossed */
+#define NB_STRAIGHT_POINT_START 1    /* point flags */
+#define NB_STRAIGHT_POINT_END 2
+#define NB_STRAIGHT_POINT_OFFMESH 4
+/* String-pulls a polygon corridor into points (funnel algorithm). points: max_points xyz; flags and refs
+ * optional. start and end are clamped onto the first and last polygons (heights from the detail surface).
+ * refs[i] is the polygon entered at point i (0 for the end point). An off-mesh link gives two points, both
+ * flagged NB_STRAIGHT_POINT_OFFMESH: its start (ref = the link's polygon) and its end (ref = the polygon it
+ * lands on). More points than max_points: the first max_points are written and NB_OK is returned (check
+ * whether the last one has NB_STRAIGHT_POINT_END). NB_ERR_NOT_FOUND for a stale ref, NB_ERR_INVALID_ARG when
+ * two consecutive polygons are not neighbours. */
+nb_status nb_query_straight_path(nb_query* q, const float start[3], const float end[3], const nb_poly_ref* path,
+                                 int32_t path_count, float* points, uint8_t* flags, nb_poly_ref* refs,
+                                 int32_t* point_count, int32_t max_points, int options);
+
+/* Walks from start (on start_ref) toward end along the surface: *t = 1 when end is reached without hitting a
+ * wall, else the fraction of the segment where it hits one, with the wall's normal (xz). path (optional)
+ * receives the polygons crossed. */
+nb_status nb_query_raycast(nb_query* q, nb_poly_ref start_ref, const float start[3], const float end[3],
+                           const nb_query_filter* filter, float* t, float hit_normal[3], nb_poly_ref* path,
+                           int32_t* path_count, int32_t max_path);
+
+/* Random points, area-weighted, deterministic for a given *rng state (updated). */
+nb_status nb_query_random_point(nb_query* q, const nb_query_filter* filter, uint64_t* rng, nb_poly_ref* ref,
+                                float point[3]);
+nb_status nb_query_random_point_around(nb_query* q, nb_poly_ref start_ref, const float center[3], float radius,
+                                       const nb_query_filter* filter, uint64_t* rng, nb_poly_ref* ref,
+                                       float point[3]);
+
+/* Closest point on a polygon, with the detail mesh's height; *over_poly = 1 when pos is above/below it. */
+nb_status nb_query_closest_point_on_poly(nb_query* q, nb_poly_ref ref, const float pos[3], float closest[3],
+                                         int* over_poly);
+/* Height of the detail surface of ref at pos (x, z). NB_ERR_NOT_FOUND when pos is outside the polygon. */
+nb_status nb_query_poly_height(nb_query* q, nb_poly_ref ref, const float pos[3], float* height);
+
+/* Moves from start toward end constrained to the surface, sliding along walls; result is where it ends,
+ * visited (optional) the polygons passed. */
+nb_status nb_query_move_along_surface(nb_query* q, nb_poly_ref start_ref, const float start[3], const float end[3],
+                                      const nb_query_filter* filter, float result[3], nb_poly_ref* visited,
+                                      int32_t* visited_count, int32_t max_visited);
+
+/* Distance from center to the nearest wall within max_radius (max_radius when none), with the hit point and
+ * the wall's normal. */
+nb_status nb_query_distance_to_wall(nb_query* q, nb_poly_ref start_ref, const float center[3], float max_radius,
+                                    const nb_query_filter* filter, float* distance, float hit_pos[3],
+                                    float hit_normal[3]);
+
+/* Batch path finding: pairs holds n x (start xyz, end xyz). For each pair: nearest polygons within
+ * half_extents, A*, straight path (options as nb_query_straight_path). Outputs: status[i] (NB_PATH_*),
+ * lengths[i] (straight path length, world units), point_offsets (n + 1 entries: pair i's points are
+ * points[3*point_offsets[i] .. 3*point_offsets[i+1])). points_capacity is in points (xyz triples); when a
+ * pair's points do not fit, NB_ERR_BUFFER_TOO_SMALL is returned after filling what fits, with *points_needed
+ * set (the pass can be repeated with a larger buffer). points may be NULL with capacity 0 to only count.
+ * "Fits" is per pair: pair i's points are written only when point_offsets[i+1] <= points_capacity; status,
+ * lengths and offsets are filled for every pair. lengths, point_offsets and points_needed may be NULL. */
+#define NB_PATH_NONE 0     /* no polygon near the start or the end */
+#define NB_PATH_PARTIAL 1  /* the end's polygon was not reached: the path ends at the closest reachable point */
+#define NB_PATH_COMPLETE 2
+nb_status nb_query_find_paths(nb_query* q, const float* pairs, uint32_t n, const float half_extents[3],
+                              const nb_query_filter* filter, int options, uint8_t* status, float* lengths,
+                              uint32_t* point_offsets, float* points, uint32_t points_capacity,
+                              uint32_t* points_needed);
+
+/* ---- drawing ---- */
 
 #ifdef __cplusplus
 }

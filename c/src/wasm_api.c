@@ -1,8 +1,9 @@
 /* The WebAssembly exports: flat-argument wrappers over the C API, and nothing else. Doubles carry config
  * values and statistics so JavaScript reads them without knowing struct layouts. */
-#include "navbake.h"
+#include "nb_internal.h" /* navbake.h, plus nb_fail and nb_minf for the tile-grid helpers */
 
 #include <emscripten.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -76,4 +77,157 @@ EMSCRIPTEN_KEEPALIVE void nbw_result_free(nb_context* ctx, nb_bake_result* r)
         return;
     nb_bake_result_release(ctx, r);
     free(r);
+}
+
+/* ---- runtime: navmesh and queries (flat wrappers; outputs through caller-allocated heap pointers) ---- */
+
+/* Bakes a navmesh (solo or tiled by config tile_size); NULL with the status in ctx on failure. */
+EMSCRIPTEN_KEEPALIVE nb_navmesh* nbw_navmesh_bake(nb_context* ctx, const float* positions, uint32_t vertex_count,
+                                                  const uint32_t* indices, uint32_t triangle_count,
+                                                  const uint8_t* areas, const double* config)
+{
+    nb_bake_input input;
+    memset(&input, 0, sizeof(input));
+    input.mesh.positions = positions;
+    input.mesh.vertex_count = vertex_count;
+    input.mesh.indices = indices;
+    input.mesh.triangle_count = triangle_count;
+    input.mesh.areas = areas;
+    nb_config cfg;
+    config_from_values(config, &cfg);
+    nb_navmesh* nav = NULL;
+    return nb_bake_navmesh(ctx, &input, &cfg, NULL, 0, &nav) == NB_OK ? nav : NULL;
+}
+
+EMSCRIPTEN_KEEPALIVE void nbw_navmesh_destroy(nb_context* ctx, nb_navmesh* nav) { nb_navmesh_destroy(ctx, nav); }
+EMSCRIPTEN_KEEPALIVE uint32_t nbw_navmesh_tile_count(const nb_navmesh* nav) { return nb_navmesh_tile_count(nav); }
+
+/* Saves into a new buffer (free with nbw_bytes_free); *size receives its length. NULL on failure. */
+EMSCRIPTEN_KEEPALIVE uint8_t* nbw_navmesh_save(nb_context* ctx, const nb_navmesh* nav, uint32_t* size)
+{
+    uint8_t* data = NULL;
+    size_t n = 0;
+    if (nb_navmesh_save(ctx, nav, &data, &n) != NB_OK)
+        return NULL;
+    *size = (uint32_t)n;
+    return data;
+}
+
+EMSCRIPTEN_KEEPALIVE nb_navmesh* nbw_navmesh_load(nb_context* ctx, const uint8_t* data, uint32_t size)
+{
+    nb_navmesh* nav = NULL;
+    return nb_navmesh_load(ctx, data, size, &nav) == NB_OK ? nav : NULL;
+}
+
+EMSCRIPTEN_KEEPALIVE void nbw_bytes_free(nb_context* ctx, void* data) { nb_bytes_free(ctx, data); }
+
+EMSCRIPTEN_KEEPALIVE int nbw_navmesh_poly_refs(nb_context* ctx, const nb_navmesh* nav, nb_poly_ref* refs,
+                                               uint32_t capacity, uint32_t* count)
+{
+    return (int)nb_navmesh_poly_refs(ctx, nav, refs, capacity, count);
+}
+
+/* out_info: [vert_count, area, flags, is_offmesh] as int32. */
+EMSCRIPTEN_KEEPALIVE int nbw_navmesh_poly(const nb_navmesh* nav, nb_poly_ref ref, float* verts, int32_t* out_info)
+{
+    int32_t n = 0;
+    uint8_t area = 0;
+    uint16_t flags = 0;
+    int offmesh = 0;
+    const nb_status st = nb_navmesh_poly(nav, ref, verts, &n, &area, &flags, &offmesh);
+    out_info[0] = n;
+    out_info[1] = area;
+    out_info[2] = flags;
+    out_info[3] = offmesh;
+    return (int)st;
+}
+
+EMSCRIPTEN_KEEPALIVE nb_query* nbw_query_create(nb_context* ctx, const nb_navmesh* nav, uint32_t max_nodes)
+{
+    nb_query* q = NULL;
+    return nb_query_create(ctx, nav, max_nodes, &q) == NB_OK ? q : NULL;
+}
+
+EMSCRIPTEN_KEEPALIVE void nbw_query_destroy(nb_context* ctx, nb_query* q) { nb_query_destroy(ctx, q); }
+
+/* Filters live in wasm memory: create with defaults, then set costs and flags. */
+EMSCRIPTEN_KEEPALIVE nb_query_filter* nbw_filter_create(void)
+{
+    nb_query_filter* f = (nb_query_filter*)malloc(sizeof(nb_query_filter));
+    if (f)
+        nb_query_filter_init(f);
+    return f;
+}
+EMSCRIPTEN_KEEPALIVE void nbw_filter_destroy(nb_query_filter* f) { free(f); }
+EMSCRIPTEN_KEEPALIVE void nbw_filter_set_cost(nb_query_filter* f, int area, float cost)
+{
+    if (f && area >= 0 && area < 64)
+        f->area_cost[area] = cost;
+}
+EMSCRIPTEN_KEEPALIVE void nbw_filter_set_flags(nb_query_filter* f, int include, int exclude)
+{
+    if (!f)
+        return;
+    f->include_flags = (uint16_t)include;
+    f->exclude_flags = (uint16_t)exclude;
+}
+
+EMSCRIPTEN_KEEPALIVE int nbw_find_nearest_poly(nb_query* q, const float* center, const float* half_extents,
+                                               const nb_query_filter* filter, nb_poly_ref* ref, float* nearest)
+{
+    return (int)nb_query_find_nearest_poly(q, center, half_extents, filter, ref, nearest);
+}
+
+EMSCRIPTEN_KEEPALIVE int nbw_find_paths(nb_query* q, const float* pairs, uint32_t n, const float* half_extents,
+                                        const nb_query_filter* filter, int options, uint8_t* status, float* lengths,
+                                        uint32_t* offsets, float* points, uint32_t capacity, uint32_t* needed)
+{
+    return (int)nb_query_find_paths(q, pairs, n, half_extents, filter, options, status, lengths, offsets, points,
+                                    capacity, needed);
+}
+
+/* out: [t, nx, ny, nz] */
+EMSCRIPTEN_KEEPALIVE int nbw_raycast(nb_query* q, nb_poly_ref start_ref, const float* start, const float* end,
+                                     const nb_query_filter* filter, float* out)
+{
+    int32_t n = 0;
+    return (int)nb_query_raycast(q, start_ref, start, end, filter, &out[0], &out[1], NULL, &n, 0);
+}
+
+EMSCRIPTEN_KEEPALIVE int nbw_random_point(nb_query* q, const nb_query_filter* filter, uint64_t* rng, nb_poly_ref* ref,
+                                          float* point)
+{
+    return (int)nb_query_random_point(q, filter, rng, ref, point);
+}
+
+EMSCRIPTEN_KEEPALIVE int nbw_random_point_around(nb_query* q, nb_poly_ref start_ref, const float* center, float radius,
+                                                 const nb_query_filter* filter, uint64_t* rng, nb_poly_ref* ref,
+                                                 float* point)
+{
+    return (int)nb_query_random_point_around(q, start_ref, center, radius, filter, rng, ref, point);
+}
+
+EMSCRIPTEN_KEEPALIVE int nbw_closest_point(nb_query* q, nb_poly_ref ref, const float* pos, float* closest,
+                                           int* over_poly)
+{
+    return (int)nb_query_closest_point_on_poly(q, ref, pos, closest, over_poly);
+}
+
+EMSCRIPTEN_KEEPALIVE int nbw_poly_height(nb_query* q, nb_poly_ref ref, const float* pos, float* height)
+{
+    return (int)nb_query_poly_height(q, ref, pos, height);
+}
+
+EMSCRIPTEN_KEEPALIVE int nbw_move_along(nb_query* q, nb_poly_ref start_ref, const float* start, const float* end,
+                                        const nb_query_filter* filter, float* result)
+{
+    int32_t n = 0;
+    return (int)nb_query_move_along_surface(q, start_ref, start, end, filter, result, NULL, &n, 0);
+}
+
+/* out: [distance, hit xyz, normal xyz] */
+EMSCRIPTEN_KEEPALIVE int nbw_distance_to_wall(nb_query* q, nb_poly_ref start_ref, const float* center,
+                                              float max_radius, const nb_query_filter* filter, float* out)
+{
+    return (int)nb_query_distance_to_wall(q, start_ref, center, max_radius, filter, &out[0], &out[1], &out[4]);
 }

@@ -3,6 +3,9 @@
  *   navbake voxels MESH.obj [config flags] [--repeat N] [--json]     stages up to erosion
  *   navbake bake MESH.obj [config flags] [-o polys.obj] [--repeat N] [--json]   the whole pipeline
  *   navbake terrain [--cells N] [--seed S] -o terrain.obj    writes a rolling test terrain (N x N cells of 0.3)
+ *   navbake bake MESH.obj ... --save OUT.navbake               bakes a navmesh (tiled with --tile-size) and saves it
+ *   navbake path MESH.obj|FILE.navbake --from x,y,z --to x,y,z [--json]
+ *   navbake query MESH.obj|FILE.navbake (--pairs N --seed S | --pairs-file F) --json
  *
  * Config flags are the config field names with dashes (--cell-size 0.3, --agent-radius 0.6, ...,
  * --partition watershed|monotone|layers). Exit codes: 0 ok, 1 the bake failed, 2 bad arguments or file. */
@@ -10,24 +13,51 @@
 #include "obj.h"
 #include "terrain.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 typedef struct options {
     const char* command;
     const char* mesh_path;
     nb_config config;
     const char* out_path;
+    const char* save_path;
+    const char* pairs_file;
+    float from[3], to[3];
+    int has_from, has_to;
+    long pairs;
+    unsigned long long seed;
     int json;
     int repeat;
 } options;
+
+static int parse_vec3(const char* s, float out[3])
+{
+    char* end;
+    for (int k = 0; k < 3; ++k) {
+        out[k] = strtof(s, &end);
+        if (end == s || !isfinite(out[k]))
+            return -1;
+        if (k < 2) {
+            if (*end != ',')
+                return -1;
+            s = end + 1;
+        }
+    }
+    return *end ? -1 : 0;
+}
 
 static void usage(FILE* f)
 {
     fprintf(f, "usage: navbake voxels MESH.obj [options] [--json]\n"
                "       navbake bake MESH.obj [options] [-o polys.obj] [--json]\n"
                "       navbake terrain [--cells N] [--seed S] -o terrain.obj\n"
+               "       navbake bake MESH.obj [options] --save OUT.navbake\n"
+               "       navbake path MESH.obj|FILE.navbake --from x,y,z --to x,y,z [--json]\n"
+               "       navbake query MESH.obj|FILE.navbake (--pairs N --seed S | --pairs-file F) --json\n"
                "options (world units unless noted; omitted = default):\n");
     for (int i = 0; i < nb_config_field_count(); ++i) {
         char flag[64];
@@ -60,6 +90,7 @@ static int parse_args(int argc, char** argv, options* o)
 {
     memset(o, 0, sizeof(*o));
     o->repeat = 1;
+    o->seed = 1;
     if (argc < 2)
         return -1;
     o->command = argv[1];
@@ -69,6 +100,25 @@ static int parse_args(int argc, char** argv, options* o)
             o->json = 1;
         } else if (strcmp(a, "-o") == 0 && i + 1 < argc) {
             o->out_path = argv[++i];
+        } else if (strcmp(a, "--save") == 0 && i + 1 < argc) {
+            o->save_path = argv[++i];
+        } else if (strcmp(a, "--pairs-file") == 0 && i + 1 < argc) {
+            o->pairs_file = argv[++i];
+        } else if (strcmp(a, "--pairs") == 0 && i + 1 < argc) {
+            o->pairs = atol(argv[++i]);
+            if (o->pairs < 1 || o->pairs > 10000000) {
+                fprintf(stderr, "navbake: --pairs must be 1..10000000 (got %s)\n", argv[i]);
+                return -1;
+            }
+        } else if (strcmp(a, "--seed") == 0 && i + 1 < argc) {
+            o->seed = strtoull(argv[++i], NULL, 10);
+        } else if ((strcmp(a, "--from") == 0 || strcmp(a, "--to") == 0) && i + 1 < argc) {
+            const int from = a[2] == 'f';
+            if (parse_vec3(argv[++i], from ? o->from : o->to) != 0) {
+                fprintf(stderr, "navbake: %s needs x,y,z (got %s)\n", a, argv[i]);
+                return -1;
+            }
+            *(from ? &o->has_from : &o->has_to) = 1;
         } else if (strcmp(a, "--repeat") == 0 && i + 1 < argc) {
             o->repeat = atoi(argv[++i]);
             if (o->repeat < 1 || o->repeat > 100000) {
@@ -237,6 +287,311 @@ static int cmd_bake(nb_context* ctx, const options* o, const nb_obj* obj, nb_sta
     return rc;
 }
 
+/* ---- runtime commands: a navmesh from a .navbake file or baked from a mesh ---- */
+
+static int read_file(const char* path, uint8_t** data, size_t* size)
+{
+    FILE* f = fopen(path, "rb");
+    if (!f)
+        return -1;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    if (n < 0) {
+        fclose(f);
+        return -1;
+    }
+    *data = (uint8_t*)malloc((size_t)n + 1);
+    if (!*data) {
+        fclose(f);
+        return -1;
+    }
+    *size = fread(*data, 1, (size_t)n, f);
+    fclose(f);
+    return 0;
+}
+
+static int has_suffix(const char* s, const char* suffix)
+{
+    const size_t a = strlen(s), b = strlen(suffix);
+    return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+/* Loads FILE.navbake, or bakes MESH.obj with the config flags (tiled with --tile-size). Exit code or 0. */
+static int open_navmesh(nb_context* ctx, const options* o, nb_navmesh** nav)
+{
+    if (has_suffix(o->mesh_path, ".navbake")) {
+        uint8_t* data = NULL;
+        size_t size = 0;
+        if (read_file(o->mesh_path, &data, &size) != 0) {
+            fprintf(stderr, "navbake: %s: cannot read\n", o->mesh_path);
+            return 2;
+        }
+        const nb_status st = nb_navmesh_load(ctx, data, size, nav);
+        free(data);
+        if (st != NB_OK) {
+            fprintf(stderr, "navbake: %s: %s: %s\n", o->mesh_path, nb_status_name(st), nb_context_message(ctx));
+            return 2;
+        }
+        return 0;
+    }
+    char err[512];
+    nb_obj obj;
+    if (nb_obj_load(o->mesh_path, &obj, err, sizeof(err)) != 0) {
+        fprintf(stderr, "navbake: %s\n", err);
+        return 2;
+    }
+    nb_bake_input in;
+    memset(&in, 0, sizeof(in));
+    in.mesh.positions = obj.positions;
+    in.mesh.vertex_count = obj.vertex_count;
+    in.mesh.indices = obj.indices;
+    in.mesh.triangle_count = obj.triangle_count;
+    const nb_status st = nb_bake_navmesh(ctx, &in, &o->config, NULL, 0, nav);
+    nb_obj_free(&obj);
+    if (st != NB_OK) {
+        fprintf(stderr, "navbake: %s: %s\n", nb_status_name(st), nb_context_message(ctx));
+        return 1;
+    }
+    return 0;
+}
+
+static const float k_half_extents[3] = { 2.0f, 4.0f, 2.0f };
+static const char* path_status_name(int s)
+{
+    return s == NB_PATH_COMPLETE ? "complete" : s == NB_PATH_PARTIAL ? "partial" : "none";
+}
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    timespec_get(&ts, TIME_UTC);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int cmd_path(nb_context* ctx, const options* o)
+{
+    if (!o->has_from || !o->has_to) {
+        fprintf(stderr, "navbake path: needs --from x,y,z and --to x,y,z\n");
+        return 2;
+    }
+    nb_navmesh* nav = NULL;
+    int rc = open_navmesh(ctx, o, &nav);
+    if (rc)
+        return rc;
+    nb_query* q = NULL;
+    nb_query_filter filter;
+    nb_query_filter_init(&filter);
+    enum { MAX_POINTS = 4096 };
+    float* points = (float*)malloc(MAX_POINTS * 3 * sizeof(float));
+    float pair[6] = { o->from[0], o->from[1], o->from[2], o->to[0], o->to[1], o->to[2] };
+    uint8_t status = 0;
+    float length = 0;
+    uint32_t offsets[2] = { 0, 0 }, needed = 0;
+    nb_status st = points ? nb_query_create(ctx, nav, 0, &q) : NB_ERR_OUT_OF_MEMORY;
+    if (st == NB_OK)
+        st = nb_query_find_paths(q, pair, 1, k_half_extents, &filter, 0, &status, &length, offsets, points, MAX_POINTS,
+                                 &needed);
+    if (st != NB_OK) {
+        fprintf(stderr, "navbake: %s: %s\n", nb_status_name(st), nb_context_message(ctx));
+        rc = 1;
+    } else {
+        const uint32_t n = offsets[1] - offsets[0];
+        if (o->json) {
+            printf("{\"status\":\"%s\",\"length\":%.4f,\"points\":[", path_status_name(status), length);
+            for (uint32_t i = 0; i < n; ++i)
+                printf("%s[%.4f,%.4f,%.4f]", i ? "," : "", points[i * 3], points[i * 3 + 1], points[i * 3 + 2]);
+            printf("]}\n");
+        } else {
+            printf("status %s\nlength %.4f\npoints %u\n", path_status_name(status), length, n);
+            for (uint32_t i = 0; i < n; ++i)
+                printf("  %.4f %.4f %.4f\n", points[i * 3], points[i * 3 + 1], points[i * 3 + 2]);
+        }
+    }
+    free(points);
+    nb_query_destroy(ctx, q);
+    nb_navmesh_destroy(ctx, nav);
+    return rc;
+}
+
+/* Reads lines of six numbers (start xyz, end xyz); returns the pair count or -1. */
+static long read_pairs(const char* path, float** pairs)
+{
+    FILE* f = fopen(path, "r");
+    if (!f)
+        return -1;
+    size_t cap = 1024, n = 0;
+    *pairs = (float*)malloc(cap * 6 * sizeof(float));
+    char line[1024];
+    long lineno = 0;
+    while (*pairs && fgets(line, sizeof(line), f)) {
+        ++lineno;
+        float v[6];
+        char extra;
+        const int got = sscanf(line, "%f %f %f %f %f %f %c", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &extra);
+        if (got == -1)
+            continue; /* blank line */
+        if (got != 6) {
+            fprintf(stderr, "navbake: %s:%ld: need six numbers (start xyz, end xyz)\n", path, lineno);
+            free(*pairs);
+            *pairs = NULL;
+            fclose(f);
+            return -1;
+        }
+        if (n == cap) {
+            cap *= 2;
+            float* grown = (float*)realloc(*pairs, cap * 6 * sizeof(float));
+            if (!grown) {
+                free(*pairs);
+                *pairs = NULL;
+                break;
+            }
+            *pairs = grown;
+        }
+        memcpy(&(*pairs)[n * 6], v, sizeof(v));
+        ++n;
+    }
+    fclose(f);
+    return *pairs ? (long)n : -1;
+}
+
+static int cmd_query(nb_context* ctx, const options* o)
+{
+    if (!o->pairs_file && o->pairs < 1) {
+        fprintf(stderr, "navbake query: needs --pairs N [--seed S] or --pairs-file F\n");
+        return 2;
+    }
+    float* pairs = NULL;
+    long n = o->pairs;
+    if (o->pairs_file) {
+        n = read_pairs(o->pairs_file, &pairs);
+        if (n < 0) {
+            fprintf(stderr, "navbake: %s: cannot read pairs\n", o->pairs_file);
+            return 2;
+        }
+    }
+    nb_navmesh* nav = NULL;
+    int rc = open_navmesh(ctx, o, &nav);
+    if (rc) {
+        free(pairs);
+        return rc;
+    }
+    nb_query* q = NULL;
+    nb_query_filter filter;
+    nb_query_filter_init(&filter);
+    uint8_t* status = (uint8_t*)malloc((size_t)n + 1);
+    float* lengths = (float*)malloc(((size_t)n + 1) * sizeof(float));
+    uint32_t* offsets = (uint32_t*)malloc(((size_t)n + 1) * sizeof(uint32_t));
+    nb_status st = status && lengths && offsets ? nb_query_create(ctx, nav, 0, &q) : NB_ERR_OUT_OF_MEMORY;
+    if (st == NB_OK && !pairs) {
+        /* Random start/end points on the navmesh, area-weighted, from the seed. */
+        pairs = (float*)malloc((size_t)n * 6 * sizeof(float));
+        uint64_t rng = o->seed;
+        for (long i = 0; pairs && i < n * 2 && st == NB_OK; ++i) {
+            nb_poly_ref ref;
+            st = nb_query_random_point(q, &filter, &rng, &ref, &pairs[i * 3]);
+        }
+        if (!pairs)
+            st = NB_ERR_OUT_OF_MEMORY;
+    }
+    /* Count the points first, then answer for real; repeat the batch for a stable rate. */
+    uint32_t needed = 0;
+    if (st == NB_OK)
+        st = nb_query_find_paths(q, pairs, (uint32_t)n, k_half_extents, &filter, 0, status, lengths, offsets, NULL, 0,
+                                 &needed);
+    if (st == NB_ERR_BUFFER_TOO_SMALL)
+        st = NB_OK;
+    float* points = st == NB_OK ? (float*)malloc(((size_t)needed + 1) * 3 * sizeof(float)) : NULL;
+    if (st == NB_OK && !points)
+        st = NB_ERR_OUT_OF_MEMORY;
+    double elapsed = 0;
+    long rounds = 0;
+    while (st == NB_OK && (rounds == 0 || elapsed < 0.3)) {
+        const double t0 = now_seconds();
+        st = nb_query_find_paths(q, pairs, (uint32_t)n, k_half_extents, &filter, 0, status, lengths, offsets, points,
+                                 needed, &needed);
+        elapsed += now_seconds() - t0;
+        ++rounds;
+    }
+    if (st != NB_OK) {
+        fprintf(stderr, "navbake: %s: %s\n", nb_status_name(st), nb_context_message(ctx));
+        rc = 1;
+    } else {
+        long found = 0, complete = 0;
+        for (long i = 0; i < n; ++i) {
+            found += status[i] != NB_PATH_NONE;
+            complete += status[i] == NB_PATH_COMPLETE;
+        }
+        const double qps = elapsed > 0 ? (double)n * (double)rounds / elapsed : 0.0;
+        if (o->json) {
+            printf("{\"pairs\":%ld,\"found\":%ld,\"complete\":%ld,\"qps\":%.1f", n, found, complete, qps);
+            if (o->pairs_file) {
+                printf(",\"results\":[");
+                for (long i = 0; i < n; ++i)
+                    printf("%s{\"status\":\"%s\",\"length\":%.4f,\"points\":%u}", i ? "," : "",
+                           path_status_name(status[i]), lengths[i], offsets[i + 1] - offsets[i]);
+                printf("]");
+            }
+            printf("}\n");
+        } else {
+            printf("pairs %ld\nfound %ld\ncomplete %ld\nqueries/s %.0f\n", n, found, complete, qps);
+        }
+    }
+    free(points);
+    free(pairs);
+    free(status);
+    free(lengths);
+    free(offsets);
+    nb_query_destroy(ctx, q);
+    nb_navmesh_destroy(ctx, nav);
+    return rc;
+}
+
+static int write_file(const char* path, const uint8_t* data, size_t size)
+{
+    FILE* f = fopen(path, "wb");
+    if (!f)
+        return -1;
+    const size_t put = fwrite(data, 1, size, f);
+    return (fclose(f) == 0 && put == size) ? 0 : -1;
+}
+
+/* bake --save / bake --tile-size: a navmesh, saved. Prints tiles and polygons. */
+static int cmd_bake_navmesh(nb_context* ctx, const options* o)
+{
+    nb_navmesh* nav = NULL;
+    const double t0 = now_seconds();
+    int rc = open_navmesh(ctx, o, &nav);
+    if (rc)
+        return rc;
+    const double ms = (now_seconds() - t0) * 1000.0;
+    uint32_t nrefs = 0;
+    nb_navmesh_poly_refs(ctx, nav, NULL, 0, &nrefs);
+    uint8_t* data = NULL;
+    size_t size = 0;
+    if (o->save_path) {
+        const nb_status st = nb_navmesh_save(ctx, nav, &data, &size);
+        if (st != NB_OK) {
+            fprintf(stderr, "navbake: %s: %s\n", nb_status_name(st), nb_context_message(ctx));
+            rc = 1;
+        } else if (write_file(o->save_path, data, size) != 0) {
+            fprintf(stderr, "navbake: cannot write %s\n", o->save_path);
+            rc = 2;
+        }
+    }
+    if (!rc) {
+        if (o->json)
+            printf("{\"mesh\":\"%s\",\"tiles\":%u,\"polys\":%u,\"bytes\":%zu,\"ms\":{\"total\":%.3f}}\n",
+                   o->mesh_path, nb_navmesh_tile_count(nav), nrefs, size, ms);
+        else
+            printf("%s: %u tiles, %u polygons, %zu bytes, %.1f ms\n", o->mesh_path, nb_navmesh_tile_count(nav), nrefs,
+                   size, ms);
+    }
+    nb_bytes_free(ctx, data);
+    nb_navmesh_destroy(ctx, nav);
+    return rc;
+}
+
 /* navbake terrain: a deterministic rolling terrain as an OBJ (benchmarks and tests bake it). */
 static int cmd_terrain(int argc, char** argv)
 {
@@ -293,10 +648,12 @@ int main(int argc, char** argv)
         usage(stderr);
         return 2;
     }
-    nb_stage stop;
+    nb_stage stop = NB_STAGE_ALL;
+    const int runtime = strcmp(o.command, "path") == 0 || strcmp(o.command, "query") == 0 ||
+                        (strcmp(o.command, "bake") == 0 && (o.save_path || o.config.tile_size > 0));
     if (strcmp(o.command, "voxels") == 0)
         stop = NB_STAGE_ERODE;
-    else if (strcmp(o.command, "bake") == 0)
+    else if (strcmp(o.command, "bake") == 0 || runtime)
         stop = NB_STAGE_ALL;
     else {
         fprintf(stderr, "navbake: unknown command '%s'\n", o.command);
@@ -313,6 +670,13 @@ int main(int argc, char** argv)
         fprintf(stderr, "navbake: %s\n", nb_context_message(ctx));
         nb_context_destroy(ctx);
         return 2;
+    }
+    if (runtime) {
+        const int rc = strcmp(o.command, "path") == 0    ? cmd_path(ctx, &o)
+                       : strcmp(o.command, "query") == 0 ? cmd_query(ctx, &o)
+                                                         : cmd_bake_navmesh(ctx, &o);
+        nb_context_destroy(ctx);
+        return rc;
     }
     char err[512];
     nb_obj obj;

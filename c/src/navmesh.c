@@ -1,0 +1,709 @@
+/* The navmesh: tiles on an (x, z) grid, each a parsed copy of its blob plus the links between polygons (inside the
+ * tile, across tile borders, through off-mesh links). Adding a tile is all-or-nothing: every link it creates is
+ * first collected, then every link array that must grow is allocated, and only then is anything changed. */
+#include "navmesh_internal.h"
+
+#include <math.h>
+
+#define FN_ "nb_navmesh_add_tile"
+
+/* ---- slots and the position hash -------------------------------------------------------------------------- */
+
+static uint32_t hash_pos(int32_t x, int32_t z, uint32_t mask)
+{
+    return ((uint32_t)x * 73856093u ^ (uint32_t)z * 19349663u) & mask;
+}
+
+static int32_t find_slot(const nb_navmesh* nav, int32_t x, int32_t z)
+{
+    for (int32_t s = nav->buckets[hash_pos(x, z, nav->bucket_mask)]; s >= 0; s = nav->tiles[s].next_in_bucket) {
+        const nb_tile* t = &nav->tiles[s];
+        if (t->v.tile_x == x && t->v.tile_z == z)
+            return s;
+    }
+    return -1;
+}
+
+static uint32_t slot_of(const nb_navmesh* nav, const nb_tile* t) { return (uint32_t)(t - nav->tiles); }
+
+const nb_tile* nb_navmesh_tile_at(const nb_navmesh* nav, int32_t tile_x, int32_t tile_z)
+{
+    if (!nav)
+        return NULL;
+    const int32_t s = find_slot(nav, tile_x, tile_z);
+    return s >= 0 ? &nav->tiles[s] : NULL;
+}
+
+const nb_tile* nb_navmesh_resolve(const nb_navmesh* nav, nb_poly_ref ref, uint32_t* poly)
+{
+    if (!nav || !ref)
+        return NULL;
+    const uint32_t slot = nb_ref_slot(ref);
+    if (slot == 0 || slot > nav->params.max_tiles)
+        return NULL;
+    const nb_tile* t = &nav->tiles[slot - 1];
+    if (!t->data || (t->salt & ((1u << NB_SALT_BITS) - 1)) != nb_ref_salt(ref) || nb_ref_poly(ref) >= t->v.npolys)
+        return NULL;
+    if (poly)
+        *poly = nb_ref_poly(ref);
+    return t;
+}
+
+nb_poly_ref nb_navmesh_ref_of(const nb_navmesh* nav, const nb_tile* tile, uint32_t poly)
+{
+    return nb_make_ref(tile->salt, slot_of(nav, tile) + 1, poly);
+}
+
+void nb_navmesh_tile_coords(const nb_navmesh* nav, const float pos[3], int32_t* tile_x, int32_t* tile_z)
+{
+    const float fx = floorf((pos[0] - nav->params.origin[0]) / nav->params.tile_width);
+    const float fz = floorf((pos[2] - nav->params.origin[2]) / nav->params.tile_depth);
+    /* Clamp so that a far-away (or non-finite) position cannot overflow the conversion. */
+    *tile_x = fx >= 2147483520.0f ? INT32_MAX : (fx >= -2147483520.0f ? (int32_t)fx : INT32_MIN);
+    *tile_z = fz >= 2147483520.0f ? INT32_MAX : (fz >= -2147483520.0f ? (int32_t)fz : INT32_MIN);
+}
+
+/* Grid neighbour across side (0 = -x, 1 = +z, 2 = +x, 3 = -z); the opposite side is (side + 2) & 3. */
+static void side_offset(int side, int32_t* dx, int32_t* dz)
+{
+    *dx = side == 0 ? -1 : side == 2 ? 1 : 0;
+    *dz = side == 3 ? -1 : side == 1 ? 1 : 0;
+}
+
+static int32_t neighbour_slot(const nb_navmesh* nav, int32_t x, int32_t z, int side)
+{
+    int32_t dx, dz;
+    side_offset(side, &dx, &dz);
+    /* Positions at the int32 limits have no neighbour beyond them. */
+    if ((dx < 0 && x == INT32_MIN) || (dx > 0 && x == INT32_MAX) || (dz < 0 && z == INT32_MIN) ||
+        (dz > 0 && z == INT32_MAX))
+        return -1;
+    return find_slot(nav, x + dx, z + dz);
+}
+
+/* ---- create / destroy --------------------------------------------------------------------------------------- */
+
+nb_status nb_navmesh_create(nb_context* ctx, const nb_navmesh_params* params, nb_navmesh** out)
+{
+    static const char* fn = "nb_navmesh_create";
+    if (!params || !out)
+        return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: %s is NULL", fn, !params ? "params" : "out");
+    *out = NULL;
+    for (int k = 0; k < 3; ++k)
+        if (!isfinite(params->origin[k]))
+            return nb_fail(ctx, NB_ERR_NONFINITE, "%s: origin.%c is not finite", fn, "xyz"[k]);
+    if (!isfinite(params->tile_width) || !isfinite(params->tile_depth))
+        return nb_fail(ctx, NB_ERR_NONFINITE, "%s: tile_width/tile_depth are not finite", fn);
+    if (!(params->tile_width > 0.0f) || !(params->tile_depth > 0.0f))
+        return nb_fail(ctx, NB_ERR_INVALID_ARG, "%s: tile_width (%g) and tile_depth (%g) must be > 0", fn,
+                       params->tile_width, params->tile_depth);
+    if (params->max_tiles > NB_MAX_TILES)
+        return nb_fail(ctx, NB_ERR_INVALID_ARG, "%s: max_tiles must be 0..%u (got %u)", fn, NB_MAX_TILES,
+                       params->max_tiles);
+
+    nb_navmesh* nav = (nb_navmesh*)nb_calloc(ctx, 1, sizeof(*nav));
+    if (!nav)
+        return nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "%s: out of memory 'nav'", fn);
+    nav->params = *params;
+    if (nav->params.max_tiles == 0)
+        nav->params.max_tiles = NB_MAX_TILES;
+    const uint32_t n = nav->params.max_tiles;
+    uint32_t buckets = 1;
+    while (buckets < n / 2 + 1)
+        buckets <<= 1;
+    nav->bucket_mask = buckets - 1;
+    nav->tiles = (nb_tile*)nb_calloc(ctx, n, sizeof(nb_tile));
+    nav->buckets = (int32_t*)nb_alloc(ctx, buckets * sizeof(int32_t));
+    if (!nav->tiles || !nav->buckets) {
+        nb_free(ctx, nav->tiles);
+        nb_free(ctx, nav->buckets);
+        nb_free(ctx, nav);
+        return nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "%s: out of memory '%s' (%u)", fn, "tiles", n);
+    }
+    for (uint32_t b = 0; b < buckets; ++b)
+        nav->buckets[b] = -1;
+    /* Free slots in ascending order, so the first tiles added take slots 1, 2, ... */
+    for (uint32_t s = 0; s < n; ++s) {
+        nav->tiles[s].salt = 1;
+        nav->tiles[s].next_in_bucket = s + 1 < n ? (int32_t)(s + 1) : -1;
+    }
+    nav->free_head = 0;
+    *out = nav;
+    return NB_OK;
+}
+
+static void tile_release(nb_context* ctx, nb_tile* t)
+{
+    nb_free(ctx, t->data);
+    nb_free(ctx, t->first_link);
+    nb_free(ctx, t->links);
+    t->data = NULL;
+    t->first_link = NULL;
+    t->links = NULL;
+    t->size = 0;
+    t->nlinks = t->link_capacity = 0;
+    t->free_link = NB_NULL_LINK;
+    memset(&t->v, 0, sizeof(t->v));
+}
+
+void nb_navmesh_destroy(nb_context* ctx, nb_navmesh* nav)
+{
+    if (!nav)
+        return;
+    for (uint32_t s = 0; s < nav->params.max_tiles; ++s)
+        tile_release(ctx, &nav->tiles[s]);
+    nb_free(ctx, nav->tiles);
+    nb_free(ctx, nav->buckets);
+    nb_free(ctx, nav);
+}
+
+/* ---- geometry for linking ------------------------------------------------------------------------------------ */
+
+static const float* tile_vert(const nb_tile_view* v, uint32_t poly, uint32_t j)
+{
+    return &v->verts[(size_t)v->poly_verts[(size_t)poly * v->nvp + j] * 3];
+}
+
+/* Two border edges on the same grid line (side: of edge a; the line is x = const for sides 0/2, z = const for
+ * 1/3) overlap when their spans along the line share more than a small tolerance and their heights there are
+ * within climb (or cross). On overlap, tmin/tmax receive the shared part as fractions along edge a. */
+static int border_overlap(const float* a0, const float* a1, const float* b0, const float* b1, int side, float climb,
+                          float* tmin, float* tmax)
+{
+    const int line = (side == 0 || side == 2) ? 0 : 2; /* the constant axis */
+    const int along = 2 - line;
+    const float eps = 0.01f + 1e-6f * fabsf(a0[line]);
+    if (fabsf(a0[line] - a1[line]) > eps || fabsf(b0[line] - b1[line]) > eps || fabsf(a0[line] - b0[line]) > eps)
+        return 0;
+    const float alo = nb_minf(a0[along], a1[along]), ahi = nb_maxf(a0[along], a1[along]);
+    const float blo = nb_minf(b0[along], b1[along]), bhi = nb_maxf(b0[along], b1[along]);
+    const float lo = nb_maxf(alo, blo), hi = nb_minf(ahi, bhi);
+    if (hi - lo <= 2.0f * eps)
+        return 0;
+    const float da = a1[along] - a0[along], db = b1[along] - b0[along];
+    /* Heights of both edges at both ends of the shared span. */
+    const float ya_lo = a0[1] + (a1[1] - a0[1]) * ((lo - a0[along]) / da);
+    const float ya_hi = a0[1] + (a1[1] - a0[1]) * ((hi - a0[along]) / da);
+    const float yb_lo = b0[1] + (b1[1] - b0[1]) * ((lo - b0[along]) / db);
+    const float yb_hi = b0[1] + (b1[1] - b0[1]) * ((hi - b0[along]) / db);
+    const float d_lo = yb_lo - ya_lo, d_hi = yb_hi - ya_hi;
+    if (!(d_lo * d_hi < 0.0f) && fabsf(d_lo) > climb && fabsf(d_hi) > climb)
+        return 0;
+    float t0 = (lo - a0[along]) / da, t1 = (hi - a0[along]) / da;
+    if (t0 > t1) {
+        const float tmp = t0;
+        t0 = t1;
+        t1 = tmp;
+    }
+    /* NaN-safe clamps: a valid but absurd blob (coordinates near FLT_MAX) must not reach the byte conversion. */
+    *tmin = t0 > 0.0f ? (t0 < 1.0f ? t0 : 1.0f) : 0.0f;
+    *tmax = t1 > 0.0f ? (t1 < 1.0f ? t1 : 1.0f) : 0.0f;
+    return 1;
+}
+
+/* Closest point of the polygon to p in xz, and the surface height there (detail triangles when p is over the
+ * polygon, else the polygon edge it was clamped to). */
+static void closest_on_poly(const nb_tile_view* v, uint32_t poly, const float p[3], float out[3])
+{
+    const uint32_t n = v->poly_nverts[poly];
+    int inside = 0;
+    float best_d = INFINITY;
+    memcpy(out, tile_vert(v, poly, 0), 3 * sizeof(float));
+    for (uint32_t i = 0, j = n - 1; i < n; j = i++) {
+        const float* a = tile_vert(v, poly, j);
+        const float* b = tile_vert(v, poly, i);
+        /* Crossing-number test: independent of the winding. */
+        if ((a[2] > p[2]) != (b[2] > p[2]) && p[0] < (b[0] - a[0]) * (p[2] - a[2]) / (b[2] - a[2]) + a[0])
+            inside = !inside;
+        const float ex = b[0] - a[0], ez = b[2] - a[2];
+        const float len2 = ex * ex + ez * ez;
+        float t = len2 > 0.0f ? ((p[0] - a[0]) * ex + (p[2] - a[2]) * ez) / len2 : 0.0f;
+        t = t < 0.0f ? 0.0f : (t > 1.0f ? 1.0f : t);
+        const float qx = a[0] + ex * t, qz = a[2] + ez * t;
+        const float d = (qx - p[0]) * (qx - p[0]) + (qz - p[2]) * (qz - p[2]);
+        if (d < best_d) {
+            best_d = d;
+            out[0] = qx;
+            out[1] = a[1] + (b[1] - a[1]) * t;
+            out[2] = qz;
+        }
+    }
+    if (!inside)
+        return;
+    out[0] = p[0];
+    out[2] = p[2];
+    const uint32_t* m = &v->detail_meshes[(size_t)poly * 4];
+    for (uint32_t t = 0; t < m[3]; ++t) {
+        const uint8_t* tri = &v->detail_tris[((size_t)m[2] + t) * 4];
+        const float* c[3];
+        for (int k = 0; k < 3; ++k)
+            c[k] = tri[k] < n ? tile_vert(v, poly, tri[k]) : &v->detail_verts[((size_t)m[0] + tri[k] - n) * 3];
+        /* Barycentric coordinates in xz. */
+        const float v0x = c[2][0] - c[0][0], v0z = c[2][2] - c[0][2];
+        const float v1x = c[1][0] - c[0][0], v1z = c[1][2] - c[0][2];
+        const float v2x = p[0] - c[0][0], v2z = p[2] - c[0][2];
+        const float den = v0x * v1z - v0z * v1x;
+        if (fabsf(den) < 1e-12f)
+            continue;
+        const float u = (v1z * v2x - v1x * v2z) / den, w = (v0x * v2z - v0z * v2x) / den;
+        const float eps = 1e-4f;
+        if (u >= -eps && w >= -eps && u + w <= 1.0f + eps) {
+            out[1] = c[0][1] + (c[2][1] - c[0][1]) * u + (c[1][1] - c[0][1]) * w;
+            return;
+        }
+    }
+    /* Numerically outside every triangle: keep the height of the nearest edge point found above. */
+}
+
+/* The ground polygon of a tile nearest to p within radius in xz and climb in y, or -1. */
+static int32_t nearest_ground_poly(const nb_tile_view* v, const float p[3], float radius, float climb)
+{
+    const uint32_t nground = v->npolys - v->noffmesh;
+    int32_t best = -1;
+    float best_d = INFINITY;
+    for (uint32_t poly = 0; poly < nground; ++poly) {
+        float lo[3], hi[3];
+        memcpy(lo, tile_vert(v, poly, 0), sizeof(lo));
+        memcpy(hi, lo, sizeof(hi));
+        for (uint32_t j = 1; j < v->poly_nverts[poly]; ++j)
+            for (int a = 0; a < 3; ++a) {
+                lo[a] = nb_minf(lo[a], tile_vert(v, poly, j)[a]);
+                hi[a] = nb_maxf(hi[a], tile_vert(v, poly, j)[a]);
+            }
+        if (p[0] < lo[0] - radius || p[0] > hi[0] + radius || p[2] < lo[2] - radius || p[2] > hi[2] + radius)
+            continue;
+        float q[3];
+        closest_on_poly(v, poly, p, q);
+        const float dxz = (q[0] - p[0]) * (q[0] - p[0]) + (q[2] - p[2]) * (q[2] - p[2]);
+        const float dy = q[1] - p[1];
+        if (dxz > radius * radius || fabsf(dy) > climb)
+            continue;
+        if (dxz + dy * dy < best_d) {
+            best_d = dxz + dy * dy;
+            best = (int32_t)poly;
+        }
+    }
+    return best;
+}
+
+/* ---- collecting links (no change to the navmesh yet) -------------------------------------------------------- */
+
+typedef struct pending_link {
+    uint32_t slot; /* 0-based slot of the tile that owns the link */
+    uint32_t poly;
+    nb_link link;
+} pending_link;
+
+typedef struct pending_list {
+    pending_link* items;
+    uint32_t count, capacity;
+} pending_list;
+
+static nb_status pending_add(nb_context* ctx, pending_list* pl, uint32_t slot, uint32_t poly, nb_poly_ref ref,
+                             uint8_t edge, uint8_t side, uint8_t bmin, uint8_t bmax)
+{
+    if (pl->count == pl->capacity) {
+        const uint32_t cap = pl->capacity ? pl->capacity * 2 : 64;
+        pending_link* grown = (pending_link*)nb_alloc(ctx, (size_t)cap * sizeof(pending_link));
+        if (!grown)
+            return nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, FN_ ": out of memory 'pending links' (%u)", cap);
+        if (pl->count)
+            memcpy(grown, pl->items, (size_t)pl->count * sizeof(pending_link));
+        nb_free(ctx, pl->items);
+        pl->items = grown;
+        pl->capacity = cap;
+    }
+    pending_link* p = &pl->items[pl->count++];
+    p->slot = slot;
+    p->poly = poly;
+    p->link.ref = ref;
+    p->link.next = NB_NULL_LINK;
+    p->link.edge = edge;
+    p->link.side = side;
+    p->link.bmin = bmin;
+    p->link.bmax = bmax;
+    return NB_OK;
+}
+
+static uint8_t to_byte(float t) { return (uint8_t)(t * 255.0f + 0.5f); }
+
+/* Border links between tile a (slot sa, its side `side` faces tile b) and tile b, both directions. */
+static nb_status collect_border(nb_context* ctx, pending_list* pl, const nb_tile_view* a, uint32_t sa,
+                                nb_poly_ref ref_a0, const nb_tile_view* b, uint32_t sb, nb_poly_ref ref_b0,
+                                int side)
+{
+    const int opposite = (side + 2) & 3;
+    const float climb = nb_maxf(a->walkable_climb, b->walkable_climb);
+    const uint32_t ga = a->npolys - a->noffmesh, gb = b->npolys - b->noffmesh;
+    for (uint32_t pa = 0; pa < ga; ++pa) {
+        const uint32_t na = a->poly_nverts[pa];
+        for (uint32_t ea = 0; ea < na; ++ea) {
+            if (a->poly_neis[(size_t)pa * a->nvp + ea] != (NB_NEI_BORDER | side))
+                continue;
+            const float* a0 = tile_vert(a, pa, ea);
+            const float* a1 = tile_vert(a, pa, (ea + 1) % na);
+            for (uint32_t pb = 0; pb < gb; ++pb) {
+                const uint32_t nbv = b->poly_nverts[pb];
+                for (uint32_t eb = 0; eb < nbv; ++eb) {
+                    if (b->poly_neis[(size_t)pb * b->nvp + eb] != (NB_NEI_BORDER | opposite))
+                        continue;
+                    const float* b0 = tile_vert(b, pb, eb);
+                    const float* b1 = tile_vert(b, pb, (eb + 1) % nbv);
+                    float ta0, ta1, tb0, tb1;
+                    if (!border_overlap(a0, a1, b0, b1, side, climb, &ta0, &ta1) ||
+                        !border_overlap(b0, b1, a0, a1, opposite, climb, &tb0, &tb1))
+                        continue;
+                    nb_status st = pending_add(ctx, pl, sa, pa, ref_b0 | pb, (uint8_t)ea, (uint8_t)side, to_byte(ta0),
+                                               to_byte(ta1));
+                    if (st == NB_OK)
+                        st = pending_add(ctx, pl, sb, pb, ref_a0 | pa, (uint8_t)eb, (uint8_t)opposite, to_byte(tb0),
+                                         to_byte(tb1));
+                    if (st != NB_OK)
+                        return st;
+                }
+            }
+        }
+    }
+    return NB_OK;
+}
+
+/* The end of off-mesh connection k of tile `from` lands in tile `to` (the same tile, or its neighbour across
+ * the connection's side): link the connection to its landing polygon, and back when bidirectional. */
+static nb_status collect_offmesh_end(nb_context* ctx, pending_list* pl, const nb_tile_view* from, uint32_t s_from,
+                                     nb_poly_ref ref_from0, uint32_t k, const nb_tile_view* to, uint32_t s_to,
+                                     nb_poly_ref ref_to0)
+{
+    const nb_offmesh_con* con = &from->offmesh[k];
+    const int32_t land = nearest_ground_poly(to, con->pos + 3, con->radius, to->walkable_climb);
+    if (land < 0)
+        return NB_OK;
+    const uint8_t side = con->side;
+    const uint8_t back = side == 0xff ? 0xff : (uint8_t)((side + 2) & 3);
+    nb_status st = pending_add(ctx, pl, s_from, con->poly, ref_to0 | (uint32_t)land, 1, side, 0, 255);
+    if (st == NB_OK && con->bidirectional)
+        st = pending_add(ctx, pl, s_to, (uint32_t)land, ref_from0 | con->poly, NB_LINK_NO_EDGE, back, 0, 255);
+    return st;
+}
+
+/* ---- adding a tile -------------------------------------------------------------------------------------------- */
+
+/* A link array that must grow for the new links: allocated before anything changes, swapped in at commit. */
+typedef struct link_growth {
+    uint32_t slot;
+    nb_link* links;
+    uint32_t capacity;
+} link_growth;
+
+static uint32_t link_alloc(nb_tile* t)
+{
+    if (t->free_link != NB_NULL_LINK) {
+        const uint32_t i = t->free_link;
+        t->free_link = t->links[i].next;
+        return i;
+    }
+    return t->nlinks++;
+}
+
+nb_status nb_navmesh_add_tile(nb_context* ctx, nb_navmesh* nav, const uint8_t* data, size_t size)
+{
+    if (!nav || !data)
+        return nb_fail(ctx, NB_ERR_NULL_ARG, FN_ ": %s is NULL", !nav ? "nav" : "data");
+    nb_status st = NB_OK;
+    uint8_t* copy = NULL;
+    uint32_t* first_link = NULL;
+    pending_list pl = { NULL, 0, 0 };
+    link_growth growth[5];
+    int ngrowth = 0;
+    nb_tile_view view;
+
+    /* ---- the blob: copied (4-byte aligned by the allocator) and parsed in place ---- */
+    copy = (uint8_t*)nb_alloc(ctx, size ? size : 1);
+    if (!copy) {
+        st = nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, FN_ ": out of memory 'data' (%zu)", size);
+        goto cleanup;
+    }
+    memcpy(copy, data, size);
+    st = nb_tile_parse_as(ctx, FN_, copy, size, &view);
+    if (st != NB_OK)
+        goto cleanup;
+    if (find_slot(nav, view.tile_x, view.tile_z) >= 0) {
+        st = nb_fail(ctx, NB_ERR_ALREADY_EXISTS, FN_ ": a tile already occupies (%d, %d)", view.tile_x, view.tile_z);
+        goto cleanup;
+    }
+    if (nav->free_head < 0) {
+        st = nb_fail(ctx, NB_ERR_TOO_LARGE, FN_ ": the navmesh is full (max_tiles %u)", nav->params.max_tiles);
+        goto cleanup;
+    }
+    const uint32_t slot = (uint32_t)nav->free_head;
+    nb_tile* tile = &nav->tiles[slot];
+    const nb_poly_ref ref0 = nb_make_ref(tile->salt, slot + 1, 0);
+    first_link = (uint32_t*)nb_alloc(ctx, (size_t)(view.npolys ? view.npolys : 1) * sizeof(uint32_t));
+    if (!first_link) {
+        st = nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, FN_ ": out of memory 'first_link' (%u)", view.npolys);
+        goto cleanup;
+    }
+    for (uint32_t p = 0; p < view.npolys; ++p)
+        first_link[p] = NB_NULL_LINK;
+
+    /* ---- collect: internal links ---- */
+    const uint32_t nground = view.npolys - view.noffmesh;
+    for (uint32_t p = 0; p < nground; ++p)
+        for (uint32_t j = 0; j < view.poly_nverts[p]; ++j) {
+            const uint16_t nei = view.poly_neis[(size_t)p * view.nvp + j];
+            if (nei == NB_NEI_WALL || (nei & NB_NEI_BORDER))
+                continue;
+            st = pending_add(ctx, &pl, slot, p, ref0 | (uint32_t)(nei - 1), (uint8_t)j, 0xff, 0, 255);
+            if (st != NB_OK)
+                goto cleanup;
+        }
+
+    /* ---- collect: off-mesh starts (this tile) and ends landing in this tile ---- */
+    for (uint32_t k = 0; k < view.noffmesh; ++k) {
+        const nb_offmesh_con* con = &view.offmesh[k];
+        const int32_t land = nearest_ground_poly(&view, con->pos, con->radius, view.walkable_climb);
+        if (land >= 0) {
+            /* The start is always an entry: its landing polygon links onto the connection. */
+            st = pending_add(ctx, &pl, slot, con->poly, ref0 | (uint32_t)land, 0, 0xff, 0, 255);
+            if (st == NB_OK)
+                st = pending_add(ctx, &pl, slot, (uint32_t)land, ref0 | con->poly, NB_LINK_NO_EDGE, 0xff, 0, 255);
+            if (st != NB_OK)
+                goto cleanup;
+        }
+        if (con->side == 0xff) {
+            st = collect_offmesh_end(ctx, &pl, &view, slot, ref0, k, &view, slot, ref0);
+            if (st != NB_OK)
+                goto cleanup;
+        }
+    }
+
+    /* ---- collect: the four neighbours (border links, off-mesh ends either way) ---- */
+    for (int side = 0; side < 4; ++side) {
+        const int32_t ns = neighbour_slot(nav, view.tile_x, view.tile_z, side);
+        if (ns < 0)
+            continue;
+        const nb_tile* nt = &nav->tiles[ns];
+        const nb_poly_ref nref0 = nb_navmesh_ref_of(nav, nt, 0);
+        st = collect_border(ctx, &pl, &view, slot, ref0, &nt->v, (uint32_t)ns, nref0, side);
+        if (st != NB_OK)
+            goto cleanup;
+        for (uint32_t k = 0; k < view.noffmesh && st == NB_OK; ++k)
+            if (view.offmesh[k].side == side)
+                st = collect_offmesh_end(ctx, &pl, &view, slot, ref0, k, &nt->v, (uint32_t)ns, nref0);
+        const int opposite = (side + 2) & 3;
+        for (uint32_t k = 0; k < nt->v.noffmesh && st == NB_OK; ++k)
+            if (nt->v.offmesh[k].side == opposite)
+                st = collect_offmesh_end(ctx, &pl, &nt->v, (uint32_t)ns, nref0, k, &view, slot, ref0);
+        if (st != NB_OK)
+            goto cleanup;
+    }
+
+    /* ---- reserve: every link array that must grow gets its new block now ---- */
+    {
+        uint32_t need[5] = { 0 };
+        uint32_t which[5];
+        int nwhich = 0;
+        for (uint32_t i = 0; i < pl.count; ++i) {
+            int w = 0;
+            while (w < nwhich && which[w] != pl.items[i].slot)
+                ++w;
+            if (w == nwhich)
+                which[nwhich++] = pl.items[i].slot;
+            need[w]++;
+        }
+        for (int w = 0; w < nwhich; ++w) {
+            const nb_tile* t = &nav->tiles[which[w]];
+            const uint32_t used = which[w] == slot ? 0 : t->nlinks;
+            const uint32_t cap = which[w] == slot ? 0 : t->link_capacity;
+            if ((uint64_t)used + need[w] > 0xfffffff0u) {
+                st = nb_fail(ctx, NB_ERR_TOO_LARGE, FN_ ": too many links in tile slot %u", which[w] + 1);
+                goto cleanup;
+            }
+            if (used + need[w] <= cap)
+                continue;
+            /* Neighbours grow geometrically: each later neighbour adds its border links here. */
+            uint32_t new_cap = used + need[w];
+            if (which[w] != slot && new_cap < cap + cap / 2)
+                new_cap = cap + cap / 2;
+            nb_link* links = (nb_link*)nb_alloc(ctx, (size_t)new_cap * sizeof(nb_link));
+            if (!links) {
+                st = nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, FN_ ": out of memory 'links' (%u)", new_cap);
+                goto cleanup;
+            }
+            growth[ngrowth].slot = which[w];
+            growth[ngrowth].links = links;
+            growth[ngrowth].capacity = new_cap;
+            ++ngrowth;
+        }
+    }
+
+    /* ---- commit: nothing below can fail ---- */
+    tile->data = copy;
+    tile->size = size;
+    tile->v = view;
+    tile->first_link = first_link;
+    tile->links = NULL;
+    tile->nlinks = tile->link_capacity = 0;
+    tile->free_link = NB_NULL_LINK;
+    copy = NULL;
+    first_link = NULL;
+    nav->free_head = tile->next_in_bucket;
+    const uint32_t bucket = hash_pos(view.tile_x, view.tile_z, nav->bucket_mask);
+    tile->next_in_bucket = nav->buckets[bucket];
+    nav->buckets[bucket] = (int32_t)slot;
+    nav->tile_count++;
+    for (int g = 0; g < ngrowth; ++g) {
+        nb_tile* t = &nav->tiles[growth[g].slot];
+        if (t->nlinks)
+            memcpy(growth[g].links, t->links, (size_t)t->nlinks * sizeof(nb_link));
+        nb_free(ctx, t->links);
+        t->links = growth[g].links;
+        t->link_capacity = growth[g].capacity;
+    }
+    ngrowth = 0;
+    for (uint32_t i = 0; i < pl.count; ++i) {
+        const pending_link* p = &pl.items[i];
+        nb_tile* t = &nav->tiles[p->slot];
+        const uint32_t li = link_alloc(t);
+        t->links[li] = p->link;
+        t->links[li].next = t->first_link[p->poly];
+        t->first_link[p->poly] = li;
+    }
+
+cleanup:
+    for (int g = 0; g < ngrowth; ++g)
+        nb_free(ctx, growth[g].links);
+    nb_free(ctx, pl.items);
+    nb_free(ctx, first_link);
+    nb_free(ctx, copy);
+    return st;
+}
+
+/* ---- removing a tile ------------------------------------------------------------------------------------------ */
+
+/* Drops every link of tile t that leads into slot `gone` (border links and off-mesh links alike). */
+static void unlink_slot(nb_tile* t, uint32_t gone)
+{
+    for (uint32_t p = 0; p < t->v.npolys; ++p) {
+        uint32_t* prev = &t->first_link[p];
+        while (*prev != NB_NULL_LINK) {
+            const uint32_t li = *prev;
+            nb_link* l = &t->links[li];
+            if (nb_ref_slot(l->ref) == gone) {
+                *prev = l->next;
+                l->next = t->free_link;
+                l->ref = 0;
+                t->free_link = li;
+            } else {
+                prev = &l->next;
+            }
+        }
+    }
+}
+
+nb_status nb_navmesh_remove_tile(nb_context* ctx, nb_navmesh* nav, int32_t tile_x, int32_t tile_z)
+{
+    if (!nav)
+        return nb_fail(ctx, NB_ERR_NULL_ARG, "nb_navmesh_remove_tile: nav is NULL");
+    const int32_t s = find_slot(nav, tile_x, tile_z);
+    if (s < 0)
+        return nb_fail(ctx, NB_ERR_NOT_FOUND, "nb_navmesh_remove_tile: no tile at (%d, %d)", tile_x, tile_z);
+    for (int side = 0; side < 4; ++side) {
+        const int32_t ns = neighbour_slot(nav, tile_x, tile_z, side);
+        if (ns >= 0)
+            unlink_slot(&nav->tiles[ns], (uint32_t)s + 1);
+    }
+    int32_t* prev = &nav->buckets[hash_pos(tile_x, tile_z, nav->bucket_mask)];
+    while (*prev != s)
+        prev = &nav->tiles[*prev].next_in_bucket;
+    nb_tile* t = &nav->tiles[s];
+    *prev = t->next_in_bucket;
+    tile_release(ctx, t);
+    /* A new salt makes the removed tile's refs stale even when the slot is reused. */
+    t->salt = (t->salt + 1) & ((1u << NB_SALT_BITS) - 1);
+    t->next_in_bucket = nav->free_head;
+    nav->free_head = s;
+    nav->tile_count--;
+    return NB_OK;
+}
+
+/* ---- accessors -------------------------------------------------------------------------------------------------- */
+
+nb_status nb_navmesh_tile_data(const nb_navmesh* nav, int32_t tile_x, int32_t tile_z, const uint8_t** data,
+                               size_t* size)
+{
+    if (!nav || !data || !size)
+        return NB_ERR_NULL_ARG;
+    const nb_tile* t = nb_navmesh_tile_at(nav, tile_x, tile_z);
+    if (!t)
+        return NB_ERR_NOT_FOUND;
+    *data = t->data;
+    *size = t->size;
+    return NB_OK;
+}
+
+uint32_t nb_navmesh_tile_count(const nb_navmesh* nav) { return nav ? nav->tile_count : 0; }
+
+const nb_navmesh_params* nb_navmesh_get_params(const nb_navmesh* nav) { return nav ? &nav->params : NULL; }
+
+nb_status nb_navmesh_poly(const nb_navmesh* nav, nb_poly_ref ref, float* verts, int32_t* vert_count, uint8_t* area,
+                          uint16_t* flags, int* is_offmesh)
+{
+    if (!nav)
+        return NB_ERR_NULL_ARG;
+    uint32_t poly;
+    const nb_tile* t = nb_navmesh_resolve(nav, ref, &poly);
+    if (!t)
+        return NB_ERR_NOT_FOUND;
+    const uint32_t n = t->v.poly_nverts[poly];
+    if (verts)
+        for (uint32_t j = 0; j < n; ++j)
+            memcpy(&verts[j * 3], tile_vert(&t->v, poly, j), 3 * sizeof(float));
+    if (vert_count)
+        *vert_count = (int32_t)n;
+    if (area)
+        *area = t->v.poly_areas[poly];
+    if (flags)
+        *flags = t->v.poly_flags[poly];
+    if (is_offmesh)
+        *is_offmesh = t->v.poly_types[poly] == NB_POLY_OFFMESH;
+    return NB_OK;
+}
+
+nb_status nb_navmesh_poly_refs(nb_context* ctx, const nb_navmesh* nav, nb_poly_ref* refs, uint32_t capacity,
+                               uint32_t* count)
+{
+    if (!nav || !count)
+        return nb_fail(ctx, NB_ERR_NULL_ARG, "nb_navmesh_poly_refs: %s is NULL", !nav ? "nav" : "count");
+    uint32_t needed = 0;
+    for (uint32_t s = 0; s < nav->params.max_tiles; ++s)
+        if (nav->tiles[s].data)
+            needed += nav->tiles[s].v.npolys;
+    *count = needed;
+    if (needed > capacity || (!refs && needed > 0))
+        return nb_fail(ctx, NB_ERR_BUFFER_TOO_SMALL, "nb_navmesh_poly_refs: %u refs need room, capacity is %u", needed,
+                       refs ? capacity : 0);
+    uint32_t n = 0;
+    for (uint32_t s = 0; s < nav->params.max_tiles; ++s) {
+        const nb_tile* t = &nav->tiles[s];
+        if (!t->data)
+            continue;
+        for (uint32_t p = 0; p < t->v.npolys; ++p)
+            refs[n++] = nb_navmesh_ref_of(nav, t, p);
+    }
+    return NB_OK;
+}
+
+nb_status nb_navmesh_set_poly_flags(nb_context* ctx, nb_navmesh* nav, nb_poly_ref ref, uint16_t flags)
+{
+    if (!nav)
+        return nb_fail(ctx, NB_ERR_NULL_ARG, "nb_navmesh_set_poly_flags: nav is NULL");
+    uint32_t poly;
+    nb_tile* t = (nb_tile*)nb_navmesh_resolve(nav, ref, &poly);
+    if (!t)
+        return nb_fail(ctx, NB_ERR_NOT_FOUND, "nb_navmesh_set_poly_flags: ref 0x%08x is not a polygon of this navmesh",
+                       ref);
+    t->v.poly_flags[poly] = flags;
+    /* The flags live in the blob: keep its checksum right so tile_data and save hand out a valid blob. */
+    nb_tile_update_crc(t->data, t->size);
+    return NB_OK;
+}

@@ -1,0 +1,136 @@
+/* Runtime structures shared by tile.c (blob build/validate/parse), navmesh.c (tiles, links),
+ * serialize.c (save/load) and query.c. Not part of the public API. */
+#ifndef NB_NAVMESH_INTERNAL_H
+#define NB_NAVMESH_INTERNAL_H
+
+#include "nb_internal.h"
+
+#define NB_TILE_MAGIC 0x4c54424eu /* "NBTL" read as a little-endian uint32 */
+#define NB_TILE_VERSION 1u
+#define NB_NAVMESH_MAGIC 0x484d424eu /* "NBMH" */
+#define NB_NAVMESH_VERSION 1u
+
+#define NB_POLY_GROUND 0
+#define NB_POLY_OFFMESH 1 /* a 2-vertex polygon standing for an off-mesh link (vertices = its two ends) */
+
+/* Polygon neighbour codes inside a tile (poly_neis): */
+#define NB_NEI_WALL 0          /* no neighbour */
+#define NB_NEI_BORDER 0x8000   /* | side (0 = -x, 1 = +z, 2 = +x, 3 = -z): edge on the tile border */
+/* otherwise 1..npolys: internal neighbour polygon index + 1 */
+
+/* BV tree node, coordinates quantized: q = (world - tile bmin) * bv_quant, clamped to 0..65535 (bmin rounded
+ * down, bmax up; the same bv_quant on all three axes). Nodes are stored depth first (a node, then its left
+ * subtree, then its right subtree). i >= 0: a leaf for ground polygon i; i < 0: an inner node and -i = the
+ * escape offset, the size of its subtree (itself included): node n's subtree ends just before node n - i.
+ * Traversal: n = 0; while (n < nbv) { hit = overlap(bv[n]); if (leaf && hit) visit; n += (hit || leaf) ? 1 : -i; } */
+typedef struct nb_bv_node {
+    uint16_t bmin[3], bmax[3];
+    int32_t i;
+} nb_bv_node;
+
+/* An off-mesh link as stored in a tile: its polygon (type NB_POLY_OFFMESH) is `poly`. */
+typedef struct nb_offmesh_con {
+    float pos[6]; /* start xyz, end xyz */
+    float radius;
+    uint16_t poly;
+    uint8_t bidirectional;
+    uint8_t side; /* 0xff when the end lies inside this tile, else the tile side (0..3) it lies beyond */
+    uint32_t user_id;
+} nb_offmesh_con;
+
+/* A parsed, validated tile blob: pointers into the blob (which is 4-byte aligned). Polygon vertex indices
+ * index verts. Detail mesh (Detour's convention): a detail triangle index i < poly_nverts[p] means the
+ * polygon's own vertex i; otherwise detail_verts[detail_meshes[p*4 + 0] + i - poly_nverts[p]]. */
+typedef struct nb_tile_view {
+    int32_t tile_x, tile_z;
+    uint32_t nverts, npolys, nvp, ndetail_verts, ndetail_tris, nbv, noffmesh;
+    float bmin[3], bmax[3];
+    float walkable_height, walkable_radius, walkable_climb;
+    float bv_quant;
+    float* verts;            /* nverts x xyz, world units */
+    uint16_t* poly_verts;    /* npolys x nvp, NB_MESH_NULL_IDX padded */
+    uint16_t* poly_neis;     /* npolys x nvp, codes above */
+    uint16_t* poly_flags;    /* npolys (mutable: nb_navmesh_set_poly_flags) */
+    uint8_t* poly_areas;     /* npolys */
+    uint8_t* poly_types;     /* npolys */
+    uint8_t* poly_nverts;    /* npolys */
+    uint32_t* detail_meshes; /* npolys x (extra vert base, extra vert count, tri base, tri count) */
+    float* detail_verts;     /* ndetail_verts x xyz */
+    uint8_t* detail_tris;    /* ndetail_tris x (a, b, c, edge flags) */
+    nb_bv_node* bv;          /* nbv */
+    nb_offmesh_con* offmesh; /* noffmesh */
+} nb_tile_view;
+
+/* Validates and parses a blob in place (the view points into data, which must be 4-byte aligned). Statuses as
+ * nb_tile_validate (NB_ERR_INVALID_ARG for misaligned data). _as names the calling function in messages. */
+nb_status nb_tile_parse(nb_context* ctx, uint8_t* data, size_t size, nb_tile_view* view);
+nb_status nb_tile_parse_as(nb_context* ctx, const char* fn, uint8_t* data, size_t size, nb_tile_view* view);
+/* Recomputes a blob's CRC after its flags were changed in place. */
+void nb_tile_update_crc(uint8_t* data, size_t size);
+uint32_t nb_crc32(const uint8_t* data, size_t size);
+
+/* ---- navmesh internals ---- */
+
+#define NB_NULL_LINK 0xffffffffu
+
+/* A link from a polygon edge to a neighbour polygon (same tile, another tile, or an off-mesh link). */
+/* Kinds of links (a polygon's links form a list from first_link[poly] through next):
+ *  - internal (poly_neis 1..npolys): edge = the edge, side 0xff, bmin 0, bmax 255;
+ *  - border (NB_NEI_BORDER | side): edge = the edge, side = the tile side it crosses, bmin..bmax = the part of
+ *    the edge (0 = its first vertex, 255 = the next one) shared with the neighbour polygon; every border link
+ *    has a twin in the other direction over the same world segment;
+ *  - off-mesh, from the link polygon: edge 0 = to the polygon its start lands on, edge 1 = to the polygon its
+ *    end lands on; side 0xff, or the side crossed when the end lands in the neighbouring tile;
+ *  - off-mesh, onto the link polygon (from the start's landing polygon always, from the end's landing polygon
+ *    when bidirectional): edge 0xff (no edge of this polygon), side as above.
+ *  Off-mesh links have bmin 0, bmax 255. */
+#define NB_LINK_NO_EDGE 0xff
+typedef struct nb_link {
+    nb_poly_ref ref; /* the neighbour */
+    uint32_t next;   /* next link of the same polygon, NB_NULL_LINK at the end */
+    uint8_t edge;    /* edge index of this polygon (NB_LINK_NO_EDGE: a link onto an off-mesh polygon) */
+    uint8_t side;    /* 0xff for a link inside the tile, else the tile side (0..3) it crosses */
+    uint8_t bmin, bmax; /* the part of the edge shared with the neighbour, 0..255 along the edge (portals) */
+} nb_link;
+
+typedef struct nb_tile {
+    nb_tile_view v;
+    uint8_t* data; /* the navmesh's own copy of the blob (NULL: free slot) */
+    size_t size;
+    uint32_t salt;
+    uint32_t* first_link; /* npolys heads (NB_NULL_LINK = none) */
+    nb_link* links;
+    uint32_t nlinks;        /* entries of links handed out so far (live or on the free list) */
+    uint32_t link_capacity; /* entries allocated */
+    uint32_t free_link;     /* freed entries, chained through next; NB_NULL_LINK = none */
+    int32_t next_in_bucket; /* slot index of the next tile in the same position-hash bucket, -1 = end */
+} nb_tile;
+
+struct nb_navmesh {
+    nb_navmesh_params params;
+    nb_tile* tiles;      /* params.max_tiles slots; slot s is tiles[s - 1] */
+    int32_t* buckets;    /* position hash: first slot index (0-based) per bucket, -1 = empty */
+    uint32_t bucket_mask;
+    uint32_t tile_count;
+    int32_t free_head;   /* free slot list through next_in_bucket, -1 = none */
+};
+
+static inline nb_poly_ref nb_make_ref(uint32_t salt, uint32_t slot, uint32_t poly)
+{
+    return ((salt & ((1u << NB_SALT_BITS) - 1)) << (NB_POLY_BITS + NB_TILE_BITS)) | (slot << NB_POLY_BITS) | poly;
+}
+static inline uint32_t nb_ref_slot(nb_poly_ref ref) { return (ref >> NB_POLY_BITS) & ((1u << NB_TILE_BITS) - 1); }
+static inline uint32_t nb_ref_poly(nb_poly_ref ref) { return ref & ((1u << NB_POLY_BITS) - 1); }
+static inline uint32_t nb_ref_salt(nb_poly_ref ref) { return ref >> (NB_POLY_BITS + NB_TILE_BITS); }
+
+/* Resolves a ref: the tile and polygon index, or NULL for 0, an empty slot, a stale salt, an index out of
+ * range. */
+const nb_tile* nb_navmesh_resolve(const nb_navmesh* nav, nb_poly_ref ref, uint32_t* poly);
+/* The ref of polygon `poly` of `tile` (a tile of nav). */
+nb_poly_ref nb_navmesh_ref_of(const nb_navmesh* nav, const nb_tile* tile, uint32_t poly);
+/* The tile at a grid position, or NULL. */
+const nb_tile* nb_navmesh_tile_at(const nb_navmesh* nav, int32_t tile_x, int32_t tile_z);
+/* Grid cell of a world position (floor((x - origin.x) / tile_width), same for z). */
+void nb_navmesh_tile_coords(const nb_navmesh* nav, const float pos[3], int32_t* tile_x, int32_t* tile_z);
+
+#endif

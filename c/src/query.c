@@ -1,0 +1,1935 @@
+/* Path queries on a navmesh (the Detour half of seed 002): nearest polygon through each tile's BV tree, A* over
+ * polygons, funnel string-pulling, raycast, random points, closest point and height on the detail surface, move
+ * along surface, distance to wall, and a batch of whole path requests.
+ *
+ * Conventions the geometry below relies on: polygons wind clockwise in the (x, z) plane read as a math frame
+ * (x right, z up), i.e. counter-clockwise seen from above with +z down (nb_build_poly_mesh). So for the edge
+ * va -> vb of a polygon the interior lies on the right, the inward normal is (e.z, -e.x), and a traveller
+ * leaving the polygon through that edge has va on the left and vb on the right. Polygon edge i runs from vertex
+ * i to vertex i + 1. An off-mesh polygon has two vertices: the link's start (vertex 0) and end (vertex 1); its
+ * links carry edge 0 for the polygon at the start and edge 1 for the polygon at the end.
+ *
+ * Memory: nb_query_create allocates the node pool (nodes, a ref -> node hash, a binary heap) and the scratch of
+ * the batch once; no query allocates. A query resets the pool in O(1): the hash buckets carry a generation
+ * stamp, so a bucket whose stamp is old reads as empty and nothing is cleared between queries. */
+#include "navmesh_internal.h"
+
+#include <float.h>
+#include <math.h>
+
+/* ================================================================================================ */
+/* Node pool                                                                                        */
+/* ================================================================================================ */
+
+#define NODE_NEW 0
+#define NODE_OPEN 1
+#define NODE_CLOSED 2
+
+#define QUERY_MAX_NODES (1u << 22)
+#define QUERY_DEFAULT_NODES 2048u
+
+typedef struct qnode {
+    float pos[3];      /* where the search enters the polygon (portal midpoint; the start position for the start) */
+    float cost;        /* cost from the start to pos */
+    float total;       /* cost + heuristic: the heap key (reused as polygon area by the random point search) */
+    nb_poly_ref ref;
+    uint32_t parent;   /* node index + 1, 0 = none */
+    uint32_t next;     /* hash chain: node index + 1, 0 = end */
+    uint32_t heap;     /* position in the heap while open */
+    const nb_tile* tile;
+    uint32_t poly;
+    uint8_t state;
+} qnode;
+
+struct nb_query {
+    nb_context* ctx;
+    const nb_navmesh* nav;
+    uint32_t max_nodes, node_count;
+    qnode* nodes;
+    uint32_t* heap; /* node indices; doubles as the FIFO of move_along_surface */
+    uint32_t heap_size;
+    uint32_t* buckets;      /* node index + 1 of the chain head */
+    uint32_t* bucket_stamp; /* a bucket is live only when its stamp equals `stamp` */
+    uint32_t bucket_shift, bucket_count, stamp;
+    /* scratch of nb_query_find_paths: a corridor and its straight path */
+    nb_poly_ref* path;
+    float* spoints;
+    int32_t spoints_cap;
+};
+
+static inline uint32_t bucket_of(const nb_query* q, nb_poly_ref ref)
+{
+    return (uint32_t)(ref * 2654435761u) >> q->bucket_shift; /* Fibonacci hashing: top bits of a multiply */
+}
+
+static void pool_reset(nb_query* q)
+{
+    q->node_count = 0;
+    q->heap_size = 0;
+    if (++q->stamp == 0) { /* wrapped after 2^32 queries: clear once so old stamps cannot alias */
+        memset(q->bucket_stamp, 0, sizeof(uint32_t) * q->bucket_count);
+        q->stamp = 1;
+    }
+}
+
+/* The node of ref, created (state NODE_NEW) when absent; NULL when the pool is exhausted. */
+static qnode* node_get(nb_query* q, nb_poly_ref ref)
+{
+    const uint32_t b = bucket_of(q, ref);
+    if (q->bucket_stamp[b] != q->stamp) {
+        q->bucket_stamp[b] = q->stamp;
+        q->buckets[b] = 0;
+    } else {
+        for (uint32_t i = q->buckets[b]; i; i = q->nodes[i - 1].next)
+            if (q->nodes[i - 1].ref == ref)
+                return &q->nodes[i - 1];
+    }
+    if (q->node_count >= q->max_nodes)
+        return NULL;
+    qnode* n = &q->nodes[q->node_count++];
+    n->ref = ref;
+    n->parent = 0;
+    n->state = NODE_NEW;
+    n->cost = n->total = 0.0f;
+    n->next = q->buckets[b];
+    q->buckets[b] = q->node_count;
+    return n;
+}
+
+static inline uint32_t node_index(const nb_query* q, const qnode* n) { return (uint32_t)(n - q->nodes); }
+
+/* ---- binary min-heap on total, with each node's slot recorded for decrease-key ---- */
+
+static void heap_sift_up(nb_query* q, uint32_t slot, uint32_t node)
+{
+    const float key = q->nodes[node].total;
+    while (slot > 0) {
+        const uint32_t parent = (slot - 1) >> 1;
+        const uint32_t pn = q->heap[parent];
+        if (q->nodes[pn].total <= key)
+            break;
+        q->heap[slot] = pn;
+        q->nodes[pn].heap = slot;
+        slot = parent;
+    }
+    q->heap[slot] = node;
+    q->nodes[node].heap = slot;
+}
+
+static void heap_push(nb_query* q, uint32_t node) { heap_sift_up(q, q->heap_size++, node); }
+
+static uint32_t heap_pop(nb_query* q)
+{
+    const uint32_t top = q->heap[0];
+    const uint32_t last = q->heap[--q->heap_size];
+    const uint32_t size = q->heap_size;
+    if (size == 0)
+        return top;
+    const float key = q->nodes[last].total;
+    uint32_t slot = 0;
+    for (;;) {
+        uint32_t child = slot * 2 + 1;
+        if (child >= size)
+            break;
+        if (child + 1 < size && q->nodes[q->heap[child + 1]].total < q->nodes[q->heap[child]].total)
+            ++child;
+        if (q->nodes[q->heap[child]].total >= key)
+            break;
+        q->heap[slot] = q->heap[child];
+        q->nodes[q->heap[slot]].heap = slot;
+        slot = child;
+    }
+    q->heap[slot] = last;
+    q->nodes[last].heap = slot;
+    return top;
+}
+
+/* ================================================================================================ */
+/* Geometry                                                                                         */
+/* ================================================================================================ */
+
+static inline void vcopy(float* d, const float* s)
+{
+    d[0] = s[0];
+    d[1] = s[1];
+    d[2] = s[2];
+}
+
+static inline void vlerp(float* d, const float* a, const float* b, float t)
+{
+    d[0] = a[0] + (b[0] - a[0]) * t;
+    d[1] = a[1] + (b[1] - a[1]) * t;
+    d[2] = a[2] + (b[2] - a[2]) * t;
+}
+
+static inline float vdist(const float* a, const float* b)
+{
+    const float dx = b[0] - a[0], dy = b[1] - a[1], dz = b[2] - a[2];
+    return sqrtf(dx * dx + dy * dy + dz * dz);
+}
+
+static inline float vdist2_xz(const float* a, const float* b)
+{
+    const float dx = b[0] - a[0], dz = b[2] - a[2];
+    return dx * dx + dz * dz;
+}
+
+static inline int vequal(const float* a, const float* b)
+{
+    const float dx = b[0] - a[0], dy = b[1] - a[1], dz = b[2] - a[2];
+    return dx * dx + dy * dy + dz * dz < 1e-8f;
+}
+
+/* Twice the signed area of triangle abc in xz; > 0 when c lies to the right of a -> b (math frame, x right, z
+ * up). The funnel below is written in terms of this sign. */
+static inline float tri_area2(const float* a, const float* b, const float* c)
+{
+    return (c[0] - a[0]) * (b[2] - a[2]) - (b[0] - a[0]) * (c[2] - a[2]);
+}
+
+/* Squared xz distance from p to the segment ab; *t gets the parameter of the closest point. */
+static float dist2_pt_seg_xz(const float* p, const float* a, const float* b, float* t)
+{
+    const float ex = b[0] - a[0], ez = b[2] - a[2];
+    const float len2 = ex * ex + ez * ez;
+    float s = len2 > 0.0f ? ((p[0] - a[0]) * ex + (p[2] - a[2]) * ez) / len2 : 0.0f;
+    s = s < 0.0f ? 0.0f : (s > 1.0f ? 1.0f : s);
+    const float dx = a[0] + ex * s - p[0], dz = a[2] + ez * s - p[2];
+    if (t)
+        *t = s;
+    return dx * dx + dz * dz;
+}
+
+/* Crossing-number test in xz (points exactly on an edge may go either way). */
+static int point_in_poly_xz(const float* v, int n, const float* p)
+{
+    int inside = 0;
+    for (int i = 0, j = n - 1; i < n; j = i++) {
+        const float* a = &v[i * 3];
+        const float* b = &v[j * 3];
+        if (((a[2] > p[2]) != (b[2] > p[2])) && (p[0] < (b[0] - a[0]) * (p[2] - a[2]) / (b[2] - a[2]) + a[0]))
+            inside = !inside;
+    }
+    return inside;
+}
+
+/* Height at p's (x, z) on triangle abc when p lies over it (with a small tolerance for points on edges). */
+static int tri_height(const float* a, const float* b, const float* c, const float* p, float* h)
+{
+    const float v0x = c[0] - a[0], v0z = c[2] - a[2];
+    const float v1x = b[0] - a[0], v1z = b[2] - a[2];
+    const float v2x = p[0] - a[0], v2z = p[2] - a[2];
+    const float det = v0x * v1z - v1x * v0z;
+    if (fabsf(det) < 1e-12f)
+        return 0;
+    const float u = (v2x * v1z - v1x * v2z) / det;
+    const float w = (v0x * v2z - v2x * v0z) / det;
+    const float eps = 1e-4f;
+    if (u < -eps || w < -eps || u + w > 1.0f + eps)
+        return 0;
+    *h = a[1] + (c[1] - a[1]) * u + (b[1] - a[1]) * w;
+    return 1;
+}
+
+/* Segment p0 -> p1 against a convex polygon in xz (Cyrus-Beck clipping): the parameter range [tmin, tmax]
+ * inside it and the edges it enters and leaves through (-1 when it starts / ends inside). 0 when it misses. */
+static int clip_segment_poly(const float* p0, const float* p1, const float* v, int n, float* tmin, float* tmax,
+                             int* seg_min, int* seg_max)
+{
+    const float dx = p1[0] - p0[0], dz = p1[2] - p0[2];
+    float lo = 0.0f, hi = 1.0f;
+    int smin = -1, smax = -1;
+    for (int i = 0; i < n; ++i) {
+        const float* a = &v[i * 3];
+        const float* b = &v[((i + 1) % n) * 3];
+        const float nx = b[2] - a[2], nz = -(b[0] - a[0]); /* inward normal */
+        const float num = nx * (p0[0] - a[0]) + nz * (p0[2] - a[2]);
+        const float den = nx * dx + nz * dz;
+        if (fabsf(den) < 1e-12f) {
+            if (num < 0.0f)
+                return 0; /* parallel to the edge and outside it */
+            continue;
+        }
+        const float t = -num / den;
+        if (den < 0.0f) { /* moving outward through this edge */
+            if (t < hi) {
+                hi = t;
+                smax = i;
+            }
+        } else if (t > lo) {
+            lo = t;
+            smin = i;
+        }
+        if (lo > hi)
+            return 0;
+    }
+    *tmin = lo;
+    *tmax = hi;
+    *seg_min = smin;
+    *seg_max = smax;
+    return 1;
+}
+
+/* Intersection parameters of the xz lines a0 -> a1 and b0 -> b1; 0 when parallel. */
+static int intersect_lines_xz(const float* a0, const float* a1, const float* b0, const float* b1, float* s, float* t)
+{
+    const float ux = a1[0] - a0[0], uz = a1[2] - a0[2];
+    const float vx = b1[0] - b0[0], vz = b1[2] - b0[2];
+    const float wx = a0[0] - b0[0], wz = a0[2] - b0[2];
+    const float d = ux * vz - uz * vx;
+    if (fabsf(d) < 1e-9f)
+        return 0;
+    *s = (vx * wz - vz * wx) / d;
+    *t = (ux * wz - uz * wx) / d;
+    return 1;
+}
+
+/* ================================================================================================ */
+/* Polygon access                                                                                   */
+/* ================================================================================================ */
+
+static inline const float* poly_vert(const nb_tile_view* v, uint32_t p, uint32_t k)
+{
+    return &v->verts[(size_t)v->poly_verts[(size_t)p * v->nvp + k] * 3];
+}
+
+static int poly_gather(const nb_tile_view* v, uint32_t p, float* out)
+{
+    const int n = v->poly_nverts[p];
+    for (int k = 0; k < n; ++k)
+        vcopy(&out[k * 3], poly_vert(v, p, (uint32_t)k));
+    return n;
+}
+
+static inline int passes(const nb_query_filter* f, uint16_t flags)
+{
+    return (flags & f->include_flags) != 0 && (flags & f->exclude_flags) == 0;
+}
+
+static inline int is_offmesh(const nb_tile* t, uint32_t p) { return t->v.poly_types[p] == NB_POLY_OFFMESH; }
+
+/* Vertex i of a detail triangle of polygon p (Detour's convention: the polygon's own vertices first). */
+static inline const float* detail_vert(const nb_tile_view* v, uint32_t p, const uint32_t* dm, uint32_t i)
+{
+    const uint32_t nv = v->poly_nverts[p];
+    if (i < nv)
+        return poly_vert(v, p, i);
+    return &v->detail_verts[(size_t)(dm[0] + i - nv) * 3];
+}
+
+static inline int has_detail(const nb_tile_view* v, uint32_t p)
+{
+    return v->ndetail_tris > 0 && v->detail_meshes[(size_t)p * 4 + 3] > 0;
+}
+
+/* Height of polygon p's detail surface at pos (x, z); 0 when pos lies over none of its triangles. Without a
+ * detail mesh the polygon is fanned from vertex 0. */
+static int detail_height(const nb_tile_view* v, uint32_t p, const float* pos, float* h)
+{
+    if (!has_detail(v, p)) {
+        const uint32_t n = v->poly_nverts[p];
+        for (uint32_t k = 1; k + 1 < n; ++k)
+            if (tri_height(poly_vert(v, p, 0), poly_vert(v, p, k), poly_vert(v, p, k + 1), pos, h))
+                return 1;
+        return 0;
+    }
+    const uint32_t* dm = &v->detail_meshes[(size_t)p * 4];
+    for (uint32_t t = 0; t < dm[3]; ++t) {
+        const uint8_t* tri = &v->detail_tris[(size_t)(dm[2] + t) * 4];
+        if (tri_height(detail_vert(v, p, dm, tri[0]), detail_vert(v, p, dm, tri[1]), detail_vert(v, p, dm, tri[2]),
+                       pos, h))
+            return 1;
+    }
+    return 0;
+}
+
+/* Closest point to pos (in xz) on the edges of polygon p's detail triangles, with the surface height there. */
+static void closest_on_detail_edges(const nb_tile_view* v, uint32_t p, const float* pos, float* out)
+{
+    float best = FLT_MAX, t;
+    if (!has_detail(v, p)) {
+        const uint32_t n = v->poly_nverts[p];
+        for (uint32_t k = 0; k < n; ++k) {
+            const float* a = poly_vert(v, p, k);
+            const float* b = poly_vert(v, p, (k + 1) % n);
+            const float d = dist2_pt_seg_xz(pos, a, b, &t);
+            if (d < best) {
+                best = d;
+                vlerp(out, a, b, t);
+            }
+        }
+        return;
+    }
+    const uint32_t* dm = &v->detail_meshes[(size_t)p * 4];
+    for (uint32_t i = 0; i < dm[3]; ++i) {
+        const uint8_t* tri = &v->detail_tris[(size_t)(dm[2] + i) * 4];
+        for (int k = 0; k < 3; ++k) {
+            const float* a = detail_vert(v, p, dm, tri[k]);
+            const float* b = detail_vert(v, p, dm, tri[(k + 1) % 3]);
+            const float d = dist2_pt_seg_xz(pos, a, b, &t);
+            if (d < best) {
+                best = d;
+                vlerp(out, a, b, t);
+            }
+        }
+    }
+}
+
+/* Closest point on polygon p to pos: pos itself at the surface's height when pos lies over the polygon
+ * (*over = 1), else the nearest point of its outline. An off-mesh polygon is its segment. */
+static void closest_on_poly(const nb_tile* tile, uint32_t p, const float* pos, float* out, int* over)
+{
+    const nb_tile_view* v = &tile->v;
+    *over = 0;
+    if (is_offmesh(tile, p)) {
+        float t;
+        const float* a = poly_vert(v, p, 0);
+        const float* b = poly_vert(v, p, 1);
+        dist2_pt_seg_xz(pos, a, b, &t);
+        vlerp(out, a, b, t);
+        return;
+    }
+    float verts[NB_MAX_VERTS_PER_POLY * 3], h;
+    const int n = poly_gather(v, p, verts);
+    if (point_in_poly_xz(verts, n, pos) && detail_height(v, p, pos, &h)) {
+        out[0] = pos[0];
+        out[1] = h;
+        out[2] = pos[2];
+        *over = 1;
+        return;
+    }
+    closest_on_detail_edges(v, p, pos, out);
+}
+
+/* Twice the xz area of a convex polygon (positive whatever the winding). */
+static float poly_area2(const float* v, int n)
+{
+    float a = 0.0f;
+    for (int k = 1; k + 1 < n; ++k)
+        a += tri_area2(&v[0], &v[k * 3], &v[(k + 1) * 3]);
+    return fabsf(a);
+}
+
+/* ---- links and portals ---- */
+
+/* Tile and polygon index of a link's target; links inside one tile skip the slot lookup. */
+static inline const nb_tile* link_target(const nb_navmesh* nav, const nb_tile* from, nb_poly_ref from_ref,
+                                         nb_poly_ref to, uint32_t* poly)
+{
+    if (nb_ref_slot(to) == nb_ref_slot(from_ref)) {
+        *poly = nb_ref_poly(to);
+        return from;
+    }
+    return nb_navmesh_resolve(nav, to, poly);
+}
+
+static const nb_link* find_link(const nb_tile* t, uint32_t p, nb_poly_ref to)
+{
+    for (uint32_t i = t->first_link[p]; i != NB_NULL_LINK; i = t->links[i].next)
+        if (t->links[i].ref == to)
+            return &t->links[i];
+    return NULL;
+}
+
+/* The opening between polygon fp (ref fref) and its neighbour tp through link l, as seen leaving fp: left and
+ * right ends. An off-mesh link's portal is the single point where it attaches; a tile-border link's portal is
+ * the part of the edge the neighbour shares (the link's bmin..bmax along the edge). */
+static void link_portal(const nb_tile* ft, uint32_t fp, nb_poly_ref fref, const nb_link* l, const nb_tile* tt,
+                        uint32_t tp, float* left, float* right)
+{
+    const nb_tile_view* fv = &ft->v;
+    if (is_offmesh(ft, fp)) {
+        vcopy(left, poly_vert(fv, fp, l->edge & 1u));
+        vcopy(right, left);
+        return;
+    }
+    if (is_offmesh(tt, tp)) {
+        const nb_link* back = find_link(tt, tp, fref);
+        vcopy(left, poly_vert(&tt->v, tp, back ? (back->edge & 1u) : 0u));
+        vcopy(right, left);
+        return;
+    }
+    const uint32_t n = fv->poly_nverts[fp];
+    const float* va = poly_vert(fv, fp, l->edge);
+    const float* vb = poly_vert(fv, fp, (l->edge + 1u) % n);
+    if (l->side != 0xff && (l->bmin != 0 || l->bmax != 255)) {
+        vlerp(left, va, vb, (float)l->bmin * (1.0f / 255.0f));
+        vlerp(right, va, vb, (float)l->bmax * (1.0f / 255.0f));
+    } else {
+        vcopy(left, va);
+        vcopy(right, vb);
+    }
+}
+
+/* Portal between two consecutive polygons of a corridor; 0 when they are not linked. */
+static int path_portal(const nb_navmesh* nav, nb_poly_ref from, nb_poly_ref to, float* left, float* right,
+                       int* from_offmesh, int* to_offmesh)
+{
+    uint32_t fp, tp;
+    const nb_tile* ft = nb_navmesh_resolve(nav, from, &fp);
+    const nb_tile* tt = nb_navmesh_resolve(nav, to, &tp);
+    if (!ft || !tt)
+        return 0;
+    const nb_link* l = find_link(ft, fp, to);
+    if (!l)
+        return 0;
+    link_portal(ft, fp, from, l, tt, tp, left, right);
+    if (from_offmesh)
+        *from_offmesh = is_offmesh(ft, fp);
+    if (to_offmesh)
+        *to_offmesh = is_offmesh(tt, tp);
+    return 1;
+}
+
+/* Bit e set when edge e of ground polygon p leads to a usable ground neighbour (the other edges are walls). */
+static uint32_t open_edges(const nb_navmesh* nav, const nb_tile* t, uint32_t p, nb_poly_ref ref,
+                           const nb_query_filter* f)
+{
+    uint32_t mask = 0;
+    const uint32_t n = t->v.poly_nverts[p];
+    for (uint32_t i = t->first_link[p]; i != NB_NULL_LINK; i = t->links[i].next) {
+        const nb_link* l = &t->links[i];
+        if (l->edge >= n || (mask & (1u << l->edge)))
+            continue;
+        uint32_t np;
+        const nb_tile* nt = link_target(nav, t, ref, l->ref, &np);
+        if (nt && !is_offmesh(nt, np) && passes(f, nt->v.poly_flags[np]))
+            mask |= 1u << l->edge;
+    }
+    return mask;
+}
+
+/* ================================================================================================ */
+/* Validation                                                                                       */
+/* ================================================================================================ */
+
+static nb_status check_vec(nb_context* ctx, const char* fn, const char* name, const float* v)
+{
+    if (!v)
+        return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: %s is NULL", fn, name);
+    for (int k = 0; k < 3; ++k)
+        if (!isfinite(v[k]))
+            return nb_fail(ctx, NB_ERR_NONFINITE, "%s: %s[%d] is not finite (%g)", fn, name, k, (double)v[k]);
+    return NB_OK;
+}
+
+static nb_status check_filter(nb_context* ctx, const char* fn, const nb_query_filter* f)
+{
+    if (!f)
+        return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: filter is NULL", fn);
+    for (int a = 0; a < 64; ++a) {
+        if (!isfinite(f->area_cost[a]))
+            return nb_fail(ctx, NB_ERR_NONFINITE, "%s: filter->area_cost[%d] is not finite (%g)", fn, a,
+                           (double)f->area_cost[a]);
+        if (f->area_cost[a] < 0.0f)
+            return nb_fail(ctx, NB_ERR_INVALID_ARG, "%s: filter->area_cost[%d] must be >= 0 (got %g)", fn, a,
+                           (double)f->area_cost[a]);
+    }
+    return NB_OK;
+}
+
+static nb_status check_ref(const nb_query* q, const char* fn, const char* name, nb_poly_ref ref,
+                           const nb_tile** tile, uint32_t* poly)
+{
+    *tile = nb_navmesh_resolve(q->nav, ref, poly);
+    if (!*tile)
+        return nb_fail(q->ctx, NB_ERR_NOT_FOUND, "%s: %s 0x%08x is not a polygon of this navmesh (invalid or stale)",
+                       fn, name, (unsigned)ref);
+    return NB_OK;
+}
+
+static nb_status check_positive(nb_context* ctx, const char* fn, const char* name, float value)
+{
+    if (!isfinite(value))
+        return nb_fail(ctx, NB_ERR_NONFINITE, "%s: %s is not finite (%g)", fn, name, (double)value);
+    if (value <= 0.0f)
+        return nb_fail(ctx, NB_ERR_INVALID_ARG, "%s: %s must be > 0 (got %g)", fn, name, (double)value);
+    return NB_OK;
+}
+
+static nb_status check_half_extents(nb_context* ctx, const char* fn, const float* h)
+{
+    nb_status st = check_vec(ctx, fn, "half_extents", h);
+    if (st != NB_OK)
+        return st;
+    for (int k = 0; k < 3; ++k)
+        if (h[k] <= 0.0f)
+            return nb_fail(ctx, NB_ERR_INVALID_ARG, "%s: half_extents[%d] must be > 0 (got %g)", fn, k, (double)h[k]);
+    return NB_OK;
+}
+
+#define CHECK_(expr)              \
+    do {                          \
+        const nb_status st_ = (expr); \
+        if (st_ != NB_OK)         \
+            return st_;           \
+    } while (0)
+
+/* ================================================================================================ */
+/* Create / destroy                                                                                 */
+/* ================================================================================================ */
+
+void nb_query_filter_init(nb_query_filter* filter)
+{
+    if (!filter)
+        return;
+    for (int a = 0; a < 64; ++a)
+        filter->area_cost[a] = 1.0f;
+    filter->include_flags = 0xffff;
+    filter->exclude_flags = 0;
+}
+
+void nb_query_destroy(nb_context* ctx, nb_query* q)
+{
+    if (!q)
+        return;
+    nb_free(ctx, q->nodes);
+    nb_free(ctx, q->heap);
+    nb_free(ctx, q->buckets);
+    nb_free(ctx, q->bucket_stamp);
+    nb_free(ctx, q->path);
+    nb_free(ctx, q->spoints);
+    nb_free(ctx, q);
+}
+
+nb_status nb_query_create(nb_context* ctx, const nb_navmesh* nav, uint32_t max_nodes, nb_query** out)
+{
+    if (!out)
+        return nb_fail(ctx, NB_ERR_NULL_ARG, "nb_query_create: out is NULL");
+    *out = NULL;
+    if (!ctx)
+        return nb_fail(ctx, NB_ERR_NULL_ARG, "nb_query_create: ctx is NULL");
+    if (!nav)
+        return nb_fail(ctx, NB_ERR_NULL_ARG, "nb_query_create: nav is NULL");
+    if (max_nodes == 0)
+        max_nodes = QUERY_DEFAULT_NODES;
+    if (max_nodes > QUERY_MAX_NODES)
+        return nb_fail(ctx, NB_ERR_INVALID_ARG, "nb_query_create: max_nodes must be 0..%u (got %u)", QUERY_MAX_NODES,
+                       max_nodes);
+    nb_status st = NB_OK;
+    nb_query* q = (nb_query*)nb_calloc(ctx, 1, sizeof(nb_query));
+    if (!q)
+        return nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "nb_query_create: out of memory 'query' (%zu)", sizeof(nb_query));
+    q->ctx = ctx;
+    q->nav = nav;
+    q->max_nodes = max_nodes;
+    /* Buckets: a power of two >= the node count (load factor <= 1), at least 16. */
+    uint32_t bits = 4;
+    while ((1u << bits) < max_nodes)
+        ++bits;
+    q->bucket_count = 1u << bits;
+    q->bucket_shift = 32u - bits;
+    q->spoints_cap = (int32_t)(2 * max_nodes + 4); /* apexes + crossings + start and end */
+
+    q->nodes = (qnode*)nb_alloc(ctx, sizeof(qnode) * max_nodes);
+    if (!q->nodes) {
+        st = nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "nb_query_create: out of memory 'nodes' (%u)", max_nodes);
+        goto cleanup;
+    }
+    q->heap = (uint32_t*)nb_alloc(ctx, sizeof(uint32_t) * max_nodes);
+    if (!q->heap) {
+        st = nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "nb_query_create: out of memory 'heap' (%u)", max_nodes);
+        goto cleanup;
+    }
+    q->buckets = (uint32_t*)nb_alloc(ctx, sizeof(uint32_t) * q->bucket_count);
+    if (!q->buckets) {
+        st = nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "nb_query_create: out of memory 'buckets' (%u)", q->bucket_count);
+        goto cleanup;
+    }
+    q->bucket_stamp = (uint32_t*)nb_calloc(ctx, q->bucket_count, sizeof(uint32_t));
+    if (!q->bucket_stamp) {
+        st = nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "nb_query_create: out of memory 'bucket_stamp' (%u)", q->bucket_count);
+        goto cleanup;
+    }
+    q->path = (nb_poly_ref*)nb_alloc(ctx, sizeof(nb_poly_ref) * max_nodes);
+    if (!q->path) {
+        st = nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "nb_query_create: out of memory 'path' (%u)", max_nodes);
+        goto cleanup;
+    }
+    q->spoints = (float*)nb_alloc(ctx, sizeof(float) * 3 * (size_t)q->spoints_cap);
+    if (!q->spoints) {
+        st = nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "nb_query_create: out of memory 'points' (%d)", q->spoints_cap);
+        goto cleanup;
+    }
+    *out = q;
+    return NB_OK;
+
+cleanup:
+    nb_query_destroy(ctx, q);
+    return st;
+}
+
+/* ================================================================================================ */
+/* Nearest polygon                                                                                  */
+/* ================================================================================================ */
+
+typedef struct nearest_state {
+    const float* center;
+    nb_poly_ref ref;
+    float dist;       /* Detour's measure, see consider() */
+    float point[3];
+} nearest_state;
+
+/* Scores one candidate (Detour's rule): over the polygon, the squared vertical gap less the agent's climb,
+ * clamped at 0 (a point within a step of a floor stands on it and beats any polygon merely beside it); beside
+ * the polygon, the squared distance to its outline. */
+static void consider(const nb_navmesh* nav, const nb_tile* t, uint32_t p, nearest_state* s)
+{
+    float pt[3];
+    int over;
+    closest_on_poly(t, p, s->center, pt, &over);
+    float d;
+    if (over) {
+        d = fabsf(s->center[1] - pt[1]) - t->v.walkable_climb;
+        d = d > 0.0f ? d * d : 0.0f;
+    } else {
+        const float dx = pt[0] - s->center[0], dy = pt[1] - s->center[1], dz = pt[2] - s->center[2];
+        d = dx * dx + dy * dy + dz * dz;
+    }
+    if (d < s->dist) {
+        s->dist = d;
+        s->ref = nb_navmesh_ref_of(nav, t, p);
+        vcopy(s->point, pt);
+    }
+}
+
+static inline int box_overlap(const float* amin, const float* amax, const float* bmin, const float* bmax)
+{
+    return amin[0] <= bmax[0] && amax[0] >= bmin[0] && amin[1] <= bmax[1] && amax[1] >= bmin[1] &&
+           amin[2] <= bmax[2] && amax[2] >= bmin[2];
+}
+
+static void nearest_in_tile(const nb_navmesh* nav, const nb_tile* t, const float* lo, const float* hi,
+                            const nb_query_filter* f, nearest_state* s)
+{
+    const nb_tile_view* v = &t->v;
+    if (!box_overlap(lo, hi, v->bmin, v->bmax))
+        return;
+    if (v->nbv == 0) { /* no tree: test each polygon's bounds */
+        for (uint32_t p = 0; p < v->npolys; ++p) {
+            if (is_offmesh(t, p) || !passes(f, v->poly_flags[p]))
+                continue;
+            float pmin[3], pmax[3];
+            vcopy(pmin, poly_vert(v, p, 0));
+            vcopy(pmax, pmin);
+            for (uint32_t k = 1; k < v->poly_nverts[p]; ++k) {
+                const float* c = poly_vert(v, p, k);
+                for (int a = 0; a < 3; ++a) {
+                    pmin[a] = nb_minf(pmin[a], c[a]);
+                    pmax[a] = nb_maxf(pmax[a], c[a]);
+                }
+            }
+            if (box_overlap(lo, hi, pmin, pmax))
+                consider(nav, t, p, s);
+        }
+        return;
+    }
+    /* Quantize the box the way the tree was (floor the minimum, ceil the maximum, so nothing is missed). */
+    uint16_t qlo[3], qhi[3];
+    for (int a = 0; a < 3; ++a) {
+        const float l = (nb_maxf(lo[a], v->bmin[a]) - v->bmin[a]) * v->bv_quant;
+        const float h = (nb_minf(hi[a], v->bmax[a]) - v->bmin[a]) * v->bv_quant;
+        qlo[a] = (uint16_t)nb_clampi((int)floorf(l), 0, 65535);
+        qhi[a] = (uint16_t)nb_clampi((int)ceilf(h), 0, 65535);
+    }
+    /* Preorder walk; a node that misses the box is skipped with its whole subtree by its escape offset. */
+    uint32_t i = 0;
+    while (i < v->nbv) {
+        const nb_bv_node* n = &v->bv[i];
+        const int hit = qlo[0] <= n->bmax[0] && qhi[0] >= n->bmin[0] && qlo[1] <= n->bmax[1] &&
+                        qhi[1] >= n->bmin[1] && qlo[2] <= n->bmax[2] && qhi[2] >= n->bmin[2];
+        if (n->i >= 0) {
+            const uint32_t p = (uint32_t)n->i;
+            if (hit && p < v->npolys && !is_offmesh(t, p) && passes(f, v->poly_flags[p]))
+                consider(nav, t, p, s);
+            ++i;
+        } else if (hit) {
+            ++i;
+        } else {
+            i += (uint32_t)(-n->i);
+        }
+    }
+}
+
+/* Grid cells covered by the box [lo, hi] (nb_navmesh_tile_coords' mapping, clamped so that huge boxes cannot
+ * overflow the integer conversion). */
+static void tile_range(const nb_navmesh* nav, const float* lo, const float* hi, int32_t* x0, int32_t* z0,
+                       int32_t* x1, int32_t* z1)
+{
+    const nb_navmesh_params* p = &nav->params;
+    const double lim = 1 << 30;
+    double c[4] = { floor(((double)lo[0] - p->origin[0]) / p->tile_width),
+                    floor(((double)lo[2] - p->origin[2]) / p->tile_depth),
+                    floor(((double)hi[0] - p->origin[0]) / p->tile_width),
+                    floor(((double)hi[2] - p->origin[2]) / p->tile_depth) };
+    for (int k = 0; k < 4; ++k)
+        c[k] = c[k] < -lim ? -lim : (c[k] > lim ? lim : c[k]);
+    *x0 = (int32_t)c[0];
+    *z0 = (int32_t)c[1];
+    *x1 = (int32_t)c[2];
+    *z1 = (int32_t)c[3];
+}
+
+static nb_poly_ref nearest_core(const nb_query* q, const float* center, const float* half, const nb_query_filter* f,
+                                float* point)
+{
+    const nb_navmesh* nav = q->nav;
+    float lo[3], hi[3];
+    for (int a = 0; a < 3; ++a) {
+        lo[a] = center[a] - half[a];
+        hi[a] = center[a] + half[a];
+    }
+    nearest_state s;
+    s.center = center;
+    s.ref = 0;
+    s.dist = FLT_MAX;
+    vcopy(s.point, center);
+    int32_t x0, z0, x1, z1;
+    tile_range(nav, lo, hi, &x0, &z0, &x1, &z1);
+    if (((int64_t)x1 - x0 + 1) * ((int64_t)z1 - z0 + 1) > (int64_t)nav->tile_count) {
+        /* A box wider than the world: visit the tiles themselves rather than the empty grid cells. */
+        for (uint32_t i = 0; i < nav->params.max_tiles; ++i) {
+            const nb_tile* t = &nav->tiles[i];
+            if (t->data && t->v.tile_x >= x0 && t->v.tile_x <= x1 && t->v.tile_z >= z0 && t->v.tile_z <= z1)
+                nearest_in_tile(nav, t, lo, hi, f, &s);
+        }
+    } else {
+        for (int32_t z = z0; z <= z1; ++z)
+            for (int32_t x = x0; x <= x1; ++x) {
+                const nb_tile* t = nb_navmesh_tile_at(nav, x, z);
+                if (t)
+                    nearest_in_tile(nav, t, lo, hi, f, &s);
+            }
+    }
+    if (point)
+        vcopy(point, s.point);
+    return s.ref;
+}
+
+nb_status nb_query_find_nearest_poly(nb_query* q, const float center[3], const float half_extents[3],
+                                     const nb_query_filter* filter, nb_poly_ref* ref, float nearest[3])
+{
+    static const char* fn = "nb_query_find_nearest_poly";
+    if (!q)
+        return nb_fail(NULL, NB_ERR_NULL_ARG, "%s: q is NULL", fn);
+    if (!ref)
+        return nb_fail(q->ctx, NB_ERR_NULL_ARG, "%s: ref is NULL", fn);
+    *ref = 0;
+    CHECK_(check_vec(q->ctx, fn, "center", center));
+    CHECK_(check_half_extents(q->ctx, fn, half_extents));
+    CHECK_(check_filter(q->ctx, fn, filter));
+    *ref = nearest_core(q, center, half_extents, filter, nearest);
+    return NB_OK;
+}
+
+/* ================================================================================================ */
+/* A* over polygons                                                                                 */
+/* ================================================================================================ */
+
+/* The smallest cost per unit of distance any polygon can have: scaling the straight-line heuristic by it keeps
+ * A* admissible when some areas cost less than 1. */
+static float min_area_cost(const nb_query_filter* f)
+{
+    float m = f->area_cost[1];
+    for (int a = 2; a < 64; ++a)
+        m = nb_minf(m, f->area_cost[a]);
+    return m;
+}
+
+/* Writes the corridor from the start node to node `last` into path (its first max_path polygons when longer);
+ * returns 1 when it had to be cut. */
+static int write_corridor(const nb_query* q, uint32_t last, nb_poly_ref* path, int32_t max_path, int32_t* count)
+{
+    uint32_t n = 0;
+    for (uint32_t i = last + 1; i; i = q->nodes[i - 1].parent)
+        ++n;
+    uint32_t i = last + 1;
+    for (uint32_t skip = n > (uint32_t)max_path ? n - (uint32_t)max_path : 0; skip > 0; --skip)
+        i = q->nodes[i - 1].parent;
+    const int32_t keep = n > (uint32_t)max_path ? max_path : (int32_t)n;
+    for (int32_t k = keep - 1; k >= 0; --k, i = q->nodes[i - 1].parent)
+        path[k] = q->nodes[i - 1].ref;
+    *count = keep;
+    return n > (uint32_t)max_path;
+}
+
+/* A* from start (on start_ref) to end (on end_ref). Nodes enter a polygon at the midpoint of the portal they
+ * cross; the cost of a step is its length times the area cost of the polygon it runs through, and the last step
+ * runs on to the end position. Without reaching end_ref (disconnected, or the pool ran out) the corridor leads to
+ * the visited polygon nearest to the end. Returns 1 when end_ref was reached. */
+static int astar(nb_query* q, nb_poly_ref start_ref, const nb_tile* st, uint32_t sp, nb_poly_ref end_ref,
+                 const float* start, const float* end, const nb_query_filter* f, nb_poly_ref* path, int32_t max_path,
+                 int32_t* path_count)
+{
+    const nb_navmesh* nav = q->nav;
+    pool_reset(q);
+    if (start_ref == end_ref) {
+        path[0] = start_ref;
+        *path_count = 1;
+        return 1;
+    }
+    const float hmul = min_area_cost(f);
+    qnode* s = node_get(q, start_ref);
+    vcopy(s->pos, start);
+    s->tile = st;
+    s->poly = sp;
+    s->cost = 0.0f;
+    const float d0 = vdist(start, end);
+    s->total = d0 * hmul;
+    s->state = NODE_OPEN;
+    heap_push(q, 0);
+
+    uint32_t best = 0;
+    float best_dist = d0;
+    int reached = 0;
+    while (q->heap_size) {
+        const uint32_t bi = heap_pop(q);
+        qnode* b = &q->nodes[bi];
+        b->state = NODE_CLOSED;
+        if (b->ref == end_ref) {
+            best = bi;
+            reached = 1;
+            break;
+        }
+        const nb_tile* bt = b->tile;
+        const uint32_t bp = b->poly;
+        const nb_poly_ref bref = b->ref;
+        const nb_poly_ref parent_ref = b->parent ? q->nodes[b->parent - 1].ref : 0;
+        const float step_mul = f->area_cost[bt->v.poly_areas[bp] & 63];
+        for (uint32_t li = bt->first_link[bp]; li != NB_NULL_LINK; li = bt->links[li].next) {
+            const nb_link* l = &bt->links[li];
+            const nb_poly_ref nref = l->ref;
+            if (!nref || nref == parent_ref)
+                continue;
+            uint32_t np;
+            const nb_tile* nt = link_target(nav, bt, bref, nref, &np);
+            if (!nt || !passes(f, nt->v.poly_flags[np]))
+                continue;
+            qnode* n = node_get(q, nref);
+            if (!n)
+                continue; /* pool exhausted: the search goes on with what it has and may end partial */
+            if (n->state == NODE_NEW) {
+                float left[3], right[3];
+                link_portal(bt, bp, bref, l, nt, np, left, right);
+                vlerp(n->pos, left, right, 0.5f);
+                n->tile = nt;
+                n->poly = np;
+            }
+            const float dist_end = vdist(n->pos, end);
+            float cost = b->cost + vdist(b->pos, n->pos) * step_mul, heur;
+            if (nref == end_ref) {
+                cost += dist_end * f->area_cost[nt->v.poly_areas[np] & 63];
+                heur = 0.0f;
+            } else {
+                heur = dist_end * hmul;
+            }
+            const float total = cost + heur;
+            if (n->state != NODE_NEW && total >= n->total)
+                continue;
+            n->parent = bi + 1;
+            n->cost = cost;
+            n->total = total;
+            if (n->state == NODE_OPEN) {
+                heap_sift_up(q, n->heap, node_index(q, n));
+            } else {
+                n->state = NODE_OPEN;
+                heap_push(q, node_index(q, n));
+            }
+            if (dist_end < best_dist) {
+                best_dist = dist_end;
+                best = node_index(q, n);
+            }
+        }
+    }
+    const int cut = write_corridor(q, best, path, max_path, path_count);
+    return reached && !cut;
+}
+
+nb_status nb_query_find_path(nb_query* q, nb_poly_ref start_ref, nb_poly_ref end_ref, const float start[3],
+                             const float end[3], const nb_query_filter* filter, nb_poly_ref* path,
+                             int32_t* path_count, int32_t max_path, int* partial)
+{
+    static const char* fn = "nb_query_find_path";
+    if (!q)
+        return nb_fail(NULL, NB_ERR_NULL_ARG, "%s: q is NULL", fn);
+    nb_context* ctx = q->ctx;
+    if (!path_count)
+        return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: path_count is NULL", fn);
+    *path_count = 0;
+    if (partial)
+        *partial = 0;
+    if (!path)
+        return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: path is NULL", fn);
+    if (max_path < 1)
+        return nb_fail(ctx, NB_ERR_INVALID_ARG, "%s: max_path must be >= 1 (got %d)", fn, max_path);
+    CHECK_(check_vec(ctx, fn, "start", start));
+    CHECK_(check_vec(ctx, fn, "end", end));
+    CHECK_(check_filter(ctx, fn, filter));
+    const nb_tile *st, *et;
+    uint32_t sp, ep;
+    CHECK_(check_ref(q, fn, "start_ref", start_ref, &st, &sp));
+    CHECK_(check_ref(q, fn, "end_ref", end_ref, &et, &ep));
+    const int complete = astar(q, start_ref, st, sp, end_ref, start, end, filter, path, max_path, path_count);
+    if (partial)
+        *partial = !complete;
+    return NB_OK;
+}
+
+/* ================================================================================================ */
+/* Straight path (funnel string-pulling)                                                            */
+/* ================================================================================================ */
+
+typedef struct spath {
+    float* points;
+    uint8_t* flags;
+    nb_poly_ref* refs;
+    int32_t count, cap;
+} spath;
+
+/* Appends a point; a point equal to the last one merges into it (flags or-ed, ref replaced unless the new one
+ * is 0). Returns 1 when the walk should stop: the end was written or the buffer is full. */
+static int sp_append(spath* s, const float* p, uint8_t flag, nb_poly_ref ref)
+{
+    if (s->count > 0 && vequal(&s->points[(s->count - 1) * 3], p)) {
+        if (s->flags)
+            s->flags[s->count - 1] |= flag;
+        if (s->refs && ref)
+            s->refs[s->count - 1] = ref;
+        return (flag & NB_STRAIGHT_POINT_END) != 0;
+    }
+    if (s->count >= s->cap)
+        return 1;
+    vcopy(&s->points[s->count * 3], p);
+    if (s->flags)
+        s->flags[s->count] = flag;
+    if (s->refs)
+        s->refs[s->count] = ref;
+    ++s->count;
+    return (flag & NB_STRAIGHT_POINT_END) != 0 || s->count >= s->cap;
+}
+
+/* Adds the points where the segment from the last point to `target` crosses the portals of corridor polygons
+ * from..to (every portal, or only those where the area changes). */
+static int sp_crossings(const nb_navmesh* nav, spath* s, const nb_poly_ref* path, int32_t from, int32_t to,
+                        const float* target, int options)
+{
+    float a[3];
+    vcopy(a, &s->points[(s->count - 1) * 3]);
+    for (int32_t k = from; k < to; ++k) {
+        if (!(options & NB_STRAIGHT_ALL_CROSSINGS)) {
+            uint32_t p0, p1;
+            const nb_tile* t0 = nb_navmesh_resolve(nav, path[k], &p0);
+            const nb_tile* t1 = nb_navmesh_resolve(nav, path[k + 1], &p1);
+            if (!t0 || !t1 || t0->v.poly_areas[p0] == t1->v.poly_areas[p1])
+                continue;
+        }
+        float left[3], right[3], u, v, pt[3];
+        if (!path_portal(nav, path[k], path[k + 1], left, right, NULL, NULL))
+            break;
+        if (!intersect_lines_xz(a, target, left, right, &u, &v))
+            continue;
+        vlerp(pt, left, right, v < 0.0f ? 0.0f : (v > 1.0f ? 1.0f : v));
+        if (sp_append(s, pt, 0, path[k + 1]))
+            return 1;
+    }
+    return 0;
+}
+
+static inline uint8_t apex_flag(nb_poly_ref ref, int offmesh)
+{
+    if (!ref)
+        return NB_STRAIGHT_POINT_END;
+    return offmesh ? NB_STRAIGHT_POINT_OFFMESH : 0;
+}
+
+/* The funnel over the corridor's portals (start and end already clamped onto the first and last polygons).
+ * Returns NB_OK or NB_ERR_INVALID_ARG (with *bad_index) when two consecutive polygons are not linked. */
+static nb_status funnel(const nb_navmesh* nav, const float* start, const float* end, const nb_poly_ref* path,
+                        int32_t n, int options, spath* s, int32_t* bad_index)
+{
+    if (sp_append(s, start, NB_STRAIGHT_POINT_START, path[0]))
+        return NB_OK;
+    if (n > 1) {
+        float apex[3], fl[3], fr[3]; /* funnel apex and its left and right ends */
+        vcopy(apex, start);
+        vcopy(fl, start);
+        vcopy(fr, start);
+        int32_t apex_i = 0, left_i = 0, right_i = 0;
+        nb_poly_ref left_ref = path[0], right_ref = path[0];
+        int left_om = 0, right_om = 0; /* the point belongs to an off-mesh link */
+        for (int32_t i = 0; i < n; ++i) {
+            float l[3], r[3];
+            int om = 0;
+            if (i + 1 < n) {
+                int from_om, to_om;
+                if (!path_portal(nav, path[i], path[i + 1], l, r, &from_om, &to_om)) {
+                    *bad_index = i;
+                    return NB_ERR_INVALID_ARG;
+                }
+                om = from_om || to_om;
+                float t;
+                /* Starting on the first portal: it constrains nothing. */
+                if (i == 0 && dist2_pt_seg_xz(apex, l, r, &t) < 1e-6f)
+                    continue;
+            } else {
+                vcopy(l, end);
+                vcopy(r, end);
+            }
+            const nb_poly_ref next_ref = i + 1 < n ? path[i + 1] : 0;
+
+            /* Right end: move it inward while it stays right of the left end; crossing over makes the left end
+             * the new apex and the walk restarts from there. */
+            if (tri_area2(apex, fr, r) <= 0.0f) {
+                if (vequal(apex, fr) || tri_area2(apex, fl, r) > 0.0f) {
+                    vcopy(fr, r);
+                    right_ref = next_ref;
+                    right_om = om;
+                    right_i = i;
+                } else {
+                    if ((options & (NB_STRAIGHT_AREA_CROSSINGS | NB_STRAIGHT_ALL_CROSSINGS)) &&
+                        sp_crossings(nav, s, path, apex_i, left_i, fl, options))
+                        return NB_OK;
+                    vcopy(apex, fl);
+                    apex_i = left_i;
+                    if (sp_append(s, apex, apex_flag(left_ref, left_om), left_ref))
+                        return NB_OK;
+                    vcopy(fr, apex);
+                    right_i = apex_i;
+                    right_ref = left_ref;
+                    right_om = left_om;
+                    i = apex_i;
+                    continue;
+                }
+            }
+            /* Left end, mirrored. */
+            if (tri_area2(apex, fl, l) >= 0.0f) {
+                if (vequal(apex, fl) || tri_area2(apex, fr, l) < 0.0f) {
+                    vcopy(fl, l);
+                    left_ref = next_ref;
+                    left_om = om;
+                    left_i = i;
+                } else {
+                    if ((options & (NB_STRAIGHT_AREA_CROSSINGS | NB_STRAIGHT_ALL_CROSSINGS)) &&
+                        sp_crossings(nav, s, path, apex_i, right_i, fr, options))
+                        return NB_OK;
+                    vcopy(apex, fr);
+                    apex_i = right_i;
+                    if (sp_append(s, apex, apex_flag(right_ref, right_om), right_ref))
+                        return NB_OK;
+                    vcopy(fl, apex);
+                    left_i = apex_i;
+                    left_ref = right_ref;
+                    left_om = right_om;
+                    i = apex_i;
+                    continue;
+                }
+            }
+        }
+        if ((options & (NB_STRAIGHT_AREA_CROSSINGS | NB_STRAIGHT_ALL_CROSSINGS)) &&
+            sp_crossings(nav, s, path, apex_i, n - 1, end, options))
+            return NB_OK;
+    }
+    sp_append(s, end, NB_STRAIGHT_POINT_END, 0);
+    return NB_OK;
+}
+
+nb_status nb_query_straight_path(nb_query* q, const float start[3], const float end[3], const nb_poly_ref* path,
+                                 int32_t path_count, float* points, uint8_t* flags, nb_poly_ref* refs,
+                                 int32_t* point_count, int32_t max_points, int options)
+{
+    static const char* fn = "nb_query_straight_path";
+    if (!q)
+        return nb_fail(NULL, NB_ERR_NULL_ARG, "%s: q is NULL", fn);
+    nb_context* ctx = q->ctx;
+    if (!point_count)
+        return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: point_count is NULL", fn);
+    *point_count = 0;
+    if (!points)
+        return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: points is NULL", fn);
+    if (!path)
+        return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: path is NULL", fn);
+    if (max_points < 1)
+        return nb_fail(ctx, NB_ERR_INVALID_ARG, "%s: max_points must be >= 1 (got %d)", fn, max_points);
+    if (path_count < 1)
+        return nb_fail(ctx, NB_ERR_INVALID_ARG, "%s: path_count must be >= 1 (got %d)", fn, path_count);
+    if (options & ~(NB_STRAIGHT_AREA_CROSSINGS | NB_STRAIGHT_ALL_CROSSINGS))
+        return nb_fail(ctx, NB_ERR_INVALID_ARG, "%s: options has unknown bits (0x%x)", fn, (unsigned)options);
+    CHECK_(check_vec(ctx, fn, "start", start));
+    CHECK_(check_vec(ctx, fn, "end", end));
+    const nb_tile *t0 = NULL, *t1 = NULL;
+    uint32_t p0 = 0, p1 = 0;
+    for (int32_t i = 0; i < path_count; ++i) {
+        uint32_t p;
+        const nb_tile* t = nb_navmesh_resolve(q->nav, path[i], &p);
+        if (!t)
+            return nb_fail(ctx, NB_ERR_NOT_FOUND, "%s: path[%d] 0x%08x is not a polygon of this navmesh (invalid or stale)",
+                           fn, i, (unsigned)path[i]);
+        if (i == 0) {
+            t0 = t;
+            p0 = p;
+        }
+        if (i == path_count - 1) {
+            t1 = t;
+            p1 = p;
+        }
+    }
+    float a[3], b[3];
+    int over;
+    closest_on_poly(t0, p0, start, a, &over);
+    closest_on_poly(t1, p1, end, b, &over);
+    spath s = { points, flags, refs, 0, max_points };
+    int32_t bad = 0;
+    if (funnel(q->nav, a, b, path, path_count, options, &s, &bad) != NB_OK)
+        return nb_fail(ctx, NB_ERR_INVALID_ARG, "%s: path[%d] 0x%08x and path[%d] 0x%08x are not neighbours", fn, bad,
+                       (unsigned)path[bad], bad + 1, (unsigned)path[bad + 1]);
+    *point_count = s.count;
+    return NB_OK;
+}
+
+/* ================================================================================================ */
+/* Raycast                                                                                          */
+/* ================================================================================================ */
+
+nb_status nb_query_raycast(nb_query* q, nb_poly_ref start_ref, const float start[3], const float end[3],
+                           const nb_query_filter* filter, float* t, float hit_normal[3], nb_poly_ref* path,
+                           int32_t* path_count, int32_t max_path)
+{
+    static const char* fn = "nb_query_raycast";
+    if (!q)
+        return nb_fail(NULL, NB_ERR_NULL_ARG, "%s: q is NULL", fn);
+    nb_context* ctx = q->ctx;
+    if (!t)
+        return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: t is NULL", fn);
+    *t = 0.0f;
+    if (hit_normal)
+        hit_normal[0] = hit_normal[1] = hit_normal[2] = 0.0f;
+    if (path_count)
+        *path_count = 0;
+    if (path && !path_count)
+        return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: path_count is NULL while path is not", fn);
+    if (path && max_path < 1)
+        return nb_fail(ctx, NB_ERR_INVALID_ARG, "%s: max_path must be >= 1 (got %d)", fn, max_path);
+    CHECK_(check_vec(ctx, fn, "start", start));
+    CHECK_(check_vec(ctx, fn, "end", end));
+    CHECK_(check_filter(ctx, fn, filter));
+    const nb_tile* tile;
+    uint32_t poly;
+    CHECK_(check_ref(q, fn, "start_ref", start_ref, &tile, &poly));
+
+    const nb_navmesh* nav = q->nav;
+    nb_poly_ref ref = start_ref;
+    int32_t count = 0;
+    /* Each polygon is left through the edge the segment exits by; a usable neighbour across that part of the
+     * edge continues the walk, anything else is a wall. Every step moves forward along the segment, and the
+     * visit count is bounded so that degenerate input cannot loop. */
+    for (uint32_t guard = 0; guard < 65536; ++guard) {
+        if (path && count < max_path)
+            path[count++] = ref;
+        if (is_offmesh(tile, poly))
+            break; /* the walk never enters links; only a start on one lands here: nowhere to go */
+        float verts[NB_MAX_VERTS_PER_POLY * 3], tmin, tmax;
+        int smin, smax;
+        const int n = poly_gather(&tile->v, poly, verts);
+        if (!clip_segment_poly(start, end, verts, n, &tmin, &tmax, &smin, &smax))
+            break; /* the segment misses this polygon (a start outside its polygon): t stays where it was */
+        if (tmax > *t)
+            *t = tmax;
+        if (smax < 0) {
+            *t = 1.0f; /* the end lies in this polygon */
+            break;
+        }
+        const float* va = &verts[smax * 3];
+        const float* vb = &verts[((smax + 1) % n) * 3];
+        /* Where along the exit edge the segment leaves: tile-border links cover only part of an edge. */
+        float hit[3], u;
+        vlerp(hit, start, end, tmax);
+        dist2_pt_seg_xz(hit, va, vb, &u);
+        nb_poly_ref next = 0;
+        const nb_tile* next_tile = NULL;
+        uint32_t next_poly = 0;
+        for (uint32_t li = tile->first_link[poly]; li != NB_NULL_LINK; li = tile->links[li].next) {
+            const nb_link* l = &tile->links[li];
+            if (l->edge != (uint8_t)smax || !l->ref)
+                continue;
+            uint32_t np;
+            const nb_tile* nt = link_target(nav, tile, ref, l->ref, &np);
+            if (!nt || is_offmesh(nt, np) || !passes(filter, nt->v.poly_flags[np]))
+                continue;
+            if (l->side != 0xff && (l->bmin != 0 || l->bmax != 255)) {
+                const float eps = 1.0f / 512.0f;
+                if (u < l->bmin * (1.0f / 255.0f) - eps || u > l->bmax * (1.0f / 255.0f) + eps)
+                    continue;
+            }
+            next = l->ref;
+            next_tile = nt;
+            next_poly = np;
+            break;
+        }
+        if (!next) {
+            if (hit_normal) {
+                const float dx = vb[0] - va[0], dz = vb[2] - va[2];
+                const float len = sqrtf(dx * dx + dz * dz);
+                if (len > 0.0f) {
+                    hit_normal[0] = dz / len; /* the inward normal: it faces the ray */
+                    hit_normal[2] = -dx / len;
+                }
+            }
+            break;
+        }
+        ref = next;
+        tile = next_tile;
+        poly = next_poly;
+    }
+    if (path_count)
+        *path_count = count;
+    return NB_OK;
+}
+
+/* ================================================================================================ */
+/* Random points                                                                                    */
+/* ================================================================================================ */
+
+/* splitmix64: one 64-bit state, every seed (0 included) gives a full-period sequence. */
+static uint64_t rng_next(uint64_t* state)
+{
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* Uniform in [0, 1): the top 24 bits. */
+static float rng_float(uint64_t* state) { return (float)(rng_next(state) >> 40) * (1.0f / 16777216.0f); }
+
+/* A uniform point of a convex polygon in xz: a fan triangle picked by area, then a uniform point in it (the
+ * square root warps the first coordinate so that the density stays flat). y is left at the fan's plane. */
+static void random_in_poly(const float* v, int n, uint64_t* rng, float* out)
+{
+    const float total = poly_area2(v, n);
+    const float pick = rng_float(rng) * total;
+    int k = 1;
+    float acc = 0.0f;
+    for (; k + 2 < n; ++k) {
+        acc += fabsf(tri_area2(&v[0], &v[k * 3], &v[(k + 1) * 3]));
+        if (pick < acc)
+            break;
+    }
+    const float* a = &v[0];
+    const float* b = &v[k * 3];
+    const float* c = &v[(k + 1) * 3];
+    const float s = sqrtf(rng_float(rng)), r = rng_float(rng);
+    const float wa = 1.0f - s, wb = s * (1.0f - r), wc = s * r;
+    for (int i = 0; i < 3; ++i)
+        out[i] = a[i] * wa + b[i] * wb + c[i] * wc;
+}
+
+/* Puts a point of polygon p on its detail surface. */
+static void settle_on_surface(const nb_tile* t, uint32_t p, float* pt)
+{
+    float h;
+    if (detail_height(&t->v, p, pt, &h)) {
+        pt[1] = h;
+    } else {
+        float c[3];
+        int over;
+        closest_on_poly(t, p, pt, c, &over);
+        vcopy(pt, c);
+    }
+}
+
+static inline int usable_ground(const nb_tile* t, uint32_t p, const nb_query_filter* f)
+{
+    return !is_offmesh(t, p) && passes(f, t->v.poly_flags[p]);
+}
+
+nb_status nb_query_random_point(nb_query* q, const nb_query_filter* filter, uint64_t* rng, nb_poly_ref* ref,
+                                float point[3])
+{
+    static const char* fn = "nb_query_random_point";
+    if (!q)
+        return nb_fail(NULL, NB_ERR_NULL_ARG, "%s: q is NULL", fn);
+    nb_context* ctx = q->ctx;
+    if (!ref)
+        return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: ref is NULL", fn);
+    *ref = 0;
+    if (!rng)
+        return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: rng is NULL", fn);
+    if (!point)
+        return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: point is NULL", fn);
+    CHECK_(check_filter(ctx, fn, filter));
+    const nb_navmesh* nav = q->nav;
+    float verts[NB_MAX_VERTS_PER_POLY * 3];
+
+    /* Two passes in the same order: the total area, then the polygon where a uniform pick in it falls. */
+    double total = 0.0;
+    for (uint32_t i = 0; i < nav->params.max_tiles; ++i) {
+        const nb_tile* t = &nav->tiles[i];
+        if (!t->data)
+            continue;
+        for (uint32_t p = 0; p < t->v.npolys; ++p)
+            if (usable_ground(t, p, filter))
+                total += poly_area2(verts, poly_gather(&t->v, p, verts));
+    }
+    if (total <= 0.0)
+        return NB_OK;
+    const double pick = (double)(rng_next(rng) >> 11) * (1.0 / 9007199254740992.0) * total;
+    double acc = 0.0;
+    const nb_tile* chosen = NULL;
+    uint32_t chosen_p = 0;
+    int found = 0;
+    for (uint32_t i = 0; i < nav->params.max_tiles && !found; ++i) {
+        const nb_tile* t = &nav->tiles[i];
+        if (!t->data)
+            continue;
+        for (uint32_t p = 0; p < t->v.npolys; ++p) {
+            if (!usable_ground(t, p, filter))
+                continue;
+            const float a = poly_area2(verts, poly_gather(&t->v, p, verts));
+            if (a <= 0.0f)
+                continue;
+            acc += a;
+            chosen = t; /* the last usable polygon also catches rounding at the very end */
+            chosen_p = p;
+            if (pick < acc) {
+                found = 1;
+                break;
+            }
+        }
+    }
+    const int n = poly_gather(&chosen->v, chosen_p, verts);
+    random_in_poly(verts, n, rng, point);
+    settle_on_surface(chosen, chosen_p, point);
+    *ref = nb_navmesh_ref_of(nav, chosen, chosen_p);
+    return NB_OK;
+}
+
+/* Dijkstra over ground polygons from start_ref, expanding only through portals that come within `radius` of
+ * center (so every visited polygon reaches into the circle). Costs are distances between portal midpoints.
+ * Closed nodes are the visited set. */
+static void expand_within(nb_query* q, nb_poly_ref start_ref, const nb_tile* st, uint32_t sp, const float* center,
+                          float radius, const nb_query_filter* f)
+{
+    const nb_navmesh* nav = q->nav;
+    const float r2 = radius * radius;
+    pool_reset(q);
+    qnode* s = node_get(q, start_ref);
+    vcopy(s->pos, center);
+    s->tile = st;
+    s->poly = sp;
+    s->state = NODE_OPEN;
+    heap_push(q, 0);
+    while (q->heap_size) {
+        const uint32_t bi = heap_pop(q);
+        qnode* b = &q->nodes[bi];
+        b->state = NODE_CLOSED;
+        const nb_tile* bt = b->tile;
+        const uint32_t bp = b->poly;
+        const nb_poly_ref bref = b->ref;
+        const nb_poly_ref parent_ref = b->parent ? q->nodes[b->parent - 1].ref : 0;
+        for (uint32_t li = bt->first_link[bp]; li != NB_NULL_LINK; li = bt->links[li].next) {
+            const nb_link* l = &bt->links[li];
+            if (!l->ref || l->ref == parent_ref)
+                continue;
+            uint32_t np;
+            const nb_tile* nt = link_target(nav, bt, bref, l->ref, &np);
+            if (!nt || is_offmesh(nt, np) || !passes(f, nt->v.poly_flags[np]))
+                continue;
+            float left[3], right[3];
+            link_portal(bt, bp, bref, l, nt, np, left, right);
+            if (dist2_pt_seg_xz(center, left, right, NULL) > r2)
+                continue;
+            qnode* n = node_get(q, l->ref);
+            if (!n || n->state == NODE_CLOSED)
+                continue;
+            if (n->state == NODE_NEW) {
+                vlerp(n->pos, left, right, 0.5f);
+                n->tile = nt;
+                n->poly = np;
+            }
+            const float cost = b->cost + vdist(b->pos, n->pos);
+            if (n->state == NODE_OPEN && cost >= n->cost)
+                continue;
+            n->parent = bi + 1;
+            n->cost = n->total = cost;
+            if (n->state == NODE_OPEN) {
+                heap_sift_up(q, n->heap, node_index(q, n));
+            } else {
+                n->state = NODE_OPEN;
+                heap_push(q, node_index(q, n));
+            }
+        }
+    }
+}
+
+/* A visited polygon picked with probability proportional to its area (node->total holds the areas). */
+static const qnode* pick_visited(const nb_query* q, double total, uint64_t* rng)
+{
+    const double pick = (double)(rng_next(rng) >> 11) * (1.0 / 9007199254740992.0) * total;
+    double acc = 0.0;
+    const qnode* last = NULL;
+    for (uint32_t i = 0; i < q->node_count; ++i) {
+        const qnode* n = &q->nodes[i];
+        if (n->state != NODE_CLOSED || n->total <= 0.0f)
+            continue;
+        acc += n->total;
+        last = n;
+        if (pick < acc)
+            break;
+    }
+    return last;
+}
+
+nb_status nb_query_random_point_around(nb_query* q, nb_poly_ref start_ref, const float center[3], float radius,
+                                       const nb_query_filter* filter, uint64_t* rng, nb_poly_ref* ref,
+                                       float point[3])
+{
+    static const char* fn = "nb_query_random_point_around";
+    if (!q)
+        return nb_fail(NULL, NB_ERR_NULL_ARG, "%s: q is NULL", fn);
+    nb_context* ctx = q->ctx;
+    if (!ref)
+        return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: ref is NULL", fn);
+    *ref = 0;
+    if (!rng)
+        return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: rng is NULL", fn);
+    if (!point)
+        return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: point is NULL", fn);
+    CHECK_(check_vec(ctx, fn, "center", center));
+    CHECK_(check_positive(ctx, fn, "radius", radius));
+    CHECK_(check_filter(ctx, fn, filter));
+    const nb_tile* st;
+    uint32_t sp;
+    CHECK_(check_ref(q, fn, "start_ref", start_ref, &st, &sp));
+    if (is_offmesh(st, sp) || !passes(filter, st->v.poly_flags[sp]))
+        return NB_OK; /* nothing usable to stand on */
+
+    expand_within(q, start_ref, st, sp, center, radius, filter);
+    float verts[NB_MAX_VERTS_PER_POLY * 3];
+    double total = 0.0;
+    for (uint32_t i = 0; i < q->node_count; ++i) {
+        qnode* n = &q->nodes[i];
+        n->total = n->state == NODE_CLOSED ? poly_area2(verts, poly_gather(&n->tile->v, n->poly, verts)) : 0.0f;
+        total += n->total;
+    }
+    if (total <= 0.0)
+        return NB_OK;
+    const float r2 = radius * radius;
+    const double disk2 = 2.0 * 3.14159265358979 * (double)r2; /* twice the disk's area, like the polygon areas */
+    /* Rejection sampling, uniform over the visited surface inside the circle. Draw from whichever of the two
+     * candidate regions is smaller (the visited polygons or the disk) so the acceptance rate stays high. */
+    for (int attempt = 0; attempt < 32; ++attempt) {
+        float pt[3];
+        if (total <= disk2) {
+            const qnode* n = pick_visited(q, total, rng);
+            const int nv = poly_gather(&n->tile->v, n->poly, verts);
+            random_in_poly(verts, nv, rng, pt);
+            if (vdist2_xz(pt, center) > r2)
+                continue;
+            settle_on_surface(n->tile, n->poly, pt);
+            vcopy(point, pt);
+            *ref = n->ref;
+            return NB_OK;
+        }
+        const float rr = radius * sqrtf(rng_float(rng)), ang = 6.2831853f * rng_float(rng);
+        pt[0] = center[0] + rr * cosf(ang);
+        pt[1] = center[1];
+        pt[2] = center[2] + rr * sinf(ang);
+        for (uint32_t i = 0; i < q->node_count; ++i) {
+            const qnode* n = &q->nodes[i];
+            if (n->state != NODE_CLOSED || n->total <= 0.0f)
+                continue;
+            const int nv = poly_gather(&n->tile->v, n->poly, verts);
+            if (!point_in_poly_xz(verts, nv, pt))
+                continue;
+            settle_on_surface(n->tile, n->poly, pt);
+            vcopy(point, pt);
+            *ref = n->ref;
+            return NB_OK;
+        }
+    }
+    /* Rare (a sliver of surface in the circle): the point of a visited polygon nearest the center, which lies in
+     * the circle because the polygon was reached through a portal that does. */
+    const qnode* n = pick_visited(q, total, rng);
+    int over;
+    closest_on_poly(n->tile, n->poly, center, point, &over);
+    *ref = n->ref;
+    return NB_OK;
+}
+
+/* ================================================================================================ */
+/* Closest point, height                                                                            */
+/* ================================================================================================ */
+
+nb_status nb_query_closest_point_on_poly(nb_query* q, nb_poly_ref ref, const float pos[3], float closest[3],
+                                         int* over_poly)
+{
+    static const char* fn = "nb_query_closest_point_on_poly";
+    if (!q)
+        return nb_fail(NULL, NB_ERR_NULL_ARG, "%s: q is NULL", fn);
+    nb_context* ctx = q->ctx;
+    if (over_poly)
+        *over_poly = 0;
+    if (!closest)
+        return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: closest is NULL", fn);
+    CHECK_(check_vec(ctx, fn, "pos", pos));
+    vcopy(closest, pos);
+    const nb_tile* t;
+    uint32_t p;
+    CHECK_(check_ref(q, fn, "ref", ref, &t, &p));
+    int over;
+    closest_on_poly(t, p, pos, closest, &over);
+    if (over_poly)
+        *over_poly = over;
+    return NB_OK;
+}
+
+nb_status nb_query_poly_height(nb_query* q, nb_poly_ref ref, const float pos[3], float* height)
+{
+    static const char* fn = "nb_query_poly_height";
+    if (!q)
+        return nb_fail(NULL, NB_ERR_NULL_ARG, "%s: q is NULL", fn);
+    nb_context* ctx = q->ctx;
+    if (!height)
+        return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: height is NULL", fn);
+    *height = 0.0f;
+    CHECK_(check_vec(ctx, fn, "pos", pos));
+    const nb_tile* t;
+    uint32_t p;
+    CHECK_(check_ref(q, fn, "ref", ref, &t, &p));
+    if (is_offmesh(t, p)) { /* along the link's segment, when pos projects inside it */
+        const float* a = poly_vert(&t->v, p, 0);
+        const float* b = poly_vert(&t->v, p, 1);
+        float u;
+        const float d2 = dist2_pt_seg_xz(pos, a, b, &u);
+        if (d2 > 1e-6f)
+            return nb_fail(ctx, NB_ERR_NOT_FOUND, "%s: pos (%g, %g) is not on off-mesh link 0x%08x", fn, (double)pos[0],
+                           (double)pos[2], (unsigned)ref);
+        *height = a[1] + (b[1] - a[1]) * u;
+        return NB_OK;
+    }
+    float verts[NB_MAX_VERTS_PER_POLY * 3], h;
+    const int n = poly_gather(&t->v, p, verts);
+    if (!point_in_poly_xz(verts, n, pos) || !detail_height(&t->v, p, pos, &h))
+        return nb_fail(ctx, NB_ERR_NOT_FOUND, "%s: pos (%g, %g) is outside polygon 0x%08x", fn, (double)pos[0],
+                       (double)pos[2], (unsigned)ref);
+    *height = h;
+    return NB_OK;
+}
+
+/* ================================================================================================ */
+/* Move along surface                                                                               */
+/* ================================================================================================ */
+
+nb_status nb_query_move_along_surface(nb_query* q, nb_poly_ref start_ref, const float start[3], const float end[3],
+                                      const nb_query_filter* filter, float result[3], nb_poly_ref* visited,
+                                      int32_t* visited_count, int32_t max_visited)
+{
+    static const char* fn = "nb_query_move_along_surface";
+    if (!q)
+        return nb_fail(NULL, NB_ERR_NULL_ARG, "%s: q is NULL", fn);
+    nb_context* ctx = q->ctx;
+    if (visited_count)
+        *visited_count = 0;
+    if (!result)
+        return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: result is NULL", fn);
+    if (visited && !visited_count)
+        return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: visited_count is NULL while visited is not", fn);
+    if (visited && max_visited < 1)
+        return nb_fail(ctx, NB_ERR_INVALID_ARG, "%s: max_visited must be >= 1 (got %d)", fn, max_visited);
+    CHECK_(check_vec(ctx, fn, "start", start));
+    CHECK_(check_vec(ctx, fn, "end", end));
+    vcopy(result, start);
+    CHECK_(check_filter(ctx, fn, filter));
+    const nb_tile* st;
+    uint32_t sp;
+    CHECK_(check_ref(q, fn, "start_ref", start_ref, &st, &sp));
+
+    const nb_navmesh* nav = q->nav;
+    /* Breadth-first over the polygons whose portals lie within the circle through start and end: either end
+     * lies in one of them (the move completes), or the result is the point of the nearest wall closest to
+     * end (the move slides along it). */
+    float search_center[3], best_pos[3];
+    vlerp(search_center, start, end, 0.5f);
+    const float half = vdist(start, end) * 0.5f + 0.001f;
+    const float search_r2 = half * half;
+    vcopy(best_pos, start);
+    float best_d2 = FLT_MAX;
+    pool_reset(q);
+    qnode* s = node_get(q, start_ref);
+    s->tile = st;
+    s->poly = sp;
+    s->state = NODE_CLOSED;
+    uint32_t best = 0, head = 0, tail = 0;
+    q->heap[tail++] = 0;
+    while (head < tail) {
+        const uint32_t ci = q->heap[head++];
+        const qnode* c = &q->nodes[ci];
+        const nb_tile* ct = c->tile;
+        const uint32_t cp = c->poly;
+        const nb_poly_ref cref = c->ref;
+        if (is_offmesh(ct, cp))
+            continue;
+        float verts[NB_MAX_VERTS_PER_POLY * 3];
+        const int n = poly_gather(&ct->v, cp, verts);
+        if (point_in_poly_xz(verts, n, end)) {
+            best = ci;
+            vcopy(best_pos, end);
+            break;
+        }
+        const uint32_t open = open_edges(nav, ct, cp, cref, filter);
+        for (int e = 0; e < n; ++e) {
+            const float* va = &verts[e * 3];
+            const float* vb = &verts[((e + 1) % n) * 3];
+            if (!(open & (1u << e))) {
+                float u;
+                const float d2 = dist2_pt_seg_xz(end, va, vb, &u);
+                if (d2 < best_d2) {
+                    best_d2 = d2;
+                    vlerp(best_pos, va, vb, u);
+                    best = ci;
+                }
+                continue;
+            }
+            if (dist2_pt_seg_xz(search_center, va, vb, NULL) > search_r2)
+                continue;
+            for (uint32_t li = ct->first_link[cp]; li != NB_NULL_LINK; li = ct->links[li].next) {
+                const nb_link* l = &ct->links[li];
+                if (l->edge != (uint8_t)e || !l->ref)
+                    continue;
+                uint32_t np;
+                const nb_tile* nt = link_target(nav, ct, cref, l->ref, &np);
+                if (!nt || is_offmesh(nt, np) || !passes(filter, nt->v.poly_flags[np]))
+                    continue;
+                qnode* m = node_get(q, l->ref);
+                if (!m || m->state != NODE_NEW)
+                    continue; /* already queued, or the pool is full */
+                m->tile = nt;
+                m->poly = np;
+                m->parent = ci + 1;
+                m->state = NODE_CLOSED;
+                q->heap[tail++] = node_index(q, m);
+            }
+        }
+    }
+    /* Result on the surface of the polygon it ended in. */
+    const qnode* b = &q->nodes[best];
+    float h;
+    if (detail_height(&b->tile->v, b->poly, best_pos, &h))
+        best_pos[1] = h;
+    else {
+        float c[3];
+        int over;
+        closest_on_poly(b->tile, b->poly, best_pos, c, &over);
+        best_pos[1] = c[1];
+    }
+    vcopy(result, best_pos);
+    if (visited)
+        write_corridor(q, best, visited, max_visited, visited_count);
+    return NB_OK;
+}
+
+/* ================================================================================================ */
+/* Distance to wall                                                                                 */
+/* ================================================================================================ */
+
+nb_status nb_query_distance_to_wall(nb_query* q, nb_poly_ref start_ref, const float center[3], float max_radius,
+                                    const nb_query_filter* filter, float* distance, float hit_pos[3],
+                                    float hit_normal[3])
+{
+    static const char* fn = "nb_query_distance_to_wall";
+    if (!q)
+        return nb_fail(NULL, NB_ERR_NULL_ARG, "%s: q is NULL", fn);
+    nb_context* ctx = q->ctx;
+    if (!distance)
+        return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: distance is NULL", fn);
+    *distance = 0.0f;
+    if (hit_normal)
+        hit_normal[0] = hit_normal[1] = hit_normal[2] = 0.0f;
+    CHECK_(check_vec(ctx, fn, "center", center));
+    if (hit_pos)
+        vcopy(hit_pos, center);
+    CHECK_(check_positive(ctx, fn, "max_radius", max_radius));
+    CHECK_(check_filter(ctx, fn, filter));
+    const nb_tile* st;
+    uint32_t sp;
+    CHECK_(check_ref(q, fn, "start_ref", start_ref, &st, &sp));
+
+    const nb_navmesh* nav = q->nav;
+    /* Dijkstra outwards from the start polygon; the search radius shrinks to the nearest wall found so far, so
+     * only polygons that could hold a nearer wall are expanded. */
+    float r2 = max_radius * max_radius, hit[3], wall_normal[2] = { 0.0f, 0.0f };
+    vcopy(hit, center);
+    int found = 0;
+    pool_reset(q);
+    qnode* s = node_get(q, start_ref);
+    vcopy(s->pos, center);
+    s->tile = st;
+    s->poly = sp;
+    s->state = NODE_OPEN;
+    heap_push(q, 0);
+    while (q->heap_size) {
+        const uint32_t bi = heap_pop(q);
+        qnode* b = &q->nodes[bi];
+        b->state = NODE_CLOSED;
+        const nb_tile* bt = b->tile;
+        const uint32_t bp = b->poly;
+        const nb_poly_ref bref = b->ref;
+        if (is_offmesh(bt, bp))
+            continue;
+        float verts[NB_MAX_VERTS_PER_POLY * 3];
+        const int n = poly_gather(&bt->v, bp, verts);
+        const uint32_t open = open_edges(nav, bt, bp, bref, filter);
+        for (int e = 0; e < n; ++e) {
+            if (open & (1u << e))
+                continue;
+            const float* va = &verts[e * 3];
+            const float* vb = &verts[((e + 1) % n) * 3];
+            float u;
+            const float d2 = dist2_pt_seg_xz(center, va, vb, &u);
+            if (d2 >= r2)
+                continue;
+            r2 = d2;
+            vlerp(hit, va, vb, u);
+            wall_normal[0] = vb[2] - va[2]; /* the inward normal, for a center right on the wall */
+            wall_normal[1] = -(vb[0] - va[0]);
+            found = 1;
+        }
+        const nb_poly_ref parent_ref = b->parent ? q->nodes[b->parent - 1].ref : 0;
+        for (uint32_t li = bt->first_link[bp]; li != NB_NULL_LINK; li = bt->links[li].next) {
+            const nb_link* l = &bt->links[li];
+            if (!l->ref || l->ref == parent_ref)
+                continue;
+            uint32_t np;
+            const nb_tile* nt = link_target(nav, bt, bref, l->ref, &np);
+            if (!nt || is_offmesh(nt, np) || !passes(filter, nt->v.poly_flags[np]))
+                continue;
+            float left[3], right[3];
+            link_portal(bt, bp, bref, l, nt, np, left, right);
+            if (dist2_pt_seg_xz(center, left, right, NULL) > r2)
+                continue;
+            qnode* m = node_get(q, l->ref);
+            if (!m || m->state == NODE_CLOSED)
+                continue;
+            if (m->state == NODE_NEW) {
+                vlerp(m->pos, left, right, 0.5f);
+                m->tile = nt;
+                m->poly = np;
+            }
+            const float cost = b->cost + vdist(b->pos, m->pos);
+            if (m->state == NODE_OPEN && cost >= m->cost)
+                continue;
+            m->parent = bi + 1;
+            m->cost = m->total = cost;
+            if (m->state == NODE_OPEN) {
+                heap_sift_up(q, m->heap, node_index(q, m));
+            } else {
+                m->state = NODE_OPEN;
+                heap_push(q, node_index(q, m));
+            }
+        }
+    }
+    if (!found) {
+        *distance = max_radius;
+        return NB_OK;
+    }
+    *distance = sqrtf(r2);
+    if (hit_pos)
+        vcopy(hit_pos, hit);
+    if (hit_normal) {
+        float dx = center[0] - hit[0], dz = center[2] - hit[2];
+        if (dx * dx + dz * dz < 1e-12f) {
+            dx = wall_normal[0];
+            dz = wall_normal[1];
+        }
+        const float len = sqrtf(dx * dx + dz * dz);
+        if (len > 0.0f) {
+            hit_normal[0] = dx / len;
+            hit_normal[2] = dz / len;
+        }
+    }
+    return NB_OK;
+}
+
+/* ================================================================================================ */
+/* Batch                                                                                            */
+/* ================================================================================================ */
+
+nb_status nb_query_find_paths(nb_query* q, const float* pairs, uint32_t n, const float half_extents[3],
+                              const nb_query_filter* filter, int options, uint8_t* status, float* lengths,
+                              uint32_t* point_offsets, float* points, uint32_t points_capacity,
+                              uint32_t* points_needed)
+{
+    static const char* fn = "nb_query_find_paths";
+    if (!q)
+        return nb_fail(NULL, NB_ERR_NULL_ARG, "%s: q is NULL", fn);
+    nb_context* ctx = q->ctx;
+    if (points_needed)
+        *points_needed = 0;
+    if (point_offsets)
+        point_offsets[0] = 0;
+    if (n > 0 && !pairs)
+        return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: pairs is NULL", fn);
+    if (n > 0 && !status)
+        return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: status is NULL", fn);
+    if (!points && points_capacity > 0)
+        return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: points is NULL but points_capacity is %u", fn, points_capacity);
+    if (options & ~(NB_STRAIGHT_AREA_CROSSINGS | NB_STRAIGHT_ALL_CROSSINGS))
+        return nb_fail(ctx, NB_ERR_INVALID_ARG, "%s: options has unknown bits (0x%x)", fn, (unsigned)options);
+    CHECK_(check_half_extents(ctx, fn, half_extents));
+    CHECK_(check_filter(ctx, fn, filter));
+    for (uint64_t i = 0; i < (uint64_t)n * 6; ++i)
+        if (!isfinite(pairs[i]))
+            return nb_fail(ctx, NB_ERR_NONFINITE, "%s: pair %llu has a non-finite %s coordinate (%c = %g)", fn,
+                           (unsigned long long)(i / 6), (i % 6) < 3 ? "start" : "end", "xyzxyz"[i % 6],
+                           (double)pairs[i]);
+
+    uint64_t offset = 0;
+    const uint32_t max_path = q->max_nodes;
+    for (uint32_t i = 0; i < n; ++i) {
+        const float* a = &pairs[(size_t)i * 6];
+        const float* b = a + 3;
+        float sa[3], sb[3];
+        uint8_t st = NB_PATH_NONE;
+        float len = 0.0f;
+        int32_t count = 0;
+        uint32_t sp;
+        const nb_poly_ref sref = nearest_core(q, a, half_extents, filter, sa);
+        const nb_poly_ref eref = sref ? nearest_core(q, b, half_extents, filter, sb) : 0;
+        const nb_tile* stile = sref ? nb_navmesh_resolve(q->nav, sref, &sp) : NULL;
+        if (stile && eref) {
+            int32_t path_count = 0;
+            const int complete = astar(q, sref, stile, sp, eref, sa, sb, filter, q->path, (int32_t)max_path,
+                                       &path_count);
+            st = complete ? NB_PATH_COMPLETE : NB_PATH_PARTIAL;
+            /* The funnel clamps the end onto the corridor's last polygon: for a partial path, the reachable
+             * point closest to the end. */
+            uint32_t lp;
+            const nb_tile* lt = nb_navmesh_resolve(q->nav, q->path[path_count - 1], &lp);
+            float cb[3];
+            int over;
+            closest_on_poly(lt, lp, sb, cb, &over);
+            spath s = { q->spoints, NULL, NULL, 0, q->spoints_cap };
+            int32_t bad;
+            funnel(q->nav, sa, cb, q->path, path_count, options, &s, &bad);
+            count = s.count;
+            for (int32_t k = 1; k < count; ++k)
+                len += vdist(&q->spoints[(k - 1) * 3], &q->spoints[k * 3]);
+        }
+        status[i] = st;
+        if (lengths)
+            lengths[i] = len;
+        if (points && offset + (uint64_t)count <= points_capacity)
+            memcpy(&points[offset * 3], q->spoints, sizeof(float) * 3 * (size_t)count);
+        offset += (uint64_t)count;
+        if (offset > UINT32_MAX)
+            return nb_fail(ctx, NB_ERR_TOO_LARGE, "%s: more than %u path points", fn, UINT32_MAX);
+        if (point_offsets)
+            point_offsets[i + 1] = (uint32_t)offset;
+    }
+    if (points_needed)
+        *points_needed = (uint32_t)offset;
+    if (offset > points_capacity)
+        return nb_fail(ctx, NB_ERR_BUFFER_TOO_SMALL, "%s: points holds %u points, the paths need %llu", fn,
+                       points_capacity, (unsigned long long)offset);
+    return NB_OK;
+}

@@ -1,0 +1,170 @@
+/* nb_bake_navmesh: solo and tiled bakes into a navmesh, against REFERENCE.md's tiled figures. */
+#include "navbake.h"
+#include "nbtest.h"
+#include "obj.h"
+
+static nb_context* ctx;
+
+static int load(const char* name, nb_obj* obj)
+{
+    char path[512], err[512];
+    if (nb_obj_load(nbt_mesh_path(name, path, sizeof(path)), obj, err, sizeof(err)) != 0) {
+        fprintf(stderr, "  %s\n", err);
+        return -1;
+    }
+    return 0;
+}
+
+static nb_bake_input input_of(const nb_obj* obj)
+{
+    nb_bake_input in;
+    memset(&in, 0, sizeof(in));
+    in.mesh.positions = obj->positions;
+    in.mesh.vertex_count = obj->vertex_count;
+    in.mesh.indices = obj->indices;
+    in.mesh.triangle_count = obj->triangle_count;
+    return in;
+}
+
+static uint32_t poly_count(const nb_navmesh* nav)
+{
+    uint32_t n = 0;
+    nb_navmesh_poly_refs(ctx, nav, NULL, 0, &n);
+    return n;
+}
+
+static void test_solo_is_one_tile_with_the_bake_polygons(void)
+{
+    nb_obj obj;
+    if (load("dungeon.obj", &obj) != 0) {
+        CHECK(!"mesh missing");
+        return;
+    }
+    nb_bake_input in = input_of(&obj);
+    nb_navmesh* nav = NULL;
+    CHECK_INT(nb_bake_navmesh(ctx, &in, NULL, NULL, 0, &nav), NB_OK);
+    nb_bake_result r;
+    CHECK_INT(nb_bake(ctx, &in, NULL, NB_STAGE_ALL, 0, &r), NB_OK);
+    CHECK_INT(nb_navmesh_tile_count(nav), 1);
+    CHECK_INT(poly_count(nav), r.stats[NB_STAT_POLYS]);
+    nb_bake_result_release(ctx, &r);
+    nb_navmesh_destroy(ctx, nav);
+    nb_obj_free(&obj);
+}
+
+static void test_tiled_counts_against_reference(void)
+{
+    static const struct {
+        const char* mesh;
+        uint32_t tiles;
+        double polys;
+    } ref[] = { { "dungeon.obj", 12, 111 }, { "nav_test.obj", 18, 204 } };
+    for (int i = 0; i < 2; ++i) {
+        nb_obj obj;
+        if (load(ref[i].mesh, &obj) != 0) {
+            CHECK(!"mesh missing");
+            continue;
+        }
+        nb_bake_input in = input_of(&obj);
+        nb_config cfg;
+        memset(&cfg, 0, sizeof(cfg));
+        cfg.tile_size = 64;
+        nb_navmesh* nav = NULL;
+        CHECK_INT(nb_bake_navmesh(ctx, &in, &cfg, NULL, 0, &nav), NB_OK);
+        if (!nav)
+            continue;
+        CHECK_INT(nb_navmesh_tile_count(nav), ref[i].tiles);
+        const double polys = poly_count(nav);
+        if (fabs(polys - ref[i].polys) > 0.15 * ref[i].polys)
+            fprintf(stderr, "  %s: %.0f polygons, reference %.0f\n", ref[i].mesh, polys, ref[i].polys);
+        CHECK(fabs(polys - ref[i].polys) <= 0.15 * ref[i].polys);
+        /* every tile sits on the 64-cell grid from the mesh's minimum corner */
+        const nb_navmesh_params* p = nb_navmesh_get_params(nav);
+        CHECK_NEAR(p->tile_width, 64 * 0.3, 1e-4);
+        /* the same bake twice gives the same bytes */
+        nb_navmesh* again = NULL;
+        CHECK_INT(nb_bake_navmesh(ctx, &in, &cfg, NULL, 0, &again), NB_OK);
+        uint8_t *a = NULL, *b = NULL;
+        size_t na = 0, nb = 0;
+        CHECK_INT(nb_navmesh_save(ctx, nav, &a, &na), NB_OK);
+        CHECK_INT(nb_navmesh_save(ctx, again, &b, &nb), NB_OK);
+        CHECK(na == nb && a && b && memcmp(a, b, na) == 0);
+        nb_bytes_free(ctx, a);
+        nb_bytes_free(ctx, b);
+        nb_navmesh_destroy(ctx, again);
+        nb_navmesh_destroy(ctx, nav);
+        nb_obj_free(&obj);
+    }
+}
+
+static void test_errors(void)
+{
+    const float v[] = { 0, 0, 0, 0, 0, 10, 10, 0, 0, NAN, 0, 10 };
+    const uint32_t t[] = { 0, 1, 2, 2, 1, 3 };
+    nb_bake_input in;
+    memset(&in, 0, sizeof(in));
+    in.mesh.positions = v;
+    in.mesh.vertex_count = 4;
+    in.mesh.indices = t;
+    in.mesh.triangle_count = 2;
+    nb_navmesh* nav = (nb_navmesh*)1;
+    CHECK_STATUS(ctx, nb_bake_navmesh(ctx, &in, NULL, NULL, 0, &nav), NB_ERR_NONFINITE, "vertex 3 has a non-finite coordinate (x = nan)");
+    CHECK(nav == NULL);
+    /* 100 km with 16-cell tiles: far more than NB_MAX_TILES */
+    const float big[] = { 0, 0, 0, 0, 0, 100000, 100000, 0, 0, 100000, 0, 100000 };
+    in.mesh.positions = big;
+    nb_config cfg;
+    memset(&cfg, 0, sizeof(cfg));
+    cfg.tile_size = 16;
+    CHECK_STATUS(ctx, nb_bake_navmesh(ctx, &in, &cfg, NULL, 0, &nav), NB_ERR_TOO_LARGE, "tiles exceed");
+    CHECK_STATUS(ctx, nb_bake_navmesh(ctx, NULL, NULL, NULL, 0, &nav), NB_ERR_NULL_ARG, "input");
+    in.mesh.positions = v;
+    CHECK_STATUS(ctx, nb_bake_navmesh(ctx, &in, NULL, NULL, 3, &nav), NB_ERR_NULL_ARG, "links");
+}
+
+static void test_out_of_memory(void)
+{
+    /* a 20 x 20 floor in 4 tiles of 32 cells */
+    const float v[] = { 0, 0, 0, 0, 0, 18, 18, 0, 0, 18, 0, 18 };
+    const uint32_t t[] = { 0, 1, 2, 2, 1, 3 };
+    nb_bake_input in;
+    memset(&in, 0, sizeof(in));
+    in.mesh.positions = v;
+    in.mesh.vertex_count = 4;
+    in.mesh.indices = t;
+    in.mesh.triangle_count = 2;
+    nb_config cfg;
+    memset(&cfg, 0, sizeof(cfg));
+    cfg.tile_size = 32;
+    int failures = 0;
+    for (long fail = 2; fail < 5000; ++fail) {
+        nbt_alloc a = { 0, fail, 0 };
+        nb_context_desc d;
+        memset(&d, 0, sizeof(d));
+        nbt_alloc_hooks(&d, &a);
+        nb_context* c = nb_context_create(&d);
+        nb_navmesh* nav = NULL;
+        const nb_status st = nb_bake_navmesh(c, &in, &cfg, NULL, 0, &nav);
+        if (st == NB_OK)
+            CHECK_INT(nb_navmesh_tile_count(nav), 4);
+        nb_navmesh_destroy(c, nav);
+        CHECK_INT(a.live, 1);
+        nb_context_destroy(c);
+        if (st == NB_OK)
+            break;
+        CHECK_INT(st, NB_ERR_OUT_OF_MEMORY);
+        ++failures;
+    }
+    CHECK(failures > 20);
+}
+
+int main(void)
+{
+    ctx = nb_context_create(NULL);
+    RUN(test_solo_is_one_tile_with_the_bake_polygons);
+    RUN(test_tiled_counts_against_reference);
+    RUN(test_errors);
+    RUN(test_out_of_memory);
+    nb_context_destroy(ctx);
+    return nbt_finish("test_bake_navmesh");
+}

@@ -1,0 +1,109 @@
+// Differential test against the reference (npm @recast-navigation 0.43.1, recastnavigation compiled to wasm):
+// the same level, the same settings, the same 1000 random pairs -- both libraries must agree on which pairs
+// are connected (>= 99%) and on the lengths of the paths (median ratio within 3%).
+import { beforeAll, describe, expect, it } from 'vitest';
+import { init as initReference, NavMeshQuery } from '@recast-navigation/core';
+import { generateSoloNavMesh } from '@recast-navigation/generators';
+import { loadMesh, loadWasm, type RawModule } from './helpers';
+
+const PAIRS = 1000;
+let m: RawModule;
+
+beforeAll(async () => {
+  m = await loadWasm();
+  await initReference();
+});
+
+/** navbake: random pairs on its navmesh and, per pair, complete? and straight-path length. */
+function ours(mesh: ReturnType<typeof loadMesh>) {
+  const ctx = m._nbw_context_create();
+  const pPos = m._malloc(mesh.positions.byteLength);
+  const pIdx = m._malloc(mesh.indices.byteLength);
+  m.HEAPF32.set(mesh.positions, pPos >> 2);
+  m.HEAPU32.set(mesh.indices, pIdx >> 2);
+  const nav = m._nbw_navmesh_bake(ctx, pPos, mesh.positions.length / 3, pIdx, mesh.indices.length / 3, 0, 0);
+  expect(nav, m.UTF8ToString(m._nbw_message(ctx))).not.toBe(0);
+  const q = m._nbw_query_create(ctx, nav, 0);
+  const filter = m._nbw_filter_create();
+  const s = m._malloc(256);
+  m.HEAPU32[s >> 2] = 2024;
+  m.HEAPU32[(s >> 2) + 1] = 0;
+  const pairs = new Float32Array(PAIRS * 6);
+  for (let i = 0; i < PAIRS * 2; i++) {
+    expect(m._nbw_random_point(q, filter, s, s + 16, s + 32)).toBe(0);
+    pairs.set(m.HEAPF32.subarray((s + 32) >> 2, ((s + 32) >> 2) + 3), i * 3);
+  }
+  const pPairs = m._malloc(pairs.byteLength);
+  m.HEAPF32.set(pairs, pPairs >> 2);
+  m.HEAPF32.set([2, 4, 2], (s + 64) >> 2);
+  const pStatus = m._malloc(PAIRS);
+  const pLen = m._malloc(PAIRS * 4);
+  const pOff = m._malloc((PAIRS + 1) * 4);
+  const cap = PAIRS * 256;
+  const pPts = m._malloc(cap * 12);
+  expect(m._nbw_find_paths(q, pPairs, PAIRS, s + 64, filter, 0, pStatus, pLen, pOff, pPts, cap, s + 96)).toBe(0);
+  const complete = Array.from(m.HEAPU8.subarray(pStatus, pStatus + PAIRS), (v) => v === 2);
+  const lengths = Array.from(m.HEAPF32.subarray(pLen >> 2, (pLen >> 2) + PAIRS) as Float32Array);
+  for (const p of [pPos, pIdx, s, pPairs, pStatus, pLen, pOff, pPts]) m._free(p);
+  m._nbw_filter_destroy(filter);
+  m._nbw_query_destroy(ctx, q);
+  m._nbw_navmesh_destroy(ctx, nav);
+  m._nbw_context_destroy(ctx);
+  return { pairs, complete, lengths };
+}
+
+/** The reference: complete when its A* reaches the end's polygon; length of its straight path. */
+function reference(mesh: ReturnType<typeof loadMesh>, pairs: Float32Array) {
+  const { success, navMesh } = generateSoloNavMesh(mesh.positions, mesh.indices, {
+    cs: 0.3, ch: 0.2, walkableSlopeAngle: 45, walkableHeight: 10, walkableClimb: 4, walkableRadius: 2,
+    maxEdgeLen: 40, maxSimplificationError: 1.3, minRegionArea: 8, mergeRegionArea: 20, maxVertsPerPoly: 6,
+    detailSampleDist: 6, detailSampleMaxError: 1,
+  });
+  expect(success).toBe(true);
+  const query = new NavMeshQuery(navMesh);
+  const halfExtents = { x: 2, y: 4, z: 2 };
+  const complete: boolean[] = [];
+  const lengths: number[] = [];
+  for (let i = 0; i < PAIRS; i++) {
+    const a = { x: pairs[i * 6], y: pairs[i * 6 + 1], z: pairs[i * 6 + 2] };
+    const b = { x: pairs[i * 6 + 3], y: pairs[i * 6 + 4], z: pairs[i * 6 + 5] };
+    const sa = query.findNearestPoly(a, { halfExtents });
+    const sb = query.findNearestPoly(b, { halfExtents });
+    let done = false;
+    if (sa.success && sb.success && sa.nearestRef && sb.nearestRef) {
+      const r = query.findPath(sa.nearestRef, sb.nearestRef, sa.nearestPoint, sb.nearestPoint, { maxPathPolys: 2048 });
+      done = r.success && r.polys.size > 0 && r.polys.get(r.polys.size - 1) === sb.nearestRef;
+    }
+    complete.push(done);
+    let length = 0;
+    if (done) {
+      const path = query.computePath(a, b, { halfExtents, maxPathPolys: 2048, maxStraightPathPoints: 2048 }).path;
+      for (let k = 1; k < path.length; k++)
+        length += Math.hypot(path[k].x - path[k - 1].x, path[k].y - path[k - 1].y, path[k].z - path[k - 1].z);
+    }
+    lengths.push(length);
+  }
+  navMesh.destroy();
+  return { complete, lengths };
+}
+
+describe('navbake agrees with the reference implementation', () => {
+  for (const level of ['dungeon.obj', 'nav_test.obj']) {
+    it(`${level}: reachability (>= 99%) and path lengths (median within 3%) on ${PAIRS} random pairs`, () => {
+      const mesh = loadMesh(level);
+      const a = ours(mesh);
+      const b = reference(mesh, a.pairs);
+      let agree = 0;
+      const ratios: number[] = [];
+      for (let i = 0; i < PAIRS; i++) {
+        if (a.complete[i] === b.complete[i]) agree++;
+        if (a.complete[i] && b.complete[i] && b.lengths[i] > 1) ratios.push(a.lengths[i] / b.lengths[i]);
+      }
+      ratios.sort((x, y) => x - y);
+      const median = ratios[ratios.length >> 1];
+      expect(agree / PAIRS).toBeGreaterThanOrEqual(0.99);
+      expect(ratios.length).toBeGreaterThan(100);
+      expect(Math.abs(median - 1)).toBeLessThanOrEqual(0.03);
+    });
+  }
+});
