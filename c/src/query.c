@@ -1403,13 +1403,57 @@ nb_status nb_query_random_point(nb_query* q, const nb_query_filter* filter, uint
     return NB_OK;
 }
 
+/* One Dijkstra step of the radius-limited searches (random point around, distance to wall): relaxes the
+ * neighbours of node bi whose portal comes within sqrt(r2) of center; costs are distances between portal
+ * midpoints. */
+static void relax_within(nb_query* q, const nb_query_filter* f, uint32_t bi, const float* center, float r2)
+{
+    const nb_navmesh* nav = q->nav;
+    const qnode* b = &q->nodes[bi];
+    const nb_tile* bt = b->tile;
+    const uint32_t bp = b->poly;
+    const nb_poly_ref bref = b->ref;
+    const nb_poly_ref parent_ref = b->parent ? q->nodes[b->parent - 1].ref : 0;
+    for (uint32_t li = bt->first_link[bp]; li != NB_NULL_LINK; li = bt->links[li].next) {
+        const nb_link* l = &bt->links[li];
+        if (!l->ref || l->ref == parent_ref)
+            continue;
+        uint32_t np;
+        const nb_tile* nt = link_target(nav, bt, bref, l->ref, &np);
+        if (!nt || is_offmesh(nt, np) || !passes(f, nt->v.poly_flags[np]))
+            continue;
+        float left[3], right[3];
+        link_portal(bt, bp, bref, l, nt, np, left, right);
+        if (dist2_pt_seg_xz(center, left, right, NULL) > r2)
+            continue;
+        qnode* n = node_get(q, l->ref);
+        if (!n || n->state == NODE_CLOSED)
+            continue;
+        if (n->state == NODE_NEW) {
+            vlerp(n->pos, left, right, 0.5f);
+            n->tile = nt;
+            n->poly = np;
+        }
+        const float cost = b->cost + vdist(b->pos, n->pos);
+        if (n->state == NODE_OPEN && cost >= n->cost)
+            continue;
+        n->parent = bi + 1;
+        n->cost = n->total = cost;
+        if (n->state == NODE_OPEN) {
+            heap_sift_up(q, n->heap, node_index(q, n));
+        } else {
+            n->state = NODE_OPEN;
+            heap_push(q, node_index(q, n));
+        }
+    }
+}
+
 /* Dijkstra over ground polygons from start_ref, expanding only through portals that come within `radius` of
  * center (so every visited polygon reaches into the circle). Costs are distances between portal midpoints.
  * Closed nodes are the visited set. */
 static void expand_within(nb_query* q, nb_poly_ref start_ref, const nb_tile* st, uint32_t sp, const float* center,
                           float radius, const nb_query_filter* f)
 {
-    const nb_navmesh* nav = q->nav;
     const float r2 = radius * radius;
     pool_reset(q);
     qnode* s = node_get(q, start_ref);
@@ -1420,44 +1464,8 @@ static void expand_within(nb_query* q, nb_poly_ref start_ref, const nb_tile* st,
     heap_push(q, 0);
     while (q->heap_size) {
         const uint32_t bi = heap_pop(q);
-        qnode* b = &q->nodes[bi];
-        b->state = NODE_CLOSED;
-        const nb_tile* bt = b->tile;
-        const uint32_t bp = b->poly;
-        const nb_poly_ref bref = b->ref;
-        const nb_poly_ref parent_ref = b->parent ? q->nodes[b->parent - 1].ref : 0;
-        for (uint32_t li = bt->first_link[bp]; li != NB_NULL_LINK; li = bt->links[li].next) {
-            const nb_link* l = &bt->links[li];
-            if (!l->ref || l->ref == parent_ref)
-                continue;
-            uint32_t np;
-            const nb_tile* nt = link_target(nav, bt, bref, l->ref, &np);
-            if (!nt || is_offmesh(nt, np) || !passes(f, nt->v.poly_flags[np]))
-                continue;
-            float left[3], right[3];
-            link_portal(bt, bp, bref, l, nt, np, left, right);
-            if (dist2_pt_seg_xz(center, left, right, NULL) > r2)
-                continue;
-            qnode* n = node_get(q, l->ref);
-            if (!n || n->state == NODE_CLOSED)
-                continue;
-            if (n->state == NODE_NEW) {
-                vlerp(n->pos, left, right, 0.5f);
-                n->tile = nt;
-                n->poly = np;
-            }
-            const float cost = b->cost + vdist(b->pos, n->pos);
-            if (n->state == NODE_OPEN && cost >= n->cost)
-                continue;
-            n->parent = bi + 1;
-            n->cost = n->total = cost;
-            if (n->state == NODE_OPEN) {
-                heap_sift_up(q, n->heap, node_index(q, n));
-            } else {
-                n->state = NODE_OPEN;
-                heap_push(q, node_index(q, n));
-            }
-        }
+        q->nodes[bi].state = NODE_CLOSED;
+        relax_within(q, f, bi, center, r2);
     }
 }
 
@@ -1794,39 +1802,7 @@ nb_status nb_query_distance_to_wall(nb_query* q, nb_poly_ref start_ref, const fl
             wall_normal[1] = -(vb[0] - va[0]);
             found = 1;
         }
-        const nb_poly_ref parent_ref = b->parent ? q->nodes[b->parent - 1].ref : 0;
-        for (uint32_t li = bt->first_link[bp]; li != NB_NULL_LINK; li = bt->links[li].next) {
-            const nb_link* l = &bt->links[li];
-            if (!l->ref || l->ref == parent_ref)
-                continue;
-            uint32_t np;
-            const nb_tile* nt = link_target(nav, bt, bref, l->ref, &np);
-            if (!nt || is_offmesh(nt, np) || !passes(filter, nt->v.poly_flags[np]))
-                continue;
-            float left[3], right[3];
-            link_portal(bt, bp, bref, l, nt, np, left, right);
-            if (dist2_pt_seg_xz(center, left, right, NULL) > r2)
-                continue;
-            qnode* m = node_get(q, l->ref);
-            if (!m || m->state == NODE_CLOSED)
-                continue;
-            if (m->state == NODE_NEW) {
-                vlerp(m->pos, left, right, 0.5f);
-                m->tile = nt;
-                m->poly = np;
-            }
-            const float cost = b->cost + vdist(b->pos, m->pos);
-            if (m->state == NODE_OPEN && cost >= m->cost)
-                continue;
-            m->parent = bi + 1;
-            m->cost = m->total = cost;
-            if (m->state == NODE_OPEN) {
-                heap_sift_up(q, m->heap, node_index(q, m));
-            } else {
-                m->state = NODE_OPEN;
-                heap_push(q, node_index(q, m));
-            }
-        }
+        relax_within(q, filter, bi, center, r2);
     }
     if (!found) {
         *distance = max_radius;

@@ -1,32 +1,9 @@
 /* nb_bake: input validation, counts against the reference on the standard levels, cancellation,
  * out-of-memory at every allocation, determinism. */
 #include "navbake.h"
-#include "nbtest.h"
-#include "obj.h"
+#include "nbtest_level.h"
 
 static nb_context* ctx;
-
-static int load(const char* name, nb_obj* obj)
-{
-    char path[512], err[512];
-    nbt_mesh_path(name, path, sizeof(path));
-    if (nb_obj_load(path, obj, err, sizeof(err)) != 0) {
-        fprintf(stderr, "  cannot load %s: %s\n", path, err);
-        return -1;
-    }
-    return 0;
-}
-
-static nb_bake_input input_of(const nb_obj* obj)
-{
-    nb_bake_input in;
-    memset(&in, 0, sizeof(in));
-    in.mesh.positions = obj->positions;
-    in.mesh.vertex_count = obj->vertex_count;
-    in.mesh.indices = obj->indices;
-    in.mesh.triangle_count = obj->triangle_count;
-    return in;
-}
 
 static void check_within(double got, double want, double tol, const char* what)
 {
@@ -46,11 +23,11 @@ static void test_counts_match_reference(void)
     } ref[] = { { "dungeon.obj", 248, 330, 52106, 23569, 17500 }, { "nav_test.obj", 305, 258, 120183, 56795, 45117 } };
     for (int i = 0; i < 2; ++i) {
         nb_obj obj;
-        if (load(ref[i].mesh, &obj) != 0) {
+        if (nbt_load_level(ref[i].mesh, &obj) != 0) {
             CHECK(!"mesh missing");
             continue;
         }
-        nb_bake_input in = input_of(&obj);
+        nb_bake_input in = nbt_input_of(&obj);
         nb_bake_result r;
         CHECK_INT(nb_bake(ctx, &in, NULL, NB_STAGE_ERODE, 0, &r), NB_OK);
         CHECK_INT(r.stats[NB_STAT_GRID_WIDTH], ref[i].w);
@@ -71,11 +48,11 @@ static void test_counts_match_reference(void)
 static void test_deterministic(void)
 {
     nb_obj obj;
-    if (load("dungeon.obj", &obj) != 0) {
+    if (nbt_load_level("dungeon.obj", &obj) != 0) {
         CHECK(!"mesh missing");
         return;
     }
-    nb_bake_input in = input_of(&obj);
+    nb_bake_input in = nbt_input_of(&obj);
     nb_bake_result a, b;
     CHECK_INT(nb_bake(ctx, &in, NULL, NB_STAGE_AREAS, NB_KEEP_ALL, &a), NB_OK);
     CHECK_INT(nb_bake(ctx, &in, NULL, NB_STAGE_AREAS, NB_KEEP_ALL, &b), NB_OK);

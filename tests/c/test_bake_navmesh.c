@@ -1,30 +1,8 @@
 /* nb_bake_navmesh: solo and tiled bakes into a navmesh, against REFERENCE.md's tiled figures. */
 #include "navbake.h"
-#include "nbtest.h"
-#include "obj.h"
+#include "nbtest_level.h"
 
 static nb_context* ctx;
-
-static int load(const char* name, nb_obj* obj)
-{
-    char path[512], err[512];
-    if (nb_obj_load(nbt_mesh_path(name, path, sizeof(path)), obj, err, sizeof(err)) != 0) {
-        fprintf(stderr, "  %s\n", err);
-        return -1;
-    }
-    return 0;
-}
-
-static nb_bake_input input_of(const nb_obj* obj)
-{
-    nb_bake_input in;
-    memset(&in, 0, sizeof(in));
-    in.mesh.positions = obj->positions;
-    in.mesh.vertex_count = obj->vertex_count;
-    in.mesh.indices = obj->indices;
-    in.mesh.triangle_count = obj->triangle_count;
-    return in;
-}
 
 static uint32_t poly_count(const nb_navmesh* nav)
 {
@@ -36,11 +14,11 @@ static uint32_t poly_count(const nb_navmesh* nav)
 static void test_solo_is_one_tile_with_the_bake_polygons(void)
 {
     nb_obj obj;
-    if (load("dungeon.obj", &obj) != 0) {
+    if (nbt_load_level("dungeon.obj", &obj) != 0) {
         CHECK(!"mesh missing");
         return;
     }
-    nb_bake_input in = input_of(&obj);
+    nb_bake_input in = nbt_input_of(&obj);
     nb_navmesh* nav = NULL;
     CHECK_INT(nb_bake_navmesh(ctx, &in, NULL, NULL, 0, &nav), NB_OK);
     nb_bake_result r;
@@ -61,11 +39,11 @@ static void test_tiled_counts_against_reference(void)
     } ref[] = { { "dungeon.obj", 12, 111 }, { "nav_test.obj", 18, 204 } };
     for (int i = 0; i < 2; ++i) {
         nb_obj obj;
-        if (load(ref[i].mesh, &obj) != 0) {
+        if (nbt_load_level(ref[i].mesh, &obj) != 0) {
             CHECK(!"mesh missing");
             continue;
         }
-        nb_bake_input in = input_of(&obj);
+        nb_bake_input in = nbt_input_of(&obj);
         nb_config cfg;
         memset(&cfg, 0, sizeof(cfg));
         cfg.tile_size = 64;

@@ -2,7 +2,7 @@
  * links one-way and both ways, within a tile and across tiles, errors, and all-or-nothing adds under failing
  * allocations. */
 #include "navbake.h"
-#include "nbtest.h"
+#include "nbtest_level.h"
 #include "obj.h"
 #include "../../c/src/navmesh_internal.h"
 
@@ -27,17 +27,6 @@ typedef struct tiled_level {
 
 static tiled_level level;
 
-static nb_bake_input level_input(const nb_obj* obj)
-{
-    nb_bake_input in;
-    memset(&in, 0, sizeof(in));
-    in.mesh.positions = obj->positions;
-    in.mesh.vertex_count = obj->vertex_count;
-    in.mesh.indices = obj->indices;
-    in.mesh.triangle_count = obj->triangle_count;
-    return in;
-}
-
 /* Bakes tile (tx, tz) of the level's grid with optional off-mesh links. */
 static nb_status bake_grid_tile(const nb_obj* obj, const tiled_level* L, int32_t tx, int32_t tz,
                                 const nb_offmesh_link* links, uint32_t nlinks, uint8_t** blob, size_t* size,
@@ -46,7 +35,7 @@ static nb_status bake_grid_tile(const nb_obj* obj, const tiled_level* L, int32_t
     nb_config cfg;
     memset(&cfg, 0, sizeof(cfg));
     cfg.tile_size = TILE_CELLS;
-    nb_bake_input in = level_input(obj);
+    nb_bake_input in = nbt_input_of(obj);
     const float bmin[3] = { L->origin[0] + tx * L->tile_size, L->ymin, L->origin[2] + tz * L->tile_size };
     const float bmax[3] = { bmin[0] + L->tile_size, L->ymax, bmin[2] + L->tile_size };
     in.bmin = bmin;
@@ -217,7 +206,7 @@ static void test_solo_tile_refs_and_internal_links(void)
 {
     if (!have_dungeon)
         return;
-    nb_bake_input in = level_input(&dungeon);
+    nb_bake_input in = nbt_input_of(&dungeon);
     uint8_t* blob;
     size_t size;
     CHECK_INT(nb_bake_tile(ctx, &in, NULL, NULL, 0, 0, 0, &blob, &size, NULL), NB_OK);
@@ -451,7 +440,7 @@ static void test_offmesh_one_way_and_bidirectional(void)
 {
     if (!have_dungeon)
         return;
-    nb_bake_input in = level_input(&dungeon);
+    nb_bake_input in = nbt_input_of(&dungeon);
     nb_bake_result r;
     CHECK_INT(nb_bake(ctx, &in, NULL, NB_STAGE_ALL, 0, &r), NB_OK);
     nb_tile_params tp;

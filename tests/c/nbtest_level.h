@@ -1,0 +1,32 @@
+/* Test helpers around the standard levels: load one, and turn it into a bake input. */
+#ifndef NBTEST_LEVEL_H
+#define NBTEST_LEVEL_H
+
+#include "navbake.h"
+#include "nbtest.h"
+#include "obj.h"
+
+/* Loads ../shared/meshes/<name> (or $NB_MESHES/<name>); prints why and returns -1 when it cannot. */
+static inline int nbt_load_level(const char* name, nb_obj* obj)
+{
+    char path[512], err[512];
+    if (nb_obj_load(nbt_mesh_path(name, path, sizeof(path)), obj, err, sizeof(err)) != 0) {
+        fprintf(stderr, "  cannot load %s: %s\n", path, err);
+        return -1;
+    }
+    return 0;
+}
+
+/* A bake input over all of obj's triangles, default bounds, no areas or volumes. */
+static inline nb_bake_input nbt_input_of(const nb_obj* obj)
+{
+    nb_bake_input in;
+    memset(&in, 0, sizeof(in));
+    in.mesh.positions = obj->positions;
+    in.mesh.vertex_count = obj->vertex_count;
+    in.mesh.indices = obj->indices;
+    in.mesh.triangle_count = obj->triangle_count;
+    return in;
+}
+
+#endif
