@@ -39,7 +39,7 @@ WASM_FLAGS := -O1 -sMODULARIZE=1 -sEXPORT_ES6=1 -sEXPORT_NAME=createNavBake \
 MESHES     ?= $(abspath ../shared/meshes)
 export NB_MESHES := $(MESHES)
 
-.PHONY: all native wasm setup test test-c test-web bench clean
+.PHONY: all native wasm web setup test test-c test-web bench clean
 .SECONDARY: # keep every built object (pattern-rule objects would otherwise be deleted as intermediates)
 
 all: native wasm
@@ -88,6 +88,17 @@ $(WASM_JS): $(WASM_OBJ) | $(BUILD)/.apt-ok
 	$(EMCC) $(WASM_FLAGS) $(WASM_OBJ) -o $@
 	$(WASM_OPT) $(BUILD)/wasm/navbake.wasm -o $(BUILD)/wasm/navbake.wasm
 
+# ---- web: the npm package's JavaScript (web/dist: tsc output with the wasm module copied next to it) -----
+WEB_SRC    := $(wildcard web/src/*.ts web/src/*/*.ts web/src/*.mts) web/tsconfig.json tsconfig.json
+WEB_JS     := web/dist/index.js
+
+web: $(WEB_JS)
+
+$(WEB_JS): $(WEB_SRC) $(WASM_JS) | node_modules/.npm-ok
+	rm -rf web/dist
+	npx tsc -p web/tsconfig.json
+	cp $(WASM_JS) $(BUILD)/wasm/navbake.wasm web/src/navbake.d.mts web/dist/
+
 # ---- tests -------------------------------------------------------------------------------------------
 $(BUILD)/asan/lib/%.o: c/src/%.c $(LIB_HDR)
 	@mkdir -p $(dir $@)
@@ -113,7 +124,7 @@ test-c: $(TEST_BIN)
 	done; \
 	echo "native: $$passed passed, $$failed failed"; [ $$failed -eq 0 ]
 
-test-web: $(WASM_JS) $(BUILD)/navbake node_modules/.npm-ok
+test-web: $(WASM_JS) $(WEB_JS) $(BUILD)/navbake node_modules/.npm-ok
 	npx vitest run
 
 bench: native wasm node_modules/.npm-ok

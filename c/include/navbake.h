@@ -632,6 +632,13 @@ nb_status nb_bake_tile(nb_context* ctx, const nb_bake_input* input, const nb_con
 
 typedef struct nb_navmesh nb_navmesh;
 
+
+typedef struct nb_navmesh_params {
+    float origin[3];             /* world position of tile (0, 0)'s minimum corner */
+    float tile_width, tile_depth; /* [world] tile size along x and z (a solo bake: any positive value) */
+    uint32_t max_tiles;          /* 1..NB_MAX_TILES; 0 = NB_MAX_TILES */
+} nb_navmesh_params;
+
 /* Bakes a whole navmesh in this thread: one tile when config->tile_size is 0, else a grid of tile_size x
  * tile_size-cell tiles over the mesh bounds, each baked with a border of walkable_radius + 3 cells from the
  * triangles overlapping it; tiles without polygons are skipped. Off-mesh links go to the tile holding their
@@ -639,12 +646,17 @@ typedef struct nb_navmesh nb_navmesh;
  * nb_navmesh_add_tile, NB_ERR_TOO_LARGE (more than NB_MAX_TILES tiles). */
 nb_status nb_bake_navmesh(nb_context* ctx, const nb_bake_input* input, const nb_config* config,
                           const nb_offmesh_link* links, uint32_t link_count, nb_navmesh** out);
-
-typedef struct nb_navmesh_params {
-    float origin[3];             /* world position of tile (0, 0)'s minimum corner */
-    float tile_width, tile_depth; /* [world] tile size along x and z (a solo bake: any positive value) */
-    uint32_t max_tiles;          /* 1..NB_MAX_TILES; 0 = NB_MAX_TILES */
-} nb_navmesh_params;
+/* The tile grid nb_bake_navmesh uses: the navmesh params (origin = the bounds' minimum corner, tile size) and
+ * the number of tiles along x and z (1 x 1 for a solo bake). Validates the mesh, bounds and config. */
+nb_status nb_bake_grid(nb_context* ctx, const nb_bake_input* input, const nb_config* config,
+                       nb_navmesh_params* params, int32_t* tiles_x, int32_t* tiles_z);
+/* Bakes tile (tile_x, tile_z) of that grid exactly as nb_bake_navmesh does, for bakes spread over threads or
+ * workers (each with its own context): tiles can be baked in any order and added in any order, the navmesh
+ * saves to the same bytes. *data is NULL (with NB_OK) for a tile that nb_bake_navmesh leaves out (no polygons,
+ * no links). Pass the mesh bounds in input->bmin/bmax to spare each tile a scan of every vertex. */
+nb_status nb_bake_grid_tile(nb_context* ctx, const nb_bake_input* input, const nb_config* config,
+                            const nb_offmesh_link* links, uint32_t link_count, int32_t tile_x, int32_t tile_z,
+                            uint8_t** data, size_t* size, double stats[NB_STAT_COUNT]);
 
 /* Creates an empty navmesh. It keeps using ctx's allocator: pass the same ctx to every call on it, and
  * destroy it before the ctx. Statuses: NB_OK, NB_ERR_NULL_ARG, NB_ERR_INVALID_ARG (tile sizes <= 0, max_tiles
@@ -791,6 +803,17 @@ nb_status nb_query_find_paths(nb_query* q, const float* pairs, uint32_t n, const
                               uint32_t* points_needed);
 
 /* ---- drawing ---- */
+
+/* The walkable surface as one indexed triangle list (for a three.js BufferGeometry or a debug view): the
+ * detail triangles of every ground polygon (off-mesh links are left out), wound like the polygons. Per tile,
+ * in slot order: its polygon vertices (shared by neighbouring polygons of the tile), then its detail vertices.
+ * positions: vertex_capacity xyz triples; indices: triangle_capacity x 3; areas (optional): the area id of
+ * each triangle. *vertex_count and *triangle_count always receive the sizes needed: with a needed buffer NULL or
+ * too small, returns NB_ERR_BUFFER_TOO_SMALL (call once with NULLs to size the buffers).
+ * Statuses: NB_OK, NB_ERR_NULL_ARG, NB_ERR_BUFFER_TOO_SMALL, NB_ERR_TOO_LARGE (beyond 32-bit indices). */
+nb_status nb_navmesh_detail_triangles(nb_context* ctx, const nb_navmesh* nav, float* positions,
+                                      uint32_t vertex_capacity, uint32_t* indices, uint8_t* areas,
+                                      uint32_t triangle_capacity, uint32_t* vertex_count, uint32_t* triangle_count);
 
 #ifdef __cplusplus
 }

@@ -21,41 +21,41 @@ const char* nb_stat_name(nb_stat stat)
 
 /* ---- input validation: every message names what is wrong and where ---- */
 
-static nb_status validate_mesh(nb_context* ctx, const nb_mesh* m, uint32_t* tri_count_out)
+nb_status nb_validate_mesh(nb_context* ctx, const char* fn, const nb_mesh* m, uint32_t* tri_count_out)
 {
     if (!m->positions && m->vertex_count > 0)
-        return nb_fail(ctx, NB_ERR_NULL_ARG, FN_ ": mesh.positions is NULL but vertex_count is %u", m->vertex_count);
+        return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: mesh.positions is NULL but vertex_count is %u", fn, m->vertex_count);
     uint32_t tri_count = m->triangle_count;
     if (!m->indices) {
         if (m->vertex_count % 3 != 0)
             return nb_fail(ctx, NB_ERR_INVALID_ARG,
-                           FN_ ": without indices vertex_count must be a multiple of 3 (got %u)", m->vertex_count);
+                           "%s: without indices vertex_count must be a multiple of 3 (got %u)", fn, m->vertex_count);
         tri_count = m->vertex_count / 3;
     }
     if (tri_count == 0)
-        return nb_fail(ctx, NB_ERR_EMPTY_MESH, FN_ ": the mesh has no triangles (%u vertices, %u triangles)",
+        return nb_fail(ctx, NB_ERR_EMPTY_MESH, "%s: the mesh has no triangles (%u vertices, %u triangles)", fn,
                        m->vertex_count, tri_count);
     if ((uint64_t)m->vertex_count * 3 > (uint64_t)SIZE_MAX / sizeof(float))
-        return nb_fail(ctx, NB_ERR_TOO_LARGE, FN_ ": %u vertices do not fit in memory", m->vertex_count);
+        return nb_fail(ctx, NB_ERR_TOO_LARGE, "%s: %u vertices do not fit in memory", fn, m->vertex_count);
 
     for (uint32_t i = 0; i < m->vertex_count; ++i) {
         const float* p = &m->positions[(size_t)i * 3];
         for (int k = 0; k < 3; ++k)
             if (!isfinite(p[k]))
-                return nb_fail(ctx, NB_ERR_NONFINITE, FN_ ": vertex %u has a non-finite coordinate (%c = %g)", i,
+                return nb_fail(ctx, NB_ERR_NONFINITE, "%s: vertex %u has a non-finite coordinate (%c = %g)", fn, i,
                                "xyz"[k], p[k]);
     }
     if (m->indices) {
         for (uint64_t i = 0; i < (uint64_t)tri_count * 3; ++i)
             if (m->indices[i] >= m->vertex_count)
                 return nb_fail(ctx, NB_ERR_INDEX_RANGE,
-                               FN_ ": triangle %llu uses vertex index %u but the mesh has %u vertices",
+                               "%s: triangle %llu uses vertex index %u but the mesh has %u vertices", fn,
                                (unsigned long long)(i / 3), m->indices[i], m->vertex_count);
     }
     if (m->areas) {
         for (uint32_t i = 0; i < tri_count; ++i)
             if (m->areas[i] > 63)
-                return nb_fail(ctx, NB_ERR_INVALID_ARG, FN_ ": areas[%u] is %u; area ids are 0..63", i,
+                return nb_fail(ctx, NB_ERR_INVALID_ARG, "%s: areas[%u] is %u; area ids are 0..63", fn, i,
                                (unsigned)m->areas[i]);
     }
     *tri_count_out = tri_count;
@@ -102,7 +102,7 @@ nb_status nb_bake(nb_context* ctx, const nb_bake_input* input, const nb_config* 
     if (st != NB_OK)
         return st;
     uint32_t tri_count = 0;
-    st = validate_mesh(ctx, &input->mesh, &tri_count);
+    st = nb_validate_mesh(ctx, FN_, &input->mesh, &tri_count);
     if (st != NB_OK)
         return st;
     if (input->volume_count && !input->volumes)

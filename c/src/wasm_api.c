@@ -1,9 +1,8 @@
 /* The WebAssembly exports: flat-argument wrappers over the C API, and nothing else. Doubles carry config
  * values and statistics so JavaScript reads them without knowing struct layouts. */
-#include "nb_internal.h" /* navbake.h, plus nb_fail and nb_minf for the tile-grid helpers */
+#include "navbake.h"
 
 #include <emscripten.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -230,4 +229,91 @@ EMSCRIPTEN_KEEPALIVE int nbw_distance_to_wall(nb_query* q, nb_poly_ref start_ref
                                               float max_radius, const nb_query_filter* filter, float* out)
 {
     return (int)nb_query_distance_to_wall(q, start_ref, center, max_radius, filter, &out[0], &out[1], &out[4]);
+}
+
+EMSCRIPTEN_KEEPALIVE void nbw_context_clear_error(nb_context* ctx) { nb_context_clear_error(ctx); }
+
+EMSCRIPTEN_KEEPALIVE int nbw_navmesh_set_poly_flags(nb_context* ctx, nb_navmesh* nav, nb_poly_ref ref, int flags)
+{
+    return (int)nb_navmesh_set_poly_flags(ctx, nav, ref, (uint16_t)flags);
+}
+
+/* counts: [vertex_count, triangle_count] (always filled: call with NULL buffers to size them). */
+EMSCRIPTEN_KEEPALIVE int nbw_navmesh_detail_triangles(nb_context* ctx, const nb_navmesh* nav, float* positions,
+                                                      uint32_t vertex_capacity, uint32_t* indices, uint8_t* areas,
+                                                      uint32_t triangle_capacity, uint32_t* counts)
+{
+    return (int)nb_navmesh_detail_triangles(ctx, nav, positions, vertex_capacity, indices, areas, triangle_capacity,
+                                            &counts[0], &counts[1]);
+}
+
+/* ---- progress: the C callback calls into JavaScript ----
+ * nb_context_desc.progress is a C function pointer; EM_JS gives a C function a JavaScript body that the linker
+ * places inside the module factory (no eval: fine with -sDYNAMIC_EXECUTION=0). It calls
+ * Module.onNavBakeProgress(stage, done, total) when the TypeScript layer has set it; a truthy return cancels the
+ * bake (NB_ERR_CANCELLED). The JavaScript side must not throw through it: wasm frames would be unwound without
+ * their cleanup. */
+EM_JS(int, nbw_js_progress, (int stage, uint32_t done, uint32_t total), {
+    var f = Module["onNavBakeProgress"];
+    return f && f(stage, done >>> 0, total >>> 0) ? 1 : 0;
+});
+
+static int progress_to_js(void* user, nb_stage stage, uint32_t done, uint32_t total)
+{
+    (void)user;
+    return nbw_js_progress((int)stage, done, total);
+}
+
+EMSCRIPTEN_KEEPALIVE void nbw_context_set_js_progress(nb_context* ctx, int enabled)
+{
+    nb_context_set_progress(ctx, enabled ? progress_to_js : NULL, NULL);
+}
+
+/* ---- tiled bakes spread over workers: one tile of the grid, assembly ----
+ * nbw_bake_grid_tile is nb_bake_grid_tile (bake_navmesh.c), the step nb_bake_navmesh repeats for every tile;
+ * web/src/bake.ts computes the grid itself (in float32, as the C does) so the main thread never copies the
+ * geometry into its own heap. Tiles baked in several workers and added to a navmesh made with
+ * nbw_navmesh_create save to the very bytes nb_bake_navmesh gives (tests/web/workers.test.ts compares them). */
+
+/* Bakes tile (tile_x, tile_z) of the grid. out: [blob pointer, size]; a blob of 0 with NB_OK means the tile has
+ * no polygons (nb_bake_navmesh leaves such tiles out). Free with nbw_bytes_free. */
+EMSCRIPTEN_KEEPALIVE int nbw_bake_grid_tile(nb_context* ctx, const float* positions, uint32_t vertex_count,
+                                            const uint32_t* indices, uint32_t triangle_count, const uint8_t* areas,
+                                            const double* config, int32_t tile_x, int32_t tile_z, uint32_t* out)
+{
+    out[0] = out[1] = 0;
+    nb_bake_input in;
+    memset(&in, 0, sizeof(in));
+    in.mesh.positions = positions;
+    in.mesh.vertex_count = vertex_count;
+    in.mesh.indices = indices;
+    in.mesh.triangle_count = triangle_count;
+    in.mesh.areas = areas;
+    nb_config cfg;
+    config_from_values(config, &cfg);
+    uint8_t* data = NULL;
+    size_t size = 0;
+    const nb_status st = nb_bake_grid_tile(ctx, &in, &cfg, NULL, 0, tile_x, tile_z, &data, &size, NULL);
+    out[0] = (uint32_t)(uintptr_t)data;
+    out[1] = (uint32_t)size;
+    return (int)st;
+}
+
+/* params: origin xyz, tile_width, tile_depth, max_tiles (as nbw_tile_grid gives them). */
+EMSCRIPTEN_KEEPALIVE nb_navmesh* nbw_navmesh_create(nb_context* ctx, const double* params)
+{
+    nb_navmesh_params p;
+    memset(&p, 0, sizeof(p));
+    for (int k = 0; k < 3; ++k)
+        p.origin[k] = (float)params[k];
+    p.tile_width = (float)params[3];
+    p.tile_depth = (float)params[4];
+    p.max_tiles = (uint32_t)params[5];
+    nb_navmesh* nav = NULL;
+    return nb_navmesh_create(ctx, &p, &nav) == NB_OK ? nav : NULL;
+}
+
+EMSCRIPTEN_KEEPALIVE int nbw_navmesh_add_tile(nb_context* ctx, nb_navmesh* nav, const uint8_t* data, uint32_t size)
+{
+    return (int)nb_navmesh_add_tile(ctx, nav, data, size);
 }

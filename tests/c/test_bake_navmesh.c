@@ -100,6 +100,83 @@ static void test_errors(void)
     CHECK_STATUS(ctx, nb_bake_navmesh(ctx, &in, NULL, NULL, 3, &nav), NB_ERR_NULL_ARG, "links");
 }
 
+/* An explicit zero (NB_ZERO) reaches every tile: no erosion means a larger walkable surface. */
+static void test_explicit_zero_survives(void)
+{
+    const float v[] = { 0, 0, 0, 0, 0, 18, 18, 0, 0, 18, 0, 18 };
+    const uint32_t t[] = { 0, 1, 2, 2, 1, 3 };
+    nb_bake_input in;
+    memset(&in, 0, sizeof(in));
+    in.mesh.positions = v;
+    in.mesh.vertex_count = 4;
+    in.mesh.indices = t;
+    in.mesh.triangle_count = 2;
+    for (int tiled = 0; tiled <= 1; ++tiled) {
+        double area[2];
+        for (int zero = 0; zero <= 1; ++zero) {
+            nb_config cfg;
+            memset(&cfg, 0, sizeof(cfg));
+            cfg.tile_size = tiled ? 32 : 0;
+            cfg.agent_radius = zero ? NB_ZERO : 0.0f;
+            nb_navmesh* nav = NULL;
+            CHECK_INT(nb_bake_navmesh(ctx, &in, &cfg, NULL, 0, &nav), NB_OK);
+            uint32_t n = 0;
+            nb_navmesh_poly_refs(ctx, nav, NULL, 0, &n);
+            nb_poly_ref refs[256];
+            CHECK(n <= 256);
+            nb_navmesh_poly_refs(ctx, nav, refs, 256, &n);
+            area[zero] = 0;
+            for (uint32_t i = 0; i < n; ++i) {
+                float pv[NB_MAX_VERTS_PER_POLY * 3];
+                int32_t nv = 0;
+                CHECK_INT(nb_navmesh_poly(nav, refs[i], pv, &nv, NULL, NULL, NULL), NB_OK);
+                for (int a = 0, b = nv - 1; a < nv; b = a++)
+                    area[zero] += 0.5 * ((double)pv[b * 3] * pv[a * 3 + 2] - (double)pv[a * 3] * pv[b * 3 + 2]);
+            }
+            area[zero] = fabs(area[zero]);
+            nb_navmesh_destroy(ctx, nav);
+        }
+        /* 18 x 18 floor: the ledge ring (0.3) goes either way; erosion by 0.6 takes another 0.6 per side */
+        CHECK_NEAR(area[1], 17.4 * 17.4, 0.5);
+        CHECK_NEAR(area[0], 16.2 * 16.2, 0.5);
+    }
+}
+
+static void test_tiled_errors_name_the_mesh_triangle(void)
+{
+    const float v[] = { 0, 0, 0, 0, 0, 18, 18, 0, 0, 18, 0, 18 };
+    const uint32_t t[] = { 0, 1, 2, 2, 1, 3, 0, 1, 9 };
+    nb_bake_input in;
+    memset(&in, 0, sizeof(in));
+    in.mesh.positions = v;
+    in.mesh.vertex_count = 4;
+    in.mesh.indices = t;
+    in.mesh.triangle_count = 3;
+    nb_config cfg;
+    memset(&cfg, 0, sizeof(cfg));
+    cfg.tile_size = 32;
+    nb_navmesh* nav = NULL;
+    CHECK_STATUS(ctx, nb_bake_navmesh(ctx, &in, &cfg, NULL, 0, &nav), NB_ERR_INDEX_RANGE,
+                 "triangle 2 uses vertex index 9 but the mesh has 4 vertices");
+    in.mesh.triangle_count = 0;
+    CHECK_STATUS(ctx, nb_bake_navmesh(ctx, &in, &cfg, NULL, 0, &nav), NB_ERR_EMPTY_MESH, "no triangles");
+    /* one tile of the grid on its own, and a tile outside it */
+    in.mesh.triangle_count = 2;
+    uint8_t* data = NULL;
+    size_t size = 0;
+    CHECK_INT(nb_bake_grid_tile(ctx, &in, &cfg, NULL, 0, 1, 1, &data, &size, NULL), NB_OK);
+    CHECK(data != NULL && size > 0);
+    nb_bytes_free(ctx, data);
+    CHECK_STATUS(ctx, nb_bake_grid_tile(ctx, &in, &cfg, NULL, 0, 2, 0, &data, &size, NULL), NB_ERR_INVALID_ARG,
+                 "outside the 2 x 2 grid");
+    nb_navmesh_params params;
+    int32_t tx = 0, tz = 0;
+    CHECK_INT(nb_bake_grid(ctx, &in, &cfg, &params, &tx, &tz), NB_OK);
+    CHECK_INT(tx, 2);
+    CHECK_INT(tz, 2);
+    CHECK_NEAR(params.tile_width, 9.6, 1e-4);
+}
+
 static void test_out_of_memory(void)
 {
     /* a 20 x 20 floor in 4 tiles of 32 cells */
@@ -142,6 +219,8 @@ int main(void)
     RUN(test_solo_is_one_tile_with_the_bake_polygons);
     RUN(test_tiled_counts_against_reference);
     RUN(test_errors);
+    RUN(test_explicit_zero_survives);
+    RUN(test_tiled_errors_name_the_mesh_triangle);
     RUN(test_out_of_memory);
     nb_context_destroy(ctx);
     return nbt_finish("test_bake_navmesh");

@@ -60,6 +60,7 @@ function reference(mesh: ReturnType<typeof loadMesh>, pairs: Float32Array) {
     detailSampleDist: 6, detailSampleMaxError: 1,
   });
   expect(success).toBe(true);
+  if (!navMesh) throw new Error('the reference bake failed');
   const query = new NavMeshQuery(navMesh);
   const halfExtents = { x: 2, y: 4, z: 2 };
   const complete: boolean[] = [];

@@ -1,0 +1,508 @@
+// The TypeScript API on the main thread (workers: false): config, bake, queries, geometry, save/load, dispose,
+// and every NavBakeError code the API can produce. Runs against the built package (make web).
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  bake,
+  DEFAULTS,
+  init,
+  NavBakeError,
+  NavMesh,
+  PATH_STATUS,
+  STAGES,
+  type BakeProgress,
+  type NavBakeConfig,
+} from '../../web/dist/index.js';
+import { spawnSync } from 'node:child_process';
+import { pathToFileURL } from 'node:url';
+import { resolve } from 'node:path';
+import { loadMesh, loadWasm, root, type Mesh } from './helpers';
+
+let dungeon: Mesh;
+let nav: NavMesh;
+
+/** Rejects with a NavBakeError of this code (and a message naming what is wrong). */
+async function expectCode(p: Promise<unknown> | (() => unknown), code: string, message?: RegExp): Promise<NavBakeError> {
+  let err: unknown;
+  try {
+    await (typeof p === 'function' ? p() : p);
+  } catch (e) {
+    err = e;
+  }
+  expect(err, `expected ${code}`).toBeInstanceOf(NavBakeError);
+  const e = err as NavBakeError;
+  expect(e.code, e.message).toBe(code);
+  expect(e.name).toBe('NavBakeError');
+  if (message) expect(e.message).toMatch(message);
+  return e;
+}
+
+const dist = (a: ArrayLike<number>, b: ArrayLike<number>) => Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
+
+beforeAll(async () => {
+  // A failed load is reported and forgotten: the next init() loads the real file.
+  await expectCode(init({ locateFile: () => 'file:///nonexistent/navbake.wasm' }), 'NB_ERR_WASM_LOAD', /could not load/);
+  await init();
+  dungeon = loadMesh('dungeon.obj');
+  nav = await bake(dungeon, {}, { workers: false });
+});
+
+describe('config', () => {
+  it('DEFAULTS and NavBakeConfig are the C config table, field for field', async () => {
+    const m = await loadWasm();
+    const n = m._nbw_config_field_count();
+    const names: string[] = [];
+    for (let i = 0; i < n; i++) {
+      const cName: string = m.UTF8ToString(m._nbw_config_field_name(i));
+      const name = cName.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+      names.push(name);
+      const ts = (DEFAULTS as Record<string, unknown>)[name];
+      const c = m._nbw_config_default(i);
+      if (name === 'partition') expect(ts).toBe(['watershed', 'monotone', 'layers'][c - 1]);
+      else expect(Math.fround(ts as number), name).toBe(Math.fround(c));
+    }
+    expect(Object.keys(DEFAULTS)).toEqual(names);
+  });
+
+  // Without erosion the walkable surface reaches the walls: more surface than with the 0.6 default.
+  const surface = (m: NavMesh) => {
+    const g = m.toGeometry();
+    const p = g.positions;
+    let s = 0;
+    for (let t = 0; t < g.indices.length; t += 3) {
+      const [a, b, c] = [g.indices[t] * 3, g.indices[t + 1] * 3, g.indices[t + 2] * 3];
+      s += Math.abs((p[b] - p[a]) * (p[c + 2] - p[a + 2]) - (p[c] - p[a]) * (p[b + 2] - p[a + 2])) / 2;
+    }
+    return s;
+  };
+
+  it('an explicit zero is a zero, not the default (tiled bake)', async () => {
+    const zero = await bake(dungeon, { agentRadius: 0, tileSize: 64 }, { workers: false });
+    const dflt = await bake(dungeon, { tileSize: 64 }, { workers: false });
+    expect(surface(zero)).toBeGreaterThan(surface(dflt) * 1.05);
+    zero.dispose();
+    dflt.dispose();
+  });
+
+  it('an explicit zero is a zero, not the default (solo bake)', async () => {
+    // nb_bake_navmesh must hand nb_bake_tile the caller's config: resolving an already resolved config turns
+    // its explicit zeros back into defaults.
+    const zero = await bake(dungeon, { agentRadius: 0 }, { workers: false });
+    expect(surface(zero)).toBeGreaterThan(surface(nav) * 1.05);
+    zero.dispose();
+  });
+
+  it('partition names select the C partitions', async () => {
+    const counts: number[] = [];
+    for (const partition of ['watershed', 'monotone', 'layers'] as const) {
+      const m = await bake(dungeon, { partition }, { workers: false });
+      counts.push(m.polygons().length);
+      m.dispose();
+    }
+    expect(counts[0]).toBe(nav.polygons().length);
+    expect(new Set(counts).size).toBeGreaterThan(1); // REFERENCE.md: 118 / 100 / 97 polygons
+  });
+});
+
+describe('bake on the main thread', () => {
+  it('reports every stage in pipeline order', async () => {
+    const seen: BakeProgress[] = [];
+    const m = await bake(dungeon, {}, { workers: false, onProgress: (p) => seen.push(p) });
+    m.dispose();
+    const order = seen.map((p) => STAGES.indexOf(p.stage));
+    expect(order.every((s, i) => s >= 0 && (i === 0 || s >= order[i - 1]))).toBe(true);
+    expect([...new Set(seen.map((p) => p.stage))]).toEqual(STAGES);
+    expect(seen.every((p) => p.done <= p.total)).toBe(true);
+  });
+
+  it('a solo bake of dungeon.obj has one tile with about the reference polygon count', () => {
+    expect(nav.tileCount).toBe(1);
+    const polys = nav.polygons();
+    expect(polys.length).toBeGreaterThan(90); // REFERENCE.md: 118
+    expect(polys.length).toBeLessThan(150);
+    for (const p of polys) {
+      expect(p.vertices.length % 3).toBe(0);
+      expect(p.vertices.length / 3).toBeGreaterThanOrEqual(3);
+      expect(p.vertices.length / 3).toBeLessThanOrEqual(DEFAULTS.vertsPerPoly);
+      expect(p.area).toBe(63);
+      expect(p.flags).toBe(1);
+      expect(p.offMesh).toBe(false);
+    }
+  });
+
+  it('tiled bakes on the main thread report tiles and give several tiles', async () => {
+    const seen: BakeProgress[] = [];
+    const m = await bake(dungeon, { tileSize: 48 }, { workers: false, onProgress: (p) => seen.push(p) });
+    expect(m.tileCount).toBeGreaterThan(4);
+    expect(seen.every((p) => p.stage === 'tiles')).toBe(true);
+    expect(seen.map((p) => p.done)).toEqual(Array.from({ length: seen.length }, (_, i) => i + 1));
+    expect(seen[seen.length - 1].done).toBe(seen[0].total);
+    // tiles are linked: a path crossing the level goes through several tiles and completes
+    const a = m.randomPoint({ seed: 3 })!;
+    const far = nav.polygons().map((p) => p.vertices).sort((x, y) => dist(y, a) - dist(x, a))[0];
+    expect(m.findPath(a, far).status).not.toBe('none');
+    m.dispose();
+  });
+
+  it('a mesh with nothing walkable bakes to an empty navmesh that answers queries', async () => {
+    const wall = { positions: new Float32Array([0, 0, 0, 0, 10, 0, 0, 0, 10]) };
+    for (const config of [{}, { tileSize: 16 }]) {
+      const m = await bake(wall, config, { workers: false });
+      expect(m.tileCount).toBe(0);
+      expect(m.polygons()).toEqual([]);
+      expect(m.randomPoint()).toBeNull();
+      expect(m.findPath([0, 0, 0], [0, 0, 1]).status).toBe('none');
+      expect(m.toGeometry().indices.length).toBe(0);
+      expect((await NavMesh.load(m.save())).tileCount).toBe(0);
+      m.dispose();
+    }
+  });
+
+  it('per-triangle areas reach the polygons', async () => {
+    const areas = new Uint8Array(dungeon.indices.length / 3).fill(7);
+    const m = await bake({ ...dungeon, areas }, {}, { workers: false });
+    const polys = m.polygons();
+    expect(polys.length).toBeGreaterThan(0);
+    expect(polys.every((p) => p.area === 7)).toBe(true);
+    expect(m.toGeometry().areas.every((a) => a === 7)).toBe(true);
+    m.dispose();
+  });
+
+  it('accepts Uint16 indices and plain arrays', async () => {
+    const small = { positions: Array.from(dungeon.positions), indices: Uint16Array.from(dungeon.indices) };
+    expect(dungeon.positions.length / 3).toBeLessThan(65536);
+    const m = await bake(small, {}, { workers: false });
+    expect(m.save()).toEqual(nav.save());
+    m.dispose();
+  });
+});
+
+describe('queries', () => {
+  it('findPath between two points: status, end points, length', () => {
+    const a = nav.randomPoint({ seed: 1 })!;
+    let b = nav.randomPoint()!;
+    let r = nav.findPath(a, b);
+    for (let i = 0; r.status !== 'complete' && i < 20; i++) r = nav.findPath(a, (b = nav.randomPoint()!));
+    expect(r.status).toBe('complete');
+    const n = r.points.length / 3;
+    expect(n).toBeGreaterThanOrEqual(2);
+    expect(dist(r.points.subarray(0, 3), a)).toBeLessThan(0.05);
+    expect(dist(r.points.subarray(3 * n - 3), b)).toBeLessThan(0.05);
+    let sum = 0;
+    for (let i = 1; i < n; i++) sum += dist(r.points.subarray(3 * i - 3), r.points.subarray(3 * i));
+    expect(r.length).toBeCloseTo(sum, 3);
+    expect(r.length).toBeGreaterThanOrEqual(dist(a, b) - 1e-3);
+    // the same path from {x, y, z} objects
+    const v = (p: number[]) => ({ x: p[0], y: p[1], z: p[2] });
+    expect(nav.findPath(v(a), v(b)).points).toEqual(r.points);
+  });
+
+  it('a point far from the mesh gives status none and no points', () => {
+    const a = nav.randomPoint({ seed: 2 })!;
+    const r = nav.findPath(a, [1e4, 0, 1e4]);
+    expect(r.status).toBe('none');
+    expect(r.points.length).toBe(0);
+    expect(nav.nearestPoint([1e4, 0, 1e4])).toBeNull();
+    expect(nav.raycast([1e4, 0, 1e4], [0, 0, 0])).toBeNull();
+    expect(nav.moveAlong([1e4, 0, 1e4], [0, 0, 0])).toBeNull();
+    expect(nav.distanceToWall([1e4, 0, 1e4], 5)).toBeNull();
+  });
+
+  it('findPaths equals findPath one by one (and survives growing its point buffer)', () => {
+    nav.seedRandom(42);
+    const n = 60;
+    const pairs = new Float32Array(n * 6);
+    for (let i = 0; i < 2 * n; i++) pairs.set(nav.randomPoint()!, i * 3);
+    for (const crossings of ['none', 'all'] as const) {
+      const batch = nav.findPaths(pairs, { crossings });
+      expect(batch.status.length).toBe(n);
+      expect(batch.offsets.length).toBe(n + 1);
+      expect(batch.points.length).toBe(batch.offsets[n] * 3);
+      for (let i = 0; i < n; i++) {
+        const one = nav.findPath(pairs.subarray(i * 6, i * 6 + 3), pairs.subarray(i * 6 + 3, i * 6 + 6), { crossings });
+        expect(PATH_STATUS[batch.status[i]]).toBe(one.status);
+        expect(batch.lengths[i]).toBe(one.length);
+        expect(batch.points.subarray(batch.offsets[i] * 3, batch.offsets[i + 1] * 3)).toEqual(one.points);
+      }
+      if (crossings === 'all') {
+        // every polygon edge crossed adds a point: more than the 16 per pair the first pass makes room for
+        expect(Math.max(...Array.from({ length: n }, (_, i) => batch.offsets[i + 1] - batch.offsets[i]))).toBeGreaterThan(4);
+      }
+    }
+    expect(nav.findPaths(new Float32Array(0)).status.length).toBe(0);
+  });
+
+  it('filters: excluding the only flag leaves no path; area costs change lengths only through the route', () => {
+    const a = nav.randomPoint({ seed: 7 })!;
+    const b = nav.randomPoint()!;
+    expect(nav.findPath(a, b, { filter: { excludeFlags: 1 } }).status).toBe('none');
+    const cheap = nav.findPath(a, b);
+    const costly = nav.findPath(a, b, { filter: { areaCost: { 63: 5 } } });
+    expect(costly.status).toBe(cheap.status);
+    expect(costly.length).toBeCloseTo(cheap.length, 3); // one area everywhere: the same route
+  });
+
+  it('nearestPoint, raycast, moveAlong, distanceToWall agree with each other', () => {
+    const p = nav.randomPoint({ seed: 11 })!;
+    const near = nav.nearestPoint([p[0], p[1] + 0.5, p[2]])!;
+    expect(near).not.toBeNull();
+    expect(near.point[0]).toBeCloseTo(p[0], 4);
+    expect(Math.abs(near.point[1] - p[1])).toBeLessThan(0.05);
+    expect(near.ref).toBeGreaterThan(0);
+
+    const wall = nav.distanceToWall(p, 100)!;
+    expect(wall.distance).toBeGreaterThanOrEqual(0);
+    expect(wall.distance).toBeLessThan(100); // dungeon rooms are closed
+    expect(Math.hypot(wall.point[0] - p[0], wall.point[2] - p[2])).toBeCloseTo(wall.distance, 2);
+
+    // A ray toward the nearest wall point and beyond stops there, near distanceToWall's distance.
+    const dir = [wall.point[0] - p[0], 0, wall.point[2] - p[2]];
+    const len = Math.hypot(dir[0], dir[2]) || 1;
+    const end = [p[0] + (dir[0] / len) * 50, p[1], p[2] + (dir[2] / len) * 50];
+    const ray = nav.raycast(p, end)!;
+    expect(ray.hit).toBe(true);
+    expect(ray.t).toBeLessThan(1);
+    expect(Math.hypot(ray.point[0] - p[0], ray.point[2] - p[2])).toBeGreaterThanOrEqual(wall.distance - 0.05);
+    expect(Math.hypot(ray.normal[0], ray.normal[2])).toBeCloseTo(1, 3);
+    // A short ray that stays on the mesh does not hit.
+    const short = [p[0] + (dir[0] / len) * wall.distance * 0.5, p[1], p[2] + (dir[2] / len) * wall.distance * 0.5];
+    expect(nav.raycast(p, short)!.hit).toBe(false);
+
+    // Moving through the wall stops at it (sliding keeps it on the surface).
+    const moved = nav.moveAlong(p, end)!;
+    expect(Math.hypot(moved[0] - end[0], moved[2] - end[2])).toBeGreaterThan(1);
+    expect(nav.nearestPoint(moved, { halfExtents: [0.1, 2, 0.1] })).not.toBeNull();
+  });
+
+  it('randomPoint is deterministic per seed and stays near a center when asked', () => {
+    const seq = (seed: number) => [nav.randomPoint({ seed })!, nav.randomPoint()!, nav.randomPoint()!];
+    expect(seq(5)).toEqual(seq(5));
+    expect(seq(5)).not.toEqual(seq(6));
+    nav.seedRandom(5n);
+    expect(nav.randomPoint()).toEqual(seq(5)[0]);
+    const c = nav.randomPoint({ seed: 9 })!;
+    for (let i = 0; i < 20; i++) {
+      const q = nav.randomPoint({ center: c, radius: 2 })!;
+      expect(q).not.toBeNull();
+      expect(Math.hypot(q[0] - c[0], q[2] - c[2])).toBeLessThan(2 + 3); // within the polygons reached from c
+    }
+  });
+});
+
+describe('geometry', () => {
+  it('toGeometry: valid indexed triangles facing up that cover the polygons', () => {
+    const g = nav.toGeometry();
+    const nv = g.positions.length / 3;
+    expect(g.indices.length % 3).toBe(0);
+    expect(g.areas.length).toBe(g.indices.length / 3);
+    expect(g.indices.every((i) => i < nv)).toBe(true);
+    let up = 0;
+    let area = 0;
+    for (let t = 0; t < g.indices.length; t += 3) {
+      const [a, b, c] = [g.indices[t] * 3, g.indices[t + 1] * 3, g.indices[t + 2] * 3];
+      const p = g.positions;
+      const e1 = [p[b] - p[a], p[b + 1] - p[a + 1], p[b + 2] - p[a + 2]];
+      const e2 = [p[c] - p[a], p[c + 1] - p[a + 1], p[c + 2] - p[a + 2]];
+      const ny = e1[2] * e2[0] - e1[0] * e2[2]; // y of e1 x e2
+      if (ny > 0) up++;
+      area += Math.abs(ny) / 2;
+    }
+    expect(up).toBe(g.indices.length / 3); // counter-clockwise seen from above: three.js front faces point up
+    let polyArea = 0;
+    for (const poly of nav.polygons()) {
+      const v = poly.vertices;
+      for (let i = 2; i < v.length / 3; i++) {
+        polyArea +=
+          Math.abs((v[3 * i - 3] - v[0]) * (v[3 * i + 2] - v[2]) - (v[3 * i] - v[0]) * (v[3 * i - 1] - v[2])) / 2;
+      }
+    }
+    expect(area).toBeGreaterThan(0);
+    expect(Math.abs(area - polyArea) / polyArea).toBeLessThan(0.01);
+  });
+});
+
+describe('save and load', () => {
+  it('round trip: the same bytes and the same answers', async () => {
+    const bytes = nav.save();
+    const copy = await NavMesh.load(bytes);
+    expect(copy.save()).toEqual(bytes);
+    expect(copy.polygons().length).toBe(nav.polygons().length);
+    const a = nav.randomPoint({ seed: 21 })!;
+    const b = nav.randomPoint()!;
+    expect(copy.findPath(a, b)).toEqual(nav.findPath(a, b));
+    const fromBuffer = await NavMesh.load(bytes.slice().buffer);
+    expect(fromBuffer.tileCount).toBe(1);
+    copy.dispose();
+    fromBuffer.dispose();
+  });
+
+  it('setPolygonFlags changes paths and is saved', async () => {
+    const m = await NavMesh.load(nav.save());
+    const a = m.randomPoint({ seed: 4 })!;
+    const b = m.randomPoint()!;
+    const polys = m.polygons();
+    for (const p of polys) m.setPolygonFlags(p.ref, 2);
+    expect(m.findPath(a, b, { filter: { excludeFlags: 2 } }).status).toBe('none');
+    expect(m.findPath(a, b, { filter: { includeFlags: 1 } }).status).toBe('none');
+    expect(m.findPath(a, b, { filter: { includeFlags: 2 } })).toEqual(nav.findPath(a, b));
+    const again = await NavMesh.load(m.save());
+    expect(again.polygons().map((p) => p.flags)).toEqual(polys.map(() => 2));
+    m.dispose();
+    again.dispose();
+  });
+});
+
+describe('dispose', () => {
+  it('is idempotent; every later call throws NB_ERR_DISPOSED', async () => {
+    const m = await NavMesh.load(nav.save());
+    expect(m.disposed).toBe(false);
+    m.dispose();
+    m.dispose();
+    expect(m.disposed).toBe(true);
+    const p = [0, 0, 0];
+    const calls: [string, () => unknown][] = [
+      ['save', () => m.save()],
+      ['findPath', () => m.findPath(p, p)],
+      ['findPaths', () => m.findPaths(new Float32Array(6))],
+      ['nearestPoint', () => m.nearestPoint(p)],
+      ['raycast', () => m.raycast(p, p)],
+      ['randomPoint', () => m.randomPoint()],
+      ['seedRandom', () => m.seedRandom(1)],
+      ['moveAlong', () => m.moveAlong(p, p)],
+      ['distanceToWall', () => m.distanceToWall(p, 1)],
+      ['polygons', () => m.polygons()],
+      ['setPolygonFlags', () => m.setPolygonFlags(1, 1)],
+      ['toGeometry', () => m.toGeometry()],
+      ['tileCount', () => m.tileCount],
+    ];
+    for (const [name, call] of calls) {
+      const e = await expectCode(call, 'NB_ERR_DISPOSED', /disposed/);
+      expect(e, name).toBeInstanceOf(NavBakeError);
+    }
+    // the other navmeshes are untouched
+    expect(nav.polygons().length).toBeGreaterThan(0);
+  });
+});
+
+describe('forgotten navmeshes', () => {
+  it('are freed by the FinalizationRegistry', () => {
+    // In a child process with --expose-gc: 50 navmeshes dropped without dispose() are freed after GC.
+    const dist = (f: string) => pathToFileURL(resolve(root, 'web/dist', f)).href;
+    const script = `
+      import { bake, NavMesh } from '${dist('index.js')}';
+      import { liveNavMeshes } from '${dist('navmesh.js')}';
+      const quad = { positions: new Float32Array([0,0,0, 10,0,0, 0,0,10, 10,0,10]), indices: new Uint32Array([0,2,1, 1,2,3]) };
+      const kept = await bake(quad, {}, { workers: false });
+      const bytes = kept.save();
+      for (let i = 0; i < 50; i++) (await NavMesh.load(bytes)).findPath([1, 0, 1], [8, 0, 8]);
+      const before = liveNavMeshes();
+      for (let i = 0; i < 20 && liveNavMeshes() > 1; i++) { gc(); await new Promise((r) => setTimeout(r, 10)); }
+      console.log(JSON.stringify({ before, after: liveNavMeshes(), keptWorks: kept.polygons().length }));
+    `;
+    const r = spawnSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', script], { encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({ before: 51, after: 1, keptWorks: 1 });
+  });
+});
+
+describe('errors: every code the API can produce', () => {
+  const tri = { positions: new Float32Array([0, 0, 0, 1, 0, 0, 0, 0, 1]), indices: new Uint32Array([0, 2, 1]) };
+
+  it('NB_ERR_NONFINITE: a NaN coordinate, a NaN config value', async () => {
+    const positions = dungeon.positions.slice();
+    positions[3 * 5 + 1] = NaN;
+    await expectCode(bake({ positions, indices: dungeon.indices }, {}, { workers: false }), 'NB_ERR_NONFINITE', /vertex 5/);
+    await expectCode(bake({ positions, indices: dungeon.indices }, { tileSize: 32 }, { workers: false }), 'NB_ERR_NONFINITE', /vertex 5/);
+    await expectCode(bake(dungeon, { cellSize: NaN }, { workers: false }), 'NB_ERR_NONFINITE', /cell_size/);
+    await expectCode(async () => nav.findPath([NaN, 0, 0], [0, 0, 0]), 'NB_ERR_NONFINITE');
+  });
+
+  it('NB_ERR_INDEX_RANGE: an index past the vertices', async () => {
+    const indices = dungeon.indices.slice();
+    indices[10] = dungeon.positions.length / 3;
+    await expectCode(bake({ positions: dungeon.positions, indices }, {}, { workers: false }), 'NB_ERR_INDEX_RANGE', /triangle 3/);
+  });
+
+  it('NB_ERR_EMPTY_MESH: no vertices, no triangles', async () => {
+    await expectCode(bake({ positions: new Float32Array(0) }, {}, { workers: false }), 'NB_ERR_EMPTY_MESH');
+    await expectCode(bake({ positions: dungeon.positions, indices: new Uint32Array(0) }, {}, { workers: false }), 'NB_ERR_EMPTY_MESH');
+    await expectCode(bake({ positions: dungeon.positions, indices: new Uint32Array(0) }, { tileSize: 32 }, { workers: false }), 'NB_ERR_EMPTY_MESH');
+  });
+
+  it('NB_ERR_INVALID_CONFIG: out of range, zero where zero is not allowed, unknown field, bad partition', async () => {
+    const cases: [NavBakeConfig | Record<string, unknown>, RegExp][] = [
+      [{ cellSize: -1 }, /cell_size/],
+      [{ cellSize: 0 }, /cellSize must not be 0/],
+      [{ agentRadius: -1 }, /agentRadius must be >= 0/],
+      [{ vertsPerPoly: 20 }, /verts_per_poly/],
+      [{ agentMaxSlope: 90 }, /agent_max_slope/],
+      [{ tileSize: 8 }, /tile_size/],
+      [{ cellSise: 0.3 }, /unknown config field 'cellSise'/],
+      [{ partition: 'voronoi' }, /partition/],
+      [{ cellSize: '0.3' }, /must be a number/],
+    ];
+    for (const [config, msg] of cases) {
+      await expectCode(bake(tri, config as NavBakeConfig, { workers: false }), 'NB_ERR_INVALID_CONFIG', msg);
+    }
+  });
+
+  it('NB_ERR_INVALID_ARG: array shapes, area ids, options', async () => {
+    await expectCode(bake({ positions: new Float32Array(10) }, {}, { workers: false }), 'NB_ERR_INVALID_ARG', /multiple of 3/);
+    await expectCode(bake({ positions: tri.positions, indices: new Uint32Array(4) }, {}, { workers: false }), 'NB_ERR_INVALID_ARG', /indices/);
+    await expectCode(bake({ ...tri, areas: new Uint8Array(2) }, {}, { workers: false }), 'NB_ERR_INVALID_ARG', /areas.length/);
+    await expectCode(bake({ ...tri, areas: new Uint8Array([64]) }, {}, { workers: false }), 'NB_ERR_INVALID_ARG', /areas\[0\] is 64/);
+    await expectCode(bake({ positions: new Float32Array(12) }, {}, { workers: false }), 'NB_ERR_INVALID_ARG', /multiple of 3/);
+    await expectCode(bake(tri, {}, { workers: 0 }), 'NB_ERR_INVALID_ARG', /workers/);
+    await expectCode(async () => nav.findPaths(new Float32Array(7)), 'NB_ERR_INVALID_ARG', /6 floats/);
+    await expectCode(async () => nav.findPath([0, 0, 0], [1, 1, 1], { crossings: 'some' as 'all' }), 'NB_ERR_INVALID_ARG');
+  });
+
+  it('NB_ERR_TOO_LARGE: a grid or a tile count beyond the limits', async () => {
+    await expectCode(bake(dungeon, { cellSize: 0.001, agentRadius: 0.1 }, { workers: false }), 'NB_ERR_TOO_LARGE', /2\^28/);
+    await expectCode(bake(dungeon, { cellSize: 0.01, tileSize: 16 }, { workers: false }), 'NB_ERR_TOO_LARGE', /4095/);
+  });
+
+  it('NB_ERR_CORRUPT and NB_ERR_VERSION: bad bytes to NavMesh.load, existing navmeshes intact', async () => {
+    const bytes = nav.save();
+    await expectCode(NavMesh.load(new Uint8Array(0)), 'NB_ERR_CORRUPT', /truncated/);
+    await expectCode(NavMesh.load(bytes.subarray(0, bytes.length - 7)), 'NB_ERR_CORRUPT');
+    await expectCode(NavMesh.load(new TextEncoder().encode('not a navmesh at all, really not')), 'NB_ERR_CORRUPT', /magic/);
+    const flipped = bytes.slice();
+    flipped[flipped.length >> 1] ^= 0x40;
+    await expectCode(NavMesh.load(flipped), 'NB_ERR_CORRUPT');
+    const future = bytes.slice();
+    new DataView(future.buffer).setUint32(4, 99, true);
+    await expectCode(NavMesh.load(future), 'NB_ERR_VERSION', /version 99/);
+    expect(nav.save()).toEqual(bytes);
+  });
+
+  it('NB_ERR_NOT_FOUND: a polygon ref that is not in the navmesh', async () => {
+    await expectCode(async () => nav.setPolygonFlags(0x7fffffff, 1), 'NB_ERR_NOT_FOUND', /not a polygon/);
+  });
+
+  it('NB_ERR_CANCELLED surfaces as the abort reason; a throwing onProgress rejects with its error', async () => {
+    const ac = new AbortController();
+    const seen: string[] = [];
+    const err = await bake(dungeon, {}, {
+      workers: false,
+      signal: ac.signal,
+      onProgress: (p) => {
+        seen.push(p.stage);
+        if (p.stage === 'regions') ac.abort();
+      },
+    }).catch((e) => e);
+    expect(err).toBeInstanceOf(DOMException);
+    expect((err as DOMException).name).toBe('AbortError');
+    expect(seen).not.toContain('contours');
+    const boom = new Error('boom');
+    await expect(bake(dungeon, {}, { workers: false, onProgress: () => { throw boom; } })).rejects.toBe(boom);
+    await expect(bake(dungeon, {}, { workers: false, signal: AbortSignal.abort('why') })).rejects.toBe('why');
+    // the wasm instance is fine afterwards
+    const again = await bake(dungeon, {}, { workers: false });
+    expect(again.save()).toEqual(nav.save());
+    again.dispose();
+  });
+
+  // Not reachable from TypeScript, by design: NB_ERR_NULL_ARG (every pointer is ours), NB_ERR_BUFFER_TOO_SMALL
+  // (buffers are sized and retried here; see the findPaths test), NB_ERR_ALREADY_EXISTS (tiles come from one
+  // grid). NB_ERR_OUT_OF_MEMORY needs a heap near 4 GB: not in a fast test. NB_ERR_WORKER: workers.test.ts.
+});

@@ -1,0 +1,307 @@
+// Bakes in worker_threads: the same bytes as the main thread and as the C nb_bake_navmesh, tiles spread over
+// several workers, progress, abort, a worker dying mid-job, and the worker body (handleMessage) on its own.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bake, NavBakeError, NavMesh, terminateWorkers, type BakeProgress, type NavBakeConfig } from '../../web/dist/index.js';
+import { handleMessage, WorkerExitRequest } from '../../web/dist/bake.worker.js';
+import { configValues } from '../../web/dist/config.js';
+import { BakePool } from '../../web/dist/pool.js';
+import type { BakeRequest, WorkerReply } from '../../web/dist/protocol.js';
+import { mainWasm, wasmModule } from '../../web/dist/runtime.js';
+import { instantiate, STAGES, type Wasm } from '../../web/dist/wasm.js';
+import { loadMesh, loadWasm, type Mesh, type RawModule } from './helpers';
+
+let dungeon: Mesh;
+let navTest: Mesh;
+let solo: Uint8Array; // dungeon, default config, baked on the main thread
+let raw: RawModule;
+
+/** nb_bake_navmesh straight through the raw exports (no TypeScript layer), saved. */
+function cBake(mesh: Mesh, config: Record<string, number>): Uint8Array {
+  const m = raw;
+  const ctx = m._nbw_context_create();
+  const nf = m._nbw_config_field_count();
+  const pPos = m._malloc(mesh.positions.byteLength);
+  const pIdx = m._malloc(mesh.indices.byteLength);
+  const pCfg = m._malloc(nf * 8);
+  const pSize = m._malloc(4);
+  try {
+    m.HEAPF32.set(mesh.positions, pPos >> 2);
+    m.HEAPU32.set(mesh.indices, pIdx >> 2);
+    for (let i = 0; i < nf; i++) m.HEAPF64[(pCfg >> 3) + i] = config[m.UTF8ToString(m._nbw_config_field_name(i))] ?? 0;
+    const nav = m._nbw_navmesh_bake(ctx, pPos, mesh.positions.length / 3, pIdx, mesh.indices.length / 3, 0, pCfg);
+    expect(nav, m.UTF8ToString(m._nbw_message(ctx))).not.toBe(0);
+    const data = m._nbw_navmesh_save(ctx, nav, pSize);
+    const bytes = m.HEAPU8.slice(data, data + m.HEAPU32[pSize >> 2]);
+    m._nbw_bytes_free(ctx, data);
+    m._nbw_navmesh_destroy(ctx, nav);
+    return bytes;
+  } finally {
+    for (const p of [pPos, pIdx, pCfg, pSize]) m._free(p);
+    m._nbw_context_destroy(ctx);
+  }
+}
+
+async function saved(p: Promise<NavMesh>): Promise<Uint8Array> {
+  const nav = await p;
+  try {
+    return nav.save();
+  } finally {
+    nav.dispose();
+  }
+}
+
+async function rejection(p: Promise<unknown>): Promise<unknown> {
+  return p.then(
+    () => {
+      throw new Error('expected a rejection');
+    },
+    (e) => e,
+  );
+}
+
+function copyMesh(m: Mesh): Mesh {
+  return { positions: m.positions.slice(), indices: m.indices.slice() };
+}
+
+beforeAll(async () => {
+  dungeon = loadMesh('dungeon.obj');
+  navTest = loadMesh('nav_test.obj');
+  raw = await loadWasm();
+  solo = await saved(bake(dungeon, {}, { workers: false }));
+});
+
+afterAll(() => terminateWorkers());
+
+describe('determinism', () => {
+  it('a solo bake in a worker saves to the same bytes as on the main thread and in C', async () => {
+    const seen: BakeProgress[] = [];
+    const bytes = await saved(bake(dungeon, {}, { onProgress: (p) => seen.push(p) }));
+    expect(bytes).toEqual(solo);
+    expect(solo).toEqual(cBake(dungeon, {}));
+    // progress crossed the thread boundary, stage by stage in pipeline order
+    const stages = [...new Set(seen.map((p) => p.stage))];
+    expect(stages).toEqual(STAGES);
+  });
+
+  it('tiled bakes: spread over 3 workers, on one, on the main thread and in C -- the same bytes', async () => {
+    const cases: [Mesh, NavBakeConfig][] = [
+      [dungeon, { tileSize: 32 }],
+      [navTest, { tileSize: 48, partition: 'monotone' }],
+    ];
+    for (const [mesh, config] of cases) {
+      const seen: BakeProgress[] = [];
+      const spread = await saved(bake(mesh, config, { workers: 3, onProgress: (p) => seen.push(p) }));
+      const one = await saved(bake(mesh, config, { workers: 1 }));
+      const here = await saved(bake(mesh, config, { workers: false }));
+      const c = cBake(mesh, { tile_size: config.tileSize!, partition: config.partition === 'monotone' ? 2 : 0 });
+      expect(spread).toEqual(here);
+      expect(one).toEqual(here);
+      expect(here).toEqual(c);
+      // tiles finished, summed over the workers, up to the total
+      expect(seen.length).toBeGreaterThan(3);
+      expect(seen.every((p) => p.stage === 'tiles')).toBe(true);
+      expect(seen.map((p) => p.done)).toEqual([...seen.map((p) => p.done)].sort((a, b) => a - b));
+      expect(seen[seen.length - 1].done).toBe(seen[0].total);
+      const loaded = await NavMesh.load(spread);
+      expect(loaded.tileCount).toBeGreaterThan(4);
+      loaded.dispose();
+    }
+  });
+
+  it('concurrent bakes share the pool and each gets its own answer', async () => {
+    const [a, b, c, d] = await Promise.all([
+      saved(bake(dungeon, {}, { workers: 2 })),
+      saved(bake(navTest, {}, { workers: 2 })),
+      saved(bake(dungeon, {}, { workers: 2 })),
+      saved(bake(dungeon, { tileSize: 64 }, { workers: 2 })),
+    ]);
+    expect(a).toEqual(solo);
+    expect(c).toEqual(solo);
+    expect(b).toEqual(await saved(bake(navTest, {}, { workers: false })));
+    expect(d).toEqual(await saved(bake(dungeon, { tileSize: 64 }, { workers: false })));
+  });
+
+  it('inputs are copied unless transfer: true', async () => {
+    const mine = copyMesh(dungeon);
+    expect(await saved(bake(mine, {}))).toEqual(solo);
+    expect(mine.positions.length).toBe(dungeon.positions.length); // still usable
+    const given = copyMesh(dungeon);
+    expect(await saved(bake(given, {}, { transfer: true }))).toEqual(solo);
+    expect(given.positions.buffer.byteLength).toBe(0); // moved to the worker
+    expect(given.indices.buffer.byteLength).toBe(0);
+  });
+});
+
+describe('errors from workers', () => {
+  it('arrive with their C code and message', async () => {
+    const positions = dungeon.positions.slice();
+    positions[3 * 5] = Infinity;
+    const e1 = await rejection(bake({ positions, indices: dungeon.indices }, {}));
+    expect(e1).toBeInstanceOf(NavBakeError);
+    expect((e1 as NavBakeError).code).toBe('NB_ERR_NONFINITE');
+    expect((e1 as NavBakeError).message).toMatch(/vertex 5/);
+    const indices = dungeon.indices.slice();
+    indices[7] = 1 << 30;
+    const e2 = await rejection(bake({ positions: dungeon.positions, indices }, { tileSize: 32 }, { workers: 2 }));
+    expect((e2 as NavBakeError).code).toBe('NB_ERR_INDEX_RANGE');
+    expect((e2 as NavBakeError).message).toMatch(/triangle 2/);
+    expect(await saved(bake(dungeon, {}))).toEqual(solo);
+  });
+});
+
+// cellSize 0.035 makes dungeon.obj a bake of most of a second.
+const slow: NavBakeConfig = { cellSize: 0.035, cellHeight: 0.025 };
+
+describe('abort', () => {
+  it('an aborted signal rejects at once with its reason', async () => {
+    const e = await rejection(bake(dungeon, {}, { signal: AbortSignal.abort() }));
+    expect((e as DOMException).name).toBe('AbortError');
+  });
+
+  it('rejects promptly with an AbortError, the worker is replaced and the pool carries on', async () => {
+    for (const config of [slow, { ...slow, tileSize: 256 }]) {
+      const ac = new AbortController();
+      let abortedAt = 0;
+      const after: BakeProgress[] = [];
+      const started = performance.now();
+      const e = await rejection(
+        bake(dungeon, config, {
+          workers: 2,
+          signal: ac.signal,
+          onProgress: (p) => {
+            if (abortedAt) after.push(p);
+            else {
+              abortedAt = performance.now();
+              ac.abort();
+            }
+          },
+        }),
+      );
+      const rejectedAt = performance.now();
+      expect(e).toBeInstanceOf(DOMException);
+      expect((e as DOMException).name).toBe('AbortError');
+      expect(abortedAt).toBeGreaterThan(started);
+      expect(rejectedAt - abortedAt).toBeLessThan(250);
+      expect(after).toEqual([]);
+    }
+    const reason = new Error('user left the level');
+    const ac = new AbortController();
+    const p = bake(dungeon, slow, { signal: ac.signal });
+    setTimeout(() => ac.abort(reason), 20);
+    expect(await rejection(p)).toBe(reason);
+    expect(await saved(bake(dungeon, {}))).toEqual(solo);
+  });
+});
+
+describe('a worker that dies', () => {
+  it('rejects its job with NB_ERR_WORKER and the next bake succeeds', async () => {
+    const seen: string[] = [];
+    const e = await rejection(bake(dungeon, {}, { testExitAtStage: 6, onProgress: (p) => seen.push(p.stage) }));
+    expect(e).toBeInstanceOf(NavBakeError);
+    expect((e as NavBakeError).code).toBe('NB_ERR_WORKER');
+    expect((e as NavBakeError).message).toMatch(/exited with code 70/);
+    expect(seen).toContain('areas'); // it died mid-job, at the regions stage
+    expect(seen).not.toContain('contours');
+    expect(await saved(bake(dungeon, {}))).toEqual(solo);
+    // in a tiled bake, one dying worker fails the whole bake; the pool still works afterwards
+    const e2 = await rejection(bake(dungeon, { tileSize: 32 }, { workers: 3, testExitAtStage: 1 }));
+    expect((e2 as NavBakeError).code).toBe('NB_ERR_WORKER');
+    expect(await saved(bake(dungeon, { tileSize: 32 }, { workers: 3 }))).toEqual(
+      await saved(bake(dungeon, { tileSize: 32 }, { workers: false })),
+    );
+  });
+
+  it('a pool whose workers cannot start rejects with NB_ERR_WORKER; terminate() rejects running work', async () => {
+    const broken = new BakePool(() => Promise.reject(new Error('no wasm here')), 1);
+    const w = await mainWasm();
+    const req = {
+      positions: dungeon.positions.slice(),
+      indices: dungeon.indices.slice(),
+      areas: null,
+      config: configValues(w.fields, {}),
+      tiles: null,
+    };
+    const e = await rejection(broken.run(req, []).promise);
+    expect((e as NavBakeError).code).toBe('NB_ERR_WORKER');
+    expect((e as NavBakeError).message).toMatch(/could not start.*no wasm here/);
+
+    const pool = new BakePool(() => wasmModule(), 1);
+    const running = pool.run({ ...req, config: configValues(w.fields, slow) }, []);
+    const queued = pool.run(req, []);
+    await new Promise((r) => setTimeout(r, 50));
+    pool.terminate();
+    expect(((await rejection(running.promise)) as NavBakeError).code).toBe('NB_ERR_WORKER');
+    expect(((await rejection(queued.promise)) as NavBakeError).message).toMatch(/terminated/);
+    expect(pool.size).toBe(0);
+    const again = await pool.run(req, []).promise;
+    expect(again.bytes).toEqual(solo);
+    pool.terminate();
+  });
+});
+
+describe('handleMessage (the worker body, without a worker)', () => {
+  let w: Wasm;
+  beforeAll(async () => {
+    w = await instantiate(await wasmModule());
+  });
+
+  function run(msg: Partial<BakeRequest>): WorkerReply[] {
+    const replies: WorkerReply[] = [];
+    const req = {
+      id: 7,
+      type: 'bake',
+      positions: dungeon.positions,
+      indices: dungeon.indices,
+      areas: null,
+      config: configValues(w.fields, {}),
+      tiles: null,
+      ...msg,
+    } as BakeRequest;
+    handleMessage(req, w, (r) => replies.push(r));
+    return replies;
+  }
+
+  it('a solo bake: progress per stage, then the saved navmesh', () => {
+    const replies = run({});
+    const last = replies[replies.length - 1];
+    expect(last.type).toBe('result');
+    expect(last.id).toBe(7);
+    expect(last.type === 'result' && last.bytes).toEqual(solo);
+    const progress = replies.filter((r) => r.type === 'progress');
+    expect(progress.length).toBeGreaterThanOrEqual(STAGES.length);
+    expect(new Set(progress.map((r) => r.type === 'progress' && r.stage)).size).toBe(STAGES.length);
+  });
+
+  it('tiles: the blobs of the tiles with polygons, progress per tile', async () => {
+    const config = configValues(w.fields, { tileSize: 32 });
+    const outside = run({ config, tiles: Int32Array.from([0, 0, 99, 99]) });
+    expect(outside[outside.length - 1]).toMatchObject({ type: 'error', code: 'NB_ERR_INVALID_ARG' });
+    // every tile of the grid (dungeon: 74 x 99 world units, tiles of 32 x 0.3 = 9.6)
+    const all: number[] = [];
+    for (let z = 0; z < 11; z++) for (let x = 0; x < 8; x++) all.push(x, z);
+    const replies = run({ config, tiles: Int32Array.from(all) });
+    const res = replies[replies.length - 1];
+    expect(res.type).toBe('result');
+    const tiles = res.type === 'result' ? res.tiles! : [];
+    const whole = await bake(dungeon, { tileSize: 32 }, { workers: false });
+    expect(tiles.length).toBe(whole.tileCount); // the empty ones are left out
+    whole.dispose();
+    expect(new Set(tiles.map((t) => `${t.x},${t.z}`)).size).toBe(tiles.length);
+    expect(replies.filter((r) => r.type === 'progress').map((r) => r.type === 'progress' && r.done)).toEqual(
+      Array.from({ length: 88 }, (_, i) => i + 1),
+    );
+  });
+
+  it('bad input and unknown messages become error replies; the test hook throws', () => {
+    const nan = dungeon.positions.slice();
+    nan[0] = NaN;
+    expect(run({ positions: nan })).toEqual([
+      { id: 7, type: 'error', code: 'NB_ERR_NONFINITE', message: expect.stringMatching(/vertex 0/) },
+    ]);
+    expect(run({ type: 'resize' as 'bake' })[0]).toMatchObject({ type: 'error', code: 'NB_ERR_INVALID_ARG' });
+    expect(() => run({ testExitAtStage: 1 })).toThrow(WorkerExitRequest);
+    // the instance survives all of it
+    const replies = run({});
+    expect(replies[replies.length - 1]).toMatchObject({ type: 'result', bytes: solo });
+  });
+});

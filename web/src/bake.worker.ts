@@ -1,0 +1,149 @@
+/**
+ * The bake worker. `handleMessage` is the whole job and a plain function of (message, wasm, post), so tests run
+ * it without a worker; the entry at the bottom wires it to `self` (browser module worker) or `parentPort`
+ * (Node worker_threads). Each worker instantiates the wasm once, from the compiled module the pool sends first.
+ */
+import { isNode, nodeImport, nodeProcess } from './env.js';
+import { NavBakeError } from './errors.js';
+import { STAGE_TILES, type BakeRequest, type WorkerReply, type WorkerRequest } from './protocol.js';
+import { instantiate, type CProgress, type Wasm } from './wasm.js';
+
+export type Post = (reply: WorkerReply, transfer?: Transferable[]) => void;
+
+/** Thrown by the test hook (BakeRequest.testExitAtStage): the entry then ends the worker abruptly. */
+export class WorkerExitRequest extends Error {}
+
+/** Progress replies are rate-limited: every stage change, every completed stage, else at most every 16 ms. */
+function progressPoster(id: number, post: Post): CProgress {
+  let lastStage = -1;
+  let lastTime = 0;
+  return (stage, done, total) => {
+    const now = typeof performance !== 'undefined' ? performance.now() : Date.now();
+    if (stage !== lastStage || done >= total || now - lastTime >= 16) {
+      lastStage = stage;
+      lastTime = now;
+      post({ id, type: 'progress', stage, done, total });
+    }
+    return false;
+  };
+}
+
+/** Runs one request on this worker's wasm and posts what comes of it. Never throws (except the test hook). */
+export function handleMessage(msg: WorkerRequest, wasm: Wasm, post: Post): void {
+  const id = msg?.id ?? -1;
+  try {
+    if (!msg || msg.type !== 'bake') {
+      throw new NavBakeError('NB_ERR_INVALID_ARG', `bake worker: unknown message type '${(msg as { type?: string })?.type}'`);
+    }
+    bakeRequest(msg, wasm, post);
+  } catch (e) {
+    if (e instanceof WorkerExitRequest) throw e;
+    const err = e as { code?: string; message?: string };
+    post({
+      id,
+      type: 'error',
+      code: e instanceof NavBakeError ? e.code : 'NB_ERR_WORKER',
+      message: err?.message ?? String(e),
+    });
+  }
+}
+
+function bakeRequest(msg: BakeRequest, wasm: Wasm, post: Post): void {
+  const mesh = { positions: msg.positions, indices: msg.indices, areas: msg.areas };
+  const exitAt = msg.testExitAtStage;
+  const hook = (stage: number): boolean => {
+    if (exitAt !== undefined && stage >= exitAt) throw new WorkerExitRequest(`test hook: exit at stage ${stage}`);
+    return false;
+  };
+  if (msg.tiles) {
+    const total = msg.tiles.length / 2;
+    const tiles = wasm.bakeTiles(mesh, msg.config, msg.tiles, exitAt !== undefined ? hook : undefined, (done) => {
+      post({ id: msg.id, type: 'progress', stage: STAGE_TILES, done, total });
+    });
+    post({ id: msg.id, type: 'result', tiles }, tiles.map((t) => t.bytes.buffer));
+    return;
+  }
+  const report = progressPoster(msg.id, post);
+  const nav = wasm.bakeNavmesh(mesh, msg.config, (stage, done, total) => hook(stage) || report(stage, done, total));
+  let bytes: Uint8Array;
+  try {
+    bytes = wasm.save(nav);
+  } finally {
+    wasm.destroyNavmesh(nav);
+  }
+  post({ id: msg.id, type: 'result', bytes }, [bytes.buffer]);
+}
+
+// ---- entry ---------------------------------------------------------------------------------------------------
+
+interface Endpoint {
+  post: Post;
+  listen(fn: (msg: WorkerRequest) => void): void;
+  exit(e: WorkerExitRequest): void;
+}
+
+function serve(ep: Endpoint): void {
+  let wasm: Promise<Wasm> | null = null;
+  let chain: Promise<void> = Promise.resolve();
+  ep.listen((msg) => {
+    // One request at a time, in arrival order (init first).
+    chain = chain.then(async () => {
+      if (msg?.type === 'init') {
+        wasm = instantiate(msg.wasm);
+        wasm.catch(() => undefined); // reported with the first bake
+        return;
+      }
+      let w: Wasm;
+      try {
+        if (!wasm) throw new NavBakeError('NB_ERR_WASM_LOAD', 'bake worker: no wasm module was sent');
+        w = await wasm;
+      } catch (e) {
+        ep.post({ id: msg?.id ?? -1, type: 'error', code: 'NB_ERR_WASM_LOAD', message: String((e as Error)?.message ?? e) });
+        return;
+      }
+      try {
+        handleMessage(msg, w, ep.post);
+      } catch (e) {
+        if (e instanceof WorkerExitRequest) ep.exit(e);
+        else throw e;
+      }
+    });
+  });
+}
+
+interface WorkerScope {
+  postMessage(msg: unknown, transfer?: Transferable[]): void;
+  addEventListener(type: 'message', fn: (ev: MessageEvent) => void): void;
+}
+
+declare const WorkerGlobalScope: { new (): unknown } | undefined;
+
+async function start(): Promise<void> {
+  if (isNode) {
+    type Port = { postMessage(m: unknown, t?: Transferable[]): void; on(ev: 'message', fn: (m: WorkerRequest) => void): void };
+    const wt = await nodeImport<{ parentPort: Port | null; isMainThread: boolean }>('node:worker_threads');
+    const port = wt.parentPort;
+    if (wt.isMainThread || !port) return; // imported by a test, not running as a worker
+    serve({
+      post: (reply, transfer) => port.postMessage(reply, transfer),
+      listen: (fn) => port.on('message', fn),
+      exit: () => nodeProcess?.exit(70),
+    });
+    return;
+  }
+  if (typeof WorkerGlobalScope !== 'undefined' && globalThis instanceof (WorkerGlobalScope as unknown as typeof Object)) {
+    const scope = globalThis as unknown as WorkerScope;
+    serve({
+      post: (reply, transfer) => scope.postMessage(reply, transfer ?? []),
+      listen: (fn) => scope.addEventListener('message', (ev) => fn(ev.data as WorkerRequest)),
+      // An uncaught error is what the page sees of a crashed worker: an 'error' event on the Worker.
+      exit: (e) => {
+        setTimeout(() => {
+          throw e;
+        });
+      },
+    });
+  }
+}
+
+void start();

@@ -1,0 +1,23 @@
+// Where we run. Node built-ins are imported dynamically through a variable so that bundlers building for the
+// browser neither resolve nor polyfill them.
+
+interface NodeProcess {
+  versions?: { node?: string };
+  exit(code?: number): never;
+}
+
+export const nodeProcess: NodeProcess | undefined = (globalThis as { process?: NodeProcess }).process;
+
+/** True in Node (and Node-like runtimes with worker_threads), false in browsers and web workers. */
+export const isNode: boolean = typeof nodeProcess?.versions?.node === 'string';
+
+/** `import(name)` that bundlers leave alone (only ever called in Node). */
+export function nodeImport<T>(name: string): Promise<T> {
+  return import(/* @vite-ignore */ /* webpackIgnore: true */ name) as Promise<T>;
+}
+
+/** Hardware threads, for the default pool size. */
+export function hardwareThreads(): number {
+  const nav = (globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator;
+  return nav?.hardwareConcurrency ?? 4;
+}

@@ -1,0 +1,44 @@
+/**
+ * Errors. Every failure of the C library arrives as a {@link NavBakeError} whose `code` is the C status name
+ * (`NB_ERR_INDEX_RANGE`, ...) and whose message is the C message, which names the function, the field and the
+ * value. A few codes come from the TypeScript layer itself; they are listed in {@link NavBakeErrorCode}.
+ */
+
+/** Status names of the C library (navbake.h, `NB_STATUS_TABLE`), plus the TypeScript layer's own. */
+export type NavBakeErrorCode =
+  | 'NB_ERR_NULL_ARG'
+  | 'NB_ERR_INVALID_ARG'
+  | 'NB_ERR_INVALID_CONFIG'
+  | 'NB_ERR_NONFINITE'
+  | 'NB_ERR_INDEX_RANGE'
+  | 'NB_ERR_EMPTY_MESH'
+  | 'NB_ERR_OUT_OF_MEMORY'
+  | 'NB_ERR_TOO_LARGE'
+  | 'NB_ERR_BUFFER_TOO_SMALL'
+  | 'NB_ERR_CANCELLED'
+  | 'NB_ERR_CORRUPT'
+  | 'NB_ERR_VERSION'
+  | 'NB_ERR_NOT_FOUND'
+  | 'NB_ERR_ALREADY_EXISTS'
+  /** TypeScript layer: a NavMesh was used after `dispose()`. */
+  | 'NB_ERR_DISPOSED'
+  /** TypeScript layer: a bake worker died (crashed, ran out of memory, was killed) or could not start. */
+  | 'NB_ERR_WORKER'
+  /** TypeScript layer: the wasm module could not be loaded or compiled. */
+  | 'NB_ERR_WASM_LOAD';
+
+export class NavBakeError extends Error {
+  /** The C status name, or one of the TypeScript layer's codes (see {@link NavBakeErrorCode}). */
+  readonly code: NavBakeErrorCode;
+
+  constructor(code: NavBakeErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'NavBakeError';
+    this.code = code;
+  }
+}
+
+/** The reason an aborted operation rejects with: the signal's own reason, or an `AbortError` DOMException. */
+export function abortReason(signal: AbortSignal): unknown {
+  return signal.reason ?? new DOMException('The bake was aborted', 'AbortError');
+}

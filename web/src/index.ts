@@ -1,0 +1,38 @@
+/**
+ * navbake: navigation meshes for the web. Bake triangles into a navmesh (in Web Workers / worker_threads), find
+ * paths on it, save and load it.
+ *
+ * ```ts
+ * import { bake } from 'navbake';
+ * const nav = await bake({ positions, indices }, { agentRadius: 0.4 });
+ * const { status, points } = nav.findPath([0, 0, 0], [10, 0, 5]);
+ * ```
+ */
+export { init } from './runtime.js';
+export { bake, defaultWorkerCount, type BakeOptions, type BakeProgress, type Geometry } from './bake.js';
+export {
+  NavMesh,
+  DEFAULT_HALF_EXTENTS,
+  type PathOptions,
+  type PathResult,
+  type QueryOptions,
+  type RandomPointOptions,
+  type RaycastResult,
+  type Vec3Like,
+  type WallDistance,
+} from './navmesh.js';
+export { DEFAULTS, type NavBakeConfig, type Partition } from './config.js';
+export { NavBakeError, type NavBakeErrorCode } from './errors.js';
+export { terminateWorkers } from './pool.js';
+export {
+  PATH_STATUS,
+  STAGES,
+  type BakeStage,
+  type InitOptions,
+  type PathBatch,
+  type PathStatus,
+  type PolygonInfo,
+  type QueryFilter,
+  type SurfaceGeometry,
+  type Vec3,
+} from './wasm.js';

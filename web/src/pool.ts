@@ -1,0 +1,264 @@
+/**
+ * The worker pool. Browser: module Workers; Node: worker_threads, both from the compiled bake.worker.js next to
+ * this file. Each worker instantiates the wasm once (from the compiled module, sent on start) and runs one task
+ * at a time; tasks wait in a queue for a free worker. Cancelling a running task terminates its worker (a bake
+ * cannot be interrupted from outside otherwise); a worker that dies rejects its task with NB_ERR_WORKER. Either
+ * way the worker is dropped and a fresh one starts when work is waiting. Idle workers do not keep a Node
+ * process alive.
+ */
+import { isNode, nodeImport } from './env.js';
+import { NavBakeError, type NavBakeErrorCode } from './errors.js';
+import type { BakeRequest, ProgressReply, ResultReply, WorkerReply } from './protocol.js';
+
+/** A worker as the pool sees it, browser or Node. */
+interface Port {
+  post(msg: unknown, transfer: Transferable[]): void;
+  terminate(): void;
+  /** Node: whether the worker keeps the process alive */
+  hold(on: boolean): void;
+}
+
+interface PortEvents {
+  message(reply: WorkerReply): void;
+  died(why: string): void;
+}
+
+interface Task {
+  id: number;
+  req: BakeRequest;
+  transfer: Transferable[];
+  onProgress?: (p: ProgressReply) => void;
+  resolve(r: ResultReply): void;
+  reject(e: unknown): void;
+  worker: PoolWorker | null;
+  settled: boolean;
+}
+
+interface PoolWorker {
+  port: Port | null; // null while starting
+  task: Task | null;
+  dead: boolean;
+}
+
+export interface TaskHandle {
+  promise: Promise<ResultReply>;
+  /** Rejects the task with reason; a running task's worker is terminated. No effect once settled. */
+  cancel(reason: unknown): void;
+}
+
+type NodeWorker = {
+  postMessage(m: unknown, t?: readonly unknown[]): void;
+  terminate(): Promise<number>;
+  ref(): void;
+  unref(): void;
+  on(ev: 'message', fn: (m: WorkerReply) => void): void;
+  on(ev: 'error', fn: (e: Error) => void): void;
+  on(ev: 'exit', fn: (code: number) => void): void;
+};
+
+async function spawnPort(events: PortEvents): Promise<Port> {
+  if (isNode) {
+    const wt = await nodeImport<{ Worker: new (url: URL) => NodeWorker }>('node:worker_threads');
+    const w = new wt.Worker(new URL('./bake.worker.js', import.meta.url));
+    w.on('message', (m) => events.message(m));
+    w.on('error', (e) => events.died(`it threw ${e?.message ?? e}`));
+    w.on('exit', (code) => events.died(`it exited with code ${code}`));
+    return {
+      post: (m, t) => w.postMessage(m, t),
+      terminate: () => void w.terminate(),
+      hold: (on) => (on ? w.ref() : w.unref()),
+    };
+  }
+  // The literal form lets bundlers (Vite, webpack) find and emit the worker.
+  const w = new Worker(new URL('./bake.worker.js', import.meta.url), { type: 'module' });
+  w.onmessage = (ev: MessageEvent<WorkerReply>) => events.message(ev.data);
+  w.onerror = (ev: ErrorEvent) => {
+    ev.preventDefault();
+    events.died(`it failed: ${ev.message || 'error event (the worker script may not have loaded)'}`);
+  };
+  w.onmessageerror = () => events.died('a message from it could not be read');
+  return { post: (m, t) => w.postMessage(m, t), terminate: () => w.terminate(), hold: () => undefined };
+}
+
+/** Whether this environment can run bake workers at all. */
+export function workersAvailable(): boolean {
+  return isNode || typeof Worker !== 'undefined';
+}
+
+export class BakePool {
+  /** Most workers alive at once. */
+  maxWorkers: number;
+  private readonly wasm: () => Promise<WebAssembly.Module>;
+  private readonly workers = new Set<PoolWorker>();
+  private readonly queue: Task[] = [];
+  private nextId = 1;
+
+  constructor(wasm: () => Promise<WebAssembly.Module>, maxWorkers: number) {
+    this.wasm = wasm;
+    this.maxWorkers = Math.max(1, maxWorkers);
+  }
+
+  /** Workers alive or starting. */
+  get size(): number {
+    return this.workers.size;
+  }
+
+  /** Queues a bake request; buffers in transfer move to the worker. */
+  run(req: Omit<BakeRequest, 'id' | 'type'>, transfer: Transferable[], onProgress?: (p: ProgressReply) => void): TaskHandle {
+    const id = this.nextId++;
+    let task!: Task;
+    const promise = new Promise<ResultReply>((resolve, reject) => {
+      task = { id, req: { ...req, id, type: 'bake' }, transfer, onProgress, resolve, reject, worker: null, settled: false };
+    });
+    this.queue.push(task);
+    this.pump();
+    return { promise, cancel: (reason) => this.cancel(task, reason) };
+  }
+
+  /** Terminates every worker; running and queued tasks reject with NB_ERR_WORKER. The pool stays usable. */
+  terminate(): void {
+    for (const t of this.queue.splice(0)) this.settle(t, null, this.fail('the worker pool was terminated'));
+    for (const w of [...this.workers]) this.drop(w, 'the worker pool was terminated');
+  }
+
+  private fail(why: string, code: NavBakeErrorCode = 'NB_ERR_WORKER'): NavBakeError {
+    return new NavBakeError(code, `navbake: bake worker stopped: ${why}`);
+  }
+
+  private settle(task: Task, result: ResultReply | null, error?: unknown): void {
+    if (task.settled) return;
+    task.settled = true;
+    task.worker = null;
+    if (result) task.resolve(result);
+    else task.reject(error);
+  }
+
+  private cancel(task: Task, reason: unknown): void {
+    if (task.settled) return;
+    const i = this.queue.indexOf(task);
+    if (i >= 0) this.queue.splice(i, 1);
+    const w = task.worker;
+    this.settle(task, null, reason);
+    if (w) this.drop(w, null);
+    this.pump();
+  }
+
+  /** Removes a worker for good; its task (if any) rejects with NB_ERR_WORKER unless why is null. */
+  private drop(w: PoolWorker, why: string | null): void {
+    if (w.dead) return;
+    w.dead = true;
+    this.workers.delete(w);
+    const task = w.task;
+    w.task = null;
+    if (task && why !== null) this.settle(task, null, this.fail(why));
+    try {
+      w.port?.terminate();
+    } catch {
+      // already gone
+    }
+  }
+
+  private pump(): void {
+    while (this.queue.length) {
+      const idle = [...this.workers].find((w) => w.port && !w.task && !w.dead);
+      if (idle) {
+        this.assign(idle, this.queue.shift()!);
+        continue;
+      }
+      const starting = [...this.workers].filter((w) => !w.port).length;
+      if (this.workers.size < this.maxWorkers && starting < this.queue.length) {
+        this.spawn();
+        continue;
+      }
+      break;
+    }
+  }
+
+  private assign(w: PoolWorker, task: Task): void {
+    w.task = task;
+    task.worker = w;
+    w.port!.hold(true);
+    try {
+      w.port!.post(task.req, task.transfer);
+    } catch (e) {
+      this.drop(w, `the request could not be sent (${(e as Error)?.message ?? e})`);
+      this.pump();
+    }
+  }
+
+  private spawn(): void {
+    const w: PoolWorker = { port: null, task: null, dead: false };
+    this.workers.add(w);
+    const events: PortEvents = {
+      message: (reply) => this.onReply(w, reply),
+      died: (why) => {
+        if (w.dead) return;
+        this.drop(w, why);
+        this.pump();
+      },
+    };
+    const start = async (): Promise<[WebAssembly.Module, Port]> => {
+      const port = await spawnPort(events);
+      try {
+        return [await this.wasm(), port];
+      } catch (e) {
+        port.terminate();
+        throw e;
+      }
+    };
+    start().then(
+      ([module, port]) => {
+        if (w.dead) {
+          port.terminate();
+          return;
+        }
+        w.port = port;
+        port.hold(false);
+        port.post({ id: 0, type: 'init', wasm: module }, []);
+        this.pump();
+      },
+      (e) => {
+        // Could not start at all: fail the oldest waiting task rather than retry forever.
+        this.drop(w, null);
+        const t = this.queue.shift();
+        if (t) this.settle(t, null, this.fail(`it could not start (${(e as Error)?.message ?? e})`));
+        this.pump();
+      },
+    );
+  }
+
+  private onReply(w: PoolWorker, reply: WorkerReply): void {
+    const task = w.task;
+    if (!task || w.dead || reply?.id !== task.id) return; // a reply for a task already cancelled
+    if (reply.type === 'progress') {
+      try {
+        task.onProgress?.(reply);
+      } catch {
+        // a throwing progress callback must not break the pool
+      }
+      return;
+    }
+    w.task = null;
+    w.port?.hold(false);
+    if (reply.type === 'result') this.settle(task, reply);
+    else this.settle(task, null, new NavBakeError((reply.code as NavBakeErrorCode) ?? 'NB_ERR_WORKER', reply.message));
+    this.pump();
+  }
+}
+
+let shared: BakePool | null = null;
+
+/** @internal the pool bake() uses; grows to at least `workers` */
+export function sharedPool(wasm: () => Promise<WebAssembly.Module>, workers: number): BakePool {
+  if (!shared) shared = new BakePool(wasm, workers);
+  else shared.maxWorkers = Math.max(shared.maxWorkers, workers);
+  return shared;
+}
+
+/**
+ * Stops every bake worker (running bakes reject with NB_ERR_WORKER). Workers start again on the next bake.
+ * Idle workers never keep Node from exiting, so this is only needed to free their memory.
+ */
+export function terminateWorkers(): void {
+  shared?.terminate();
+}

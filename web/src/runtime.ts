@@ -1,0 +1,37 @@
+// The main thread's wasm: compiled and instantiated once, on the first call that needs it.
+import { compileWasm, instantiate, type InitOptions, type Wasm } from './wasm.js';
+
+let compiled: Promise<WebAssembly.Module> | null = null;
+let main: Promise<Wasm> | null = null;
+
+/**
+ * Loads the wasm module once (later calls return the same promise, whatever their options). Every other call
+ * awaits it implicitly, so calling it yourself is only needed to pass options or to load early.
+ * Browser: fetches `navbake.wasm` next to this module; Node: reads it from disk. Rejects with a NavBakeError
+ * (code NB_ERR_WASM_LOAD) when the file cannot be loaded; a later call then tries again.
+ */
+export function init(opts?: InitOptions): Promise<void> {
+  return mainWasm(opts).then(() => undefined);
+}
+
+/** @internal the compiled module (workers instantiate it again, each with its own memory) */
+export function wasmModule(opts?: InitOptions): Promise<WebAssembly.Module> {
+  if (!compiled) {
+    compiled = compileWasm(opts);
+    compiled.catch(() => {
+      compiled = null;
+    });
+  }
+  return compiled;
+}
+
+/** @internal */
+export function mainWasm(opts?: InitOptions): Promise<Wasm> {
+  if (!main) {
+    main = wasmModule(opts).then(instantiate);
+    main.catch(() => {
+      main = null;
+    });
+  }
+  return main;
+}

@@ -1,0 +1,646 @@
+/**
+ * The one file that touches the wasm heap. Everything here copies: inputs are copied in, outputs are copied out
+ * into fresh typed arrays (a view of the heap would be detached by the next memory growth), and every temporary
+ * allocation is freed in a `finally`. The main thread and each bake worker own one {@link Wasm} each.
+ */
+import createNavBake from './navbake.mjs';
+import { NavBakeError, type NavBakeErrorCode } from './errors.js';
+import { camelCase, type ConfigField } from './config.js';
+import { isNode, nodeImport } from './env.js';
+
+/** How {@link init} finds the wasm. By default: `navbake.wasm` next to this module. */
+export interface InitOptions {
+  /** The wasm file's bytes (nothing is fetched). */
+  wasmBinary?: ArrayBuffer | ArrayBufferView;
+  /** An already compiled module (nothing is fetched or compiled). */
+  wasmModule?: WebAssembly.Module;
+  /** Maps the file name `navbake.wasm` to the URL to load it from (like Emscripten's `locateFile`). */
+  locateFile?: (file: string) => string | URL;
+}
+
+type Fn = (...args: number[]) => number;
+
+/** The Emscripten module object: the exports of c/src/wasm_api.c plus heap views (replaced when memory grows). */
+interface RawModule {
+  HEAPU8: Uint8Array;
+  HEAP32: Int32Array;
+  HEAPU32: Uint32Array;
+  HEAPF32: Float32Array;
+  HEAPF64: Float64Array;
+  UTF8ToString(ptr: number): string;
+  _malloc(size: number): number;
+  _free(ptr: number): void;
+  /** Called by the C progress callback (EM_JS in wasm_api.c) when set; truthy = cancel. */
+  onNavBakeProgress?: ((stage: number, done: number, total: number) => boolean) | undefined;
+  [name: `_nbw_${string}`]: Fn;
+}
+
+// ---- loading -------------------------------------------------------------------------------------------------
+
+const WASM_FILE = 'navbake.wasm';
+
+async function readBytes(url: URL): Promise<ArrayBuffer | Uint8Array> {
+  if (url.protocol === 'file:' && isNode) {
+    const fs = await nodeImport<{ readFile(p: URL): Promise<Uint8Array> }>('node:fs/promises');
+    return fs.readFile(url);
+  }
+  const res = await fetch(url, { credentials: 'same-origin' });
+  if (!res.ok) throw new Error(`HTTP ${res.status} for ${url.href}`);
+  return res.arrayBuffer();
+}
+
+/** Fetches (or reads) and compiles the wasm. Streaming compilation where the server sends application/wasm. */
+export async function compileWasm(opts: InitOptions = {}): Promise<WebAssembly.Module> {
+  if (opts.wasmModule) return opts.wasmModule;
+  try {
+    if (opts.wasmBinary) {
+      const b = opts.wasmBinary;
+      const bytes = b instanceof ArrayBuffer ? new Uint8Array(b) : new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
+      return await WebAssembly.compile(bytes as BufferSource);
+    }
+    // The literal `new URL('./navbake.wasm', import.meta.url)` lets bundlers (Vite, webpack) find and emit the file.
+    const url = opts.locateFile
+      ? new URL(String(opts.locateFile(WASM_FILE)), import.meta.url)
+      : new URL('./navbake.wasm', import.meta.url);
+    if (url.protocol !== 'file:' && typeof WebAssembly.compileStreaming === 'function') {
+      const res = await fetch(url, { credentials: 'same-origin' });
+      if (!res.ok) throw new Error(`HTTP ${res.status} for ${url.href}`);
+      if ((res.headers.get('content-type') ?? '').startsWith('application/wasm')) {
+        return await WebAssembly.compileStreaming(res);
+      }
+      return await WebAssembly.compile(await res.arrayBuffer());
+    }
+    return await WebAssembly.compile((await readBytes(url)) as BufferSource);
+  } catch (e) {
+    throw new NavBakeError('NB_ERR_WASM_LOAD', `navbake: could not load the wasm module: ${(e as Error)?.message ?? e}`, {
+      cause: e,
+    });
+  }
+}
+
+/** A fresh wasm instance (its own memory) of a compiled module. */
+export async function instantiate(module: WebAssembly.Module): Promise<Wasm> {
+  // Emscripten's promise never settles when instantiation fails inside instantiateWasm: race it with ours.
+  let fail!: (e: unknown) => void;
+  const failed = new Promise<never>((_, reject) => (fail = reject));
+  const raw = (await Promise.race([
+    createNavBake({
+      instantiateWasm(imports: WebAssembly.Imports, done: (i: WebAssembly.Instance, m: WebAssembly.Module) => void) {
+        WebAssembly.instantiate(module, imports).then((instance) => done(instance, module), fail);
+        return {};
+      },
+    }),
+    failed,
+  ]).catch((e) => {
+    throw new NavBakeError('NB_ERR_WASM_LOAD', `navbake: could not instantiate the wasm module: ${(e as Error)?.message ?? e}`, {
+      cause: e,
+    });
+  })) as RawModule;
+  return new Wasm(raw);
+}
+
+// ---- shapes ----------------------------------------------------------------------------------------------------
+
+/** Bake stages in pipeline order (nb_stage), plus 'tiles' for tiled bakes (done/total = tiles). */
+export type BakeStage =
+  | 'rasterize'
+  | 'filter'
+  | 'compact'
+  | 'erode'
+  | 'areas'
+  | 'regions'
+  | 'contours'
+  | 'polymesh'
+  | 'detail'
+  | 'tiles';
+
+/** nb_stage values 1..9 (0 is "all"). */
+export const STAGES: readonly BakeStage[] = [
+  'rasterize',
+  'filter',
+  'compact',
+  'erode',
+  'areas',
+  'regions',
+  'contours',
+  'polymesh',
+  'detail',
+];
+
+/** Progress hook for the C bake: stage (nb_stage), done, total; returns true to cancel. */
+export type CProgress = (stage: number, done: number, total: number) => boolean;
+
+/** Triangles in the layout C reads. */
+export interface MeshInput {
+  positions: Float32Array;
+  indices: Uint32Array | null;
+  areas: Uint8Array | null;
+}
+
+export interface TileBlob {
+  x: number;
+  z: number;
+  bytes: Uint8Array;
+}
+
+/** Navmesh params for nbw_navmesh_create: origin xyz, tile width, tile depth, max tiles. */
+export type NavmeshParams = [number, number, number, number, number, number];
+
+export type Vec3 = [number, number, number];
+
+/** Which polygons a query may use and what each area costs. */
+export interface QueryFilter {
+  /** Cost multiplier per area id (0..63); missing areas cost 1. */
+  areaCost?: ArrayLike<number> | Readonly<Record<number, number>>;
+  /** A polygon is usable when `flags & includeFlags` is not 0 ... @default 0xffff */
+  includeFlags?: number;
+  /** ... and `flags & excludeFlags` is 0. @default 0 */
+  excludeFlags?: number;
+}
+
+/** Batch path results; pair i's points are `points[3 * offsets[i] .. 3 * offsets[i + 1]]`. */
+export interface PathBatch {
+  /** Per pair: 0 = none (no polygon near an end), 1 = partial, 2 = complete (see {@link PATH_STATUS}). */
+  status: Uint8Array;
+  /** Per pair: length of the straight path [world]. */
+  lengths: Float32Array;
+  /** count + 1 offsets into points, in points (xyz triples). */
+  offsets: Uint32Array;
+  /** Every pair's path points, xyz. */
+  points: Float32Array;
+}
+
+export const PATH_STATUS = ['none', 'partial', 'complete'] as const;
+export type PathStatus = (typeof PATH_STATUS)[number];
+
+export interface PolygonInfo {
+  /** Polygon reference (stable while the navmesh lives). */
+  ref: number;
+  /** xyz per vertex (off-mesh links: their two end points). */
+  vertices: Float32Array;
+  area: number;
+  flags: number;
+  offMesh: boolean;
+}
+
+export interface SurfaceGeometry {
+  /** xyz per vertex */
+  positions: Float32Array;
+  /** three per triangle, counter-clockwise seen from above (normals point up) */
+  indices: Uint32Array;
+  /** area id per triangle */
+  areas: Uint8Array;
+}
+
+// Scratch layout (bytes) for the small in/out arguments of queries. Queries never call back into JavaScript, so
+// one block per instance is safe.
+const S_A = 0; // vec3
+const S_B = 16; // vec3
+const S_HALF = 32; // vec3
+const S_OUT = 48; // up to 8 floats
+const S_REF = 96; // u32
+const S_INFO = 112; // 4 x i32
+const S_RNG = 128; // u64 (two u32, little-endian)
+const S_VERTS = 256; // 12 x xyz
+const SCRATCH_SIZE = 512;
+
+// ---- the instance ------------------------------------------------------------------------------------------------
+
+export class Wasm {
+  readonly m: RawModule;
+  /** One context per instance: errors land in it, and every navmesh uses its allocator. Never destroyed. */
+  readonly ctx: number;
+  /** The C config table. */
+  readonly fields: readonly ConfigField[];
+  private readonly scratch: number;
+  private readonly statusNames = new Map<number, string>();
+
+  constructor(m: RawModule) {
+    this.m = m;
+    this.ctx = m._nbw_context_create();
+    this.scratch = m._malloc(SCRATCH_SIZE);
+    if (!this.ctx || !this.scratch) throw new NavBakeError('NB_ERR_OUT_OF_MEMORY', 'navbake: out of memory (context)');
+    const n = m._nbw_config_field_count();
+    const fields: ConfigField[] = [];
+    const probe = this.alloc(n * 8 * 2);
+    try {
+      for (let i = 0; i < n; i++) {
+        const cName = m.UTF8ToString(m._nbw_config_field_name(i));
+        // A field takes an explicit zero when C accepts NB_ZERO for it: ask C rather than keep a second table.
+        m.HEAPF64.fill(0, probe >> 3, (probe >> 3) + n);
+        m.HEAPF64[(probe >> 3) + i] = -1;
+        const zeroAllowed = m._nbw_config_resolve(this.ctx, probe, probe + n * 8) === 0;
+        fields.push({ name: camelCase(cName), cName, default: m._nbw_config_default(i), zeroAllowed });
+      }
+    } finally {
+      m._free(probe);
+      m._nbw_context_clear_error(this.ctx);
+    }
+    this.fields = fields;
+  }
+
+  // ---- errors ----
+
+  statusName(status: number): string {
+    let s = this.statusNames.get(status);
+    if (s === undefined) {
+      s = this.m.UTF8ToString(this.m._nbw_status_name(status));
+      this.statusNames.set(status, s);
+    }
+    return s;
+  }
+
+  /** The context's last error as a NavBakeError (status: the call's own status when it returned one). */
+  error(status?: number): NavBakeError {
+    const st = status ?? this.m._nbw_status(this.ctx);
+    const code = this.statusName(st) as NavBakeErrorCode;
+    const msg = this.m._nbw_status(this.ctx) === st ? this.m.UTF8ToString(this.m._nbw_message(this.ctx)) : '';
+    this.m._nbw_context_clear_error(this.ctx);
+    return new NavBakeError(code, msg || code);
+  }
+
+  private check(status: number): void {
+    if (status !== 0) throw this.error(status);
+  }
+
+  private alloc(bytes: number): number {
+    const p = this.m._malloc(Math.max(bytes, 1));
+    if (!p) {
+      throw new NavBakeError('NB_ERR_OUT_OF_MEMORY', `navbake: out of memory (wasm heap, ${bytes} bytes requested)`);
+    }
+    return p;
+  }
+
+  private copyIn(data: ArrayBufferView): number {
+    const p = this.alloc(data.byteLength);
+    this.m.HEAPU8.set(new Uint8Array(data.buffer, data.byteOffset, data.byteLength), p);
+    return p;
+  }
+
+  private f32(ptr: number, n: number): Float32Array {
+    return this.m.HEAPF32.slice(ptr >> 2, (ptr >> 2) + n);
+  }
+
+  private vec(ptr: number): Vec3 {
+    const h = this.m.HEAPF32;
+    const i = ptr >> 2;
+    return [h[i], h[i + 1], h[i + 2]];
+  }
+
+  private putVec(ptr: number, v: ArrayLike<number>): number {
+    this.m.HEAPF32.set([v[0], v[1], v[2]], ptr >> 2);
+    return ptr;
+  }
+
+  // ---- config ----
+
+  /** Validates and fills defaults; returns the resolved values (NavBakeError on a bad field). */
+  resolveConfig(values: Float64Array): Float64Array {
+    const p = this.copyIn(values);
+    try {
+      this.check(this.m._nbw_config_resolve(this.ctx, p, p));
+      return this.m.HEAPF64.slice(p >> 3, (p >> 3) + values.length);
+    } finally {
+      this.m._free(p);
+    }
+  }
+
+  // ---- bake ----
+
+  /** Runs fn with the progress hook installed; an exception in the hook cancels the bake and is rethrown. */
+  private withProgress<T>(progress: CProgress | undefined, fn: () => T): T {
+    if (!progress) return fn();
+    let thrown: { e: unknown } | null = null;
+    const outer = this.m.onNavBakeProgress; // a bake started from a progress callback nests
+    this.m.onNavBakeProgress = (stage, done, total) => {
+      try {
+        return progress(stage, done, total);
+      } catch (e) {
+        thrown = { e };
+        return true;
+      }
+    };
+    this.m._nbw_context_set_js_progress(this.ctx, 1);
+    try {
+      const result = fn();
+      if (thrown) throw (thrown as { e: unknown }).e;
+      return result;
+    } catch (e) {
+      if (!thrown) throw e;
+      this.m._nbw_context_clear_error(this.ctx);
+      throw (thrown as { e: unknown }).e;
+    } finally {
+      this.m.onNavBakeProgress = outer;
+      this.m._nbw_context_set_js_progress(this.ctx, outer ? 1 : 0);
+    }
+  }
+
+  private withMesh<T>(mesh: MeshInput, fn: (args: number[]) => T): T {
+    const ptrs: number[] = [];
+    try {
+      const pos = mesh.positions.length ? this.copyIn(mesh.positions) : 0;
+      ptrs.push(pos);
+      const idx = mesh.indices ? this.copyIn(mesh.indices) : 0;
+      ptrs.push(idx);
+      const areas = mesh.areas ? this.copyIn(mesh.areas) : 0;
+      ptrs.push(areas);
+      const triangles = mesh.indices ? mesh.indices.length / 3 : mesh.positions.length / 9;
+      return fn([pos, mesh.positions.length / 3, idx, Math.floor(triangles), areas]);
+    } finally {
+      for (const p of ptrs) if (p) this.m._free(p);
+    }
+  }
+
+  /** A whole navmesh (solo, or tiled in this thread by config tileSize); returns the navmesh pointer. */
+  bakeNavmesh(mesh: MeshInput, config: Float64Array, progress?: CProgress): number {
+    return this.withMesh(mesh, (args) => {
+      const cfg = this.copyIn(config);
+      try {
+        this.m._nbw_context_clear_error(this.ctx);
+        const nav = this.withProgress(progress, () => this.m._nbw_navmesh_bake(this.ctx, ...args, cfg));
+        if (!nav) throw this.error();
+        return nav;
+      } finally {
+        this.m._free(cfg);
+      }
+    });
+  }
+
+  /**
+   * Bakes tiles of the grid (pairs x, z in `tiles`), copying the mesh in once. Tiles without polygons are left
+   * out of the result. onTile runs after each tile and may return true to stop (the result is then partial).
+   */
+  bakeTiles(
+    mesh: MeshInput,
+    config: Float64Array,
+    tiles: ArrayLike<number>,
+    progress?: CProgress,
+    onTile?: (done: number) => boolean | void,
+  ): TileBlob[] {
+    return this.withMesh(mesh, (args) => {
+      const cfg = this.copyIn(config);
+      const out = this.alloc(8);
+      const blobs: TileBlob[] = [];
+      try {
+        for (let i = 0; i + 1 < tiles.length; i += 2) {
+          const x = tiles[i];
+          const z = tiles[i + 1];
+          const st = this.withProgress(progress, () => this.m._nbw_bake_grid_tile(this.ctx, ...args, cfg, x, z, out));
+          this.check(st);
+          const data = this.m.HEAPU32[out >> 2];
+          const size = this.m.HEAPU32[(out >> 2) + 1];
+          if (data) {
+            blobs.push({ x, z, bytes: this.m.HEAPU8.slice(data, data + size) });
+            this.m._nbw_bytes_free(this.ctx, data);
+          }
+          if (onTile?.(i / 2 + 1)) break;
+        }
+        return blobs;
+      } finally {
+        this.m._free(out);
+        this.m._free(cfg);
+      }
+    });
+  }
+
+  navmeshCreate(params: NavmeshParams): number {
+    const p = this.copyIn(new Float64Array(params));
+    try {
+      const nav = this.m._nbw_navmesh_create(this.ctx, p);
+      if (!nav) throw this.error();
+      return nav;
+    } finally {
+      this.m._free(p);
+    }
+  }
+
+  addTile(nav: number, bytes: Uint8Array): void {
+    const p = this.copyIn(bytes);
+    try {
+      this.check(this.m._nbw_navmesh_add_tile(this.ctx, nav, p, bytes.length));
+    } finally {
+      this.m._free(p);
+    }
+  }
+
+  // ---- navmesh ----
+
+  save(nav: number): Uint8Array {
+    const sizePtr = this.alloc(4);
+    try {
+      const data = this.m._nbw_navmesh_save(this.ctx, nav, sizePtr);
+      if (!data) throw this.error();
+      const size = this.m.HEAPU32[sizePtr >> 2];
+      const bytes = this.m.HEAPU8.slice(data, data + size);
+      this.m._nbw_bytes_free(this.ctx, data);
+      return bytes;
+    } finally {
+      this.m._free(sizePtr);
+    }
+  }
+
+  load(bytes: Uint8Array): number {
+    const p = this.copyIn(bytes);
+    try {
+      const nav = this.m._nbw_navmesh_load(this.ctx, p, bytes.length);
+      if (!nav) throw this.error();
+      return nav;
+    } finally {
+      this.m._free(p);
+    }
+  }
+
+  destroyNavmesh(nav: number): void {
+    this.m._nbw_navmesh_destroy(this.ctx, nav);
+  }
+
+  tileCount(nav: number): number {
+    return this.m._nbw_navmesh_tile_count(nav);
+  }
+
+  polygons(nav: number): PolygonInfo[] {
+    const countPtr = this.alloc(4);
+    let refs = 0;
+    try {
+      const st = this.m._nbw_navmesh_poly_refs(this.ctx, nav, 0, 0, countPtr);
+      const n = this.m.HEAPU32[countPtr >> 2];
+      if (st !== 0 && this.statusName(st) !== 'NB_ERR_BUFFER_TOO_SMALL') throw this.error(st);
+      this.m._nbw_context_clear_error(this.ctx);
+      refs = this.alloc(n * 4);
+      this.check(this.m._nbw_navmesh_poly_refs(this.ctx, nav, refs, n, countPtr));
+      const ids = this.m.HEAPU32.slice(refs >> 2, (refs >> 2) + n);
+      const out: PolygonInfo[] = [];
+      const verts = this.scratch + S_VERTS;
+      const info = this.scratch + S_INFO;
+      for (const ref of ids) {
+        this.check(this.m._nbw_navmesh_poly(nav, ref, verts, info));
+        const i = info >> 2;
+        const h = this.m.HEAP32;
+        out.push({ ref, vertices: this.f32(verts, h[i] * 3), area: h[i + 1], flags: h[i + 2], offMesh: h[i + 3] !== 0 });
+      }
+      return out;
+    } finally {
+      if (refs) this.m._free(refs);
+      this.m._free(countPtr);
+    }
+  }
+
+  setPolygonFlags(nav: number, ref: number, flags: number): void {
+    this.check(this.m._nbw_navmesh_set_poly_flags(this.ctx, nav, ref >>> 0, flags & 0xffff));
+  }
+
+  detailTriangles(nav: number): SurfaceGeometry {
+    const counts = this.alloc(8);
+    const ptrs: number[] = [];
+    try {
+      const st = this.m._nbw_navmesh_detail_triangles(this.ctx, nav, 0, 0, 0, 0, 0, counts);
+      if (st !== 0 && this.statusName(st) !== 'NB_ERR_BUFFER_TOO_SMALL') throw this.error(st);
+      this.m._nbw_context_clear_error(this.ctx);
+      const nv = this.m.HEAPU32[counts >> 2];
+      const nt = this.m.HEAPU32[(counts >> 2) + 1];
+      const pos = this.alloc(nv * 12);
+      ptrs.push(pos);
+      const idx = this.alloc(nt * 12);
+      ptrs.push(idx);
+      const areas = this.alloc(nt);
+      ptrs.push(areas);
+      this.check(this.m._nbw_navmesh_detail_triangles(this.ctx, nav, pos, nv, idx, areas, nt, counts));
+      return {
+        positions: this.f32(pos, nv * 3),
+        indices: this.m.HEAPU32.slice(idx >> 2, (idx >> 2) + nt * 3),
+        areas: this.m.HEAPU8.slice(areas, areas + nt),
+      };
+    } finally {
+      for (const p of ptrs) this.m._free(p);
+      this.m._free(counts);
+    }
+  }
+
+  // ---- queries ----
+
+  queryCreate(nav: number, maxNodes = 0): number {
+    const q = this.m._nbw_query_create(this.ctx, nav, maxNodes);
+    if (!q) throw this.error();
+    return q;
+  }
+
+  queryDestroy(q: number): void {
+    this.m._nbw_query_destroy(this.ctx, q);
+  }
+
+  filterCreate(f?: QueryFilter): number {
+    const p = this.m._nbw_filter_create();
+    if (!p) throw new NavBakeError('NB_ERR_OUT_OF_MEMORY', 'navbake: out of memory (query filter)');
+    if (f) {
+      const cost = f.areaCost;
+      if (cost) {
+        const entries: [string, number][] =
+          typeof (cost as ArrayLike<number>).length === 'number'
+            ? Array.from(cost as ArrayLike<number>, (c, i) => [String(i), c])
+            : Object.entries(cost);
+        for (const [k, c] of entries) this.m._nbw_filter_set_cost(p, Number(k), c);
+      }
+      this.m._nbw_filter_set_flags(p, f.includeFlags ?? 0xffff, f.excludeFlags ?? 0);
+    }
+    return p;
+  }
+
+  filterDestroy(f: number): void {
+    this.m._nbw_filter_destroy(f);
+  }
+
+  /** Nearest polygon and the closest point on it, or null when no polygon overlaps the box. */
+  findNearest(q: number, filter: number, p: ArrayLike<number>, half: ArrayLike<number>): { ref: number; point: Vec3 } | null {
+    const s = this.scratch;
+    this.check(
+      this.m._nbw_find_nearest_poly(q, this.putVec(s + S_A, p), this.putVec(s + S_HALF, half), filter, s + S_REF, s + S_OUT),
+    );
+    const ref = this.m.HEAPU32[(s + S_REF) >> 2];
+    return ref ? { ref, point: this.vec(s + S_OUT) } : null;
+  }
+
+  findPaths(q: number, filter: number, pairs: Float32Array, half: ArrayLike<number>, options: number): PathBatch {
+    const n = Math.floor(pairs.length / 6);
+    const ptrs: number[] = [];
+    let points = 0;
+    try {
+      const pp = this.copyIn(pairs.length === n * 6 ? pairs : pairs.subarray(0, n * 6));
+      ptrs.push(pp);
+      const status = this.alloc(n);
+      ptrs.push(status);
+      const lengths = this.alloc(n * 4);
+      ptrs.push(lengths);
+      const offsets = this.alloc((n + 1) * 4);
+      ptrs.push(offsets);
+      const needed = this.scratch + S_REF;
+      const h = this.putVec(this.scratch + S_HALF, half);
+      let capacity = Math.max(16, n * 16);
+      points = this.alloc(capacity * 12);
+      let st = this.m._nbw_find_paths(q, pp, n, h, filter, options, status, lengths, offsets, points, capacity, needed);
+      if (st !== 0 && this.statusName(st) === 'NB_ERR_BUFFER_TOO_SMALL') {
+        this.m._nbw_context_clear_error(this.ctx);
+        capacity = this.m.HEAPU32[needed >> 2];
+        this.m._free(points);
+        points = 0;
+        points = this.alloc(capacity * 12);
+        st = this.m._nbw_find_paths(q, pp, n, h, filter, options, status, lengths, offsets, points, capacity, needed);
+      }
+      this.check(st);
+      const offs = this.m.HEAPU32.slice(offsets >> 2, (offsets >> 2) + n + 1);
+      return {
+        status: this.m.HEAPU8.slice(status, status + n),
+        lengths: this.f32(lengths, n),
+        offsets: offs,
+        points: this.f32(points, offs[n] * 3),
+      };
+    } finally {
+      if (points) this.m._free(points);
+      for (const p of ptrs) this.m._free(p);
+    }
+  }
+
+  /** t (1 = reached end) and the wall normal at the hit. */
+  raycast(q: number, filter: number, ref: number, start: ArrayLike<number>, end: ArrayLike<number>): { t: number; normal: Vec3 } {
+    const s = this.scratch;
+    this.check(this.m._nbw_raycast(q, ref, this.putVec(s + S_A, start), this.putVec(s + S_B, end), filter, s + S_OUT));
+    const i = (s + S_OUT) >> 2;
+    const h = this.m.HEAPF32;
+    return { t: h[i], normal: [h[i + 1], h[i + 2], h[i + 3]] };
+  }
+
+  /** A random point (area-weighted), or around center within radius when given; advances rng. */
+  randomPoint(
+    q: number,
+    filter: number,
+    rng: bigint,
+    around?: { ref: number; center: ArrayLike<number>; radius: number },
+  ): { rng: bigint; ref: number; point: Vec3 } {
+    const s = this.scratch;
+    const r = (s + S_RNG) >> 2;
+    this.m.HEAPU32[r] = Number(rng & 0xffffffffn);
+    this.m.HEAPU32[r + 1] = Number((rng >> 32n) & 0xffffffffn);
+    const st = around
+      ? this.m._nbw_random_point_around(q, around.ref, this.putVec(s + S_A, around.center), around.radius, filter, s + S_RNG, s + S_REF, s + S_OUT)
+      : this.m._nbw_random_point(q, filter, s + S_RNG, s + S_REF, s + S_OUT);
+    this.check(st);
+    const next = BigInt(this.m.HEAPU32[r]) | (BigInt(this.m.HEAPU32[r + 1]) << 32n);
+    return { rng: next, ref: this.m.HEAPU32[(s + S_REF) >> 2], point: this.vec(s + S_OUT) };
+  }
+
+  moveAlong(q: number, filter: number, ref: number, start: ArrayLike<number>, end: ArrayLike<number>): Vec3 {
+    const s = this.scratch;
+    this.check(this.m._nbw_move_along(q, ref, this.putVec(s + S_A, start), this.putVec(s + S_B, end), filter, s + S_OUT));
+    return this.vec(s + S_OUT);
+  }
+
+  /** [distance, hit xyz, normal xyz] */
+  distanceToWall(q: number, filter: number, ref: number, center: ArrayLike<number>, maxRadius: number): { distance: number; point: Vec3; normal: Vec3 } {
+    const s = this.scratch;
+    this.check(this.m._nbw_distance_to_wall(q, ref, this.putVec(s + S_A, center), maxRadius, filter, s + S_OUT));
+    const i = (s + S_OUT) >> 2;
+    const h = this.m.HEAPF32;
+    return { distance: h[i], point: [h[i + 1], h[i + 2], h[i + 3]], normal: [h[i + 4], h[i + 5], h[i + 6]] };
+  }
+}
+
+export type { NavBakeErrorCode };
