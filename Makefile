@@ -127,9 +127,10 @@ test-c: $(TEST_BIN)
 test-web: $(WASM_JS) $(WEB_JS) $(BUILD)/navbake node_modules/.npm-ok
 	npx vitest run
 
-bench: native wasm node_modules/.npm-ok
+bench: native wasm web node_modules/.npm-ok
 	node bench/stages.mjs
 	node bench/queries.mjs
+	node bench/package.mjs
 
 clean:
 	rm -rf $(BUILD)
