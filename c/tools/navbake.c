@@ -14,6 +14,9 @@
 #include "terrain.h"
 
 #include <math.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -637,6 +640,13 @@ static int cmd_terrain(int argc, char** argv)
 
 int main(int argc, char** argv)
 {
+#if defined(__GLIBC__)
+    /* Keep freed memory for the next bake, as a long-running game would: by default glibc hands every block
+     * over 128 KB back to the OS on free, and each bake then pays page faults to touch its grids again
+     * (measured: the compact stage 1.33 -> 0.93 ms on dungeon with --repeat). */
+    mallopt(M_MMAP_THRESHOLD, 64 << 20);
+    mallopt(M_TRIM_THRESHOLD, 128 << 20);
+#endif
     if (argc >= 2 && strcmp(argv[1], "terrain") == 0)
         return cmd_terrain(argc, argv);
     if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0)) {
