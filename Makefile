@@ -25,12 +25,19 @@ TEST_BIN   := $(patsubst tests/c/%.c,$(BUILD)/asan/%,$(TEST_SRC))
 WASM_JS    := $(BUILD)/wasm/navbake.mjs
 WASM_OBJ   := $(patsubst c/src/%.c,$(BUILD)/wasm-obj/%.o,$(LIB_SRC) c/src/wasm_api.c)
 # Compile to LLVM bitcode (-O3 -flto: cross-file inlining, e.g. polygon lookups inside A*: 1.4x the query
-# rate), link at -O1, then run wasm-opt -O3 ourselves with one-caller inlining capped: at -O3 the link step
-# inlines every single-caller stage into one giant bake function, which V8 compiles much worse (measured:
-# stages 1.3-1.8x slower). Capped, each stage stays its own function.
-WASM_CFLAGS := -O3 -flto -msimd128
+# rate) and link at -O3 with binaryen's one-caller inlining capped (BINARYEN_EXTRA_PASSES adds the option to
+# emcc's own wasm-opt run; WASM_OPT repeats it): uncapped, -O3 inlines every single-caller stage into one giant
+# bake function, which V8 compiles much worse (measured: stages 1.3-1.8x slower). Capped, each stage stays its
+# own function. Linking at -O2+ (rather than -O1 as before) also minifies the JS glue: 8.5 -> 4.0 KB gzip.
+# -mnontrapping-fptoint: float->int casts are one instruction instead of a range check and branch (identical for
+# every in-range value, the only ones C defines); -mbulk-memory: memcpy/memset as memory.copy/fill. Both are
+# older than wasm SIMD, which -msimd128 already requires. TEXTDECODER=2 and SUPPORT_LONGJMP=0 drop JS fallbacks
+# nothing here uses.
+WASM_CFLAGS := -O3 -flto -msimd128 -mnontrapping-fptoint -mbulk-memory
 WASM_OPT   := wasm-opt -O3 --one-caller-inline-max-function-size=100
-WASM_FLAGS := -O1 -sMODULARIZE=1 -sEXPORT_ES6=1 -sEXPORT_NAME=createNavBake \
+WASM_FLAGS := -O3 -sBINARYEN_EXTRA_PASSES=--one-caller-inline-max-function-size=100 \
+              -mnontrapping-fptoint -mbulk-memory -sTEXTDECODER=2 -sSUPPORT_LONGJMP=0 \
+              -sMODULARIZE=1 -sEXPORT_ES6=1 -sEXPORT_NAME=createNavBake \
               -sENVIRONMENT=web,worker -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=4GB -sFILESYSTEM=0 \
               -sMALLOC=emmalloc -sWASM_BIGINT=1 -sDYNAMIC_EXECUTION=0 \
               -sINCOMING_MODULE_JS_API=wasmBinary,locateFile,instantiateWasm --no-entry \
