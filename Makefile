@@ -96,14 +96,19 @@ $(WASM_JS): $(WASM_OBJ) | $(BUILD)/.apt-ok
 	$(WASM_OPT) $(BUILD)/wasm/navbake.wasm -o $(BUILD)/wasm/navbake.wasm
 
 # ---- web: the npm package's JavaScript (web/dist: tsc output with the wasm module copied next to it) -----
-WEB_SRC    := $(wildcard web/src/*.ts web/src/*/*.ts web/src/*.mts) web/tsconfig.json tsconfig.json
+WEB_SRC    := $(wildcard web/src/*.ts web/src/*/*.ts web/src/*.mts web/bin/*.ts) web/tsconfig.json web/bin/tsconfig.json \
+              tsconfig.json
 WEB_JS     := web/dist/index.js
 
 web: $(WEB_JS)
 
+# The command-line tool (web/bin, package.json "bin") is compiled second: it imports the package by its name,
+# typed by the declarations the first tsc just wrote.
 $(WEB_JS): $(WEB_SRC) $(WASM_JS) | node_modules/.npm-ok
 	rm -rf web/dist
 	npx tsc -p web/tsconfig.json
+	npx tsc -p web/bin/tsconfig.json
+	chmod +x web/dist/bin/navbake.js
 	cp $(WASM_JS) $(BUILD)/wasm/navbake.wasm web/src/navbake.d.mts web/dist/
 
 # ---- tests -------------------------------------------------------------------------------------------
@@ -115,7 +120,7 @@ $(BUILD)/asan/test_%: tests/c/test_%.c tests/c/nbtest.h tests/c/nbtest_level.h $
 	@mkdir -p $(dir $@)
 	$(CC) $(CSTD) $(WARN) $(ASAN) $(INC) -Ic/tools $< $(ASAN_OBJ) c/tools/obj.c c/tools/terrain.c -lm -o $@
 
-test: test-c test-web
+test: test-c test-web test-pack
 
 test-c: $(TEST_BIN)
 	@passed=0; failed=0; \
@@ -133,6 +138,11 @@ test-c: $(TEST_BIN)
 
 test-web: $(WASM_JS) $(WEB_JS) $(BUILD)/navbake node_modules/.npm-ok
 	npx vitest run
+
+# The packed tarball installed into a fresh Vite project (built, then run in Chromium) and a plain Node script.
+.PHONY: test-pack
+test-pack: $(WEB_JS) node_modules/.npm-ok | $(BUILD)/.apt-ok
+	npx vitest run --config tests/e2e/vitest.config.ts
 
 bench: native wasm web node_modules/.npm-ok
 	node bench/stages.mjs

@@ -56,10 +56,13 @@ type NodeWorker = {
   on(ev: 'exit', fn: (code: number) => void): void;
 };
 
+const WORKER_FILE = './bake.worker.js';
+
 async function spawnPort(events: PortEvents): Promise<Port> {
   if (isNode) {
     const wt = await nodeImport<{ Worker: new (url: URL) => NodeWorker }>('node:worker_threads');
-    const w = new wt.Worker(new URL('./bake.worker.js', import.meta.url));
+    // Not the literal form: bundlers would emit a second, unused copy of the worker for this Node-only branch.
+    const w = new wt.Worker(new URL(WORKER_FILE, import.meta.url));
     w.on('message', (m) => events.message(m));
     w.on('error', (e) => events.died(`it threw ${e?.message ?? e}`));
     w.on('exit', (code) => events.died(`it exited with code ${code}`));

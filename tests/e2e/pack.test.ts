@@ -1,0 +1,212 @@
+// The packed package as users get it: `npm pack` into build/pack/, then the tarball installed into
+// (a) a fresh Vite project whose production build runs in Chromium and bakes in a Web Worker, and
+// (b) a plain Node ESM script that bakes and finds a path.
+// The temporary projects live outside the repository, so nothing resolves from its node_modules. They pin the
+// versions of vite and three that the repository's lock file installed (so npm's cache, filled by `npm ci`, has
+// them and `npm install --offline` works; without the cache it falls back to the registry).
+// Run with `make test-pack` (needs `make web` and /usr/bin/chromium, both provided by `make test`).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { dirname, extname, join, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const packDir = resolve(root, 'build/pack');
+const fixtures = resolve(root, 'tests/e2e/fixtures');
+const temps: string[] = [];
+let tarball = '';
+let packed: string[] = [];
+
+/** The version the repository installed (its lock file's), for pinning in the temporary projects. */
+function installed(name: string): string {
+  return JSON.parse(readFileSync(resolve(root, 'node_modules', name, 'package.json'), 'utf8')).version;
+}
+
+function run(cmd: string, args: string[], cwd: string, timeout = 60_000) {
+  const r = spawnSync(cmd, args, { cwd, encoding: 'utf8', timeout, env: { ...process.env, NO_COLOR: '1' } });
+  const why = r.error ? ` (${r.error.message})` : '';
+  const output = `${cmd} ${args.join(' ')} (in ${cwd}) exited ${r.status}${why}\n${r.stdout}\n${r.stderr}`;
+  return { ok: r.status === 0, stdout: r.stdout ?? '', output };
+}
+
+/** A fresh project in the system's temp directory with these dependencies installed. */
+function project(name: string, deps: Record<string, string>, devDeps: Record<string, string> = {}): string {
+  const dir = mkdtempSync(join(tmpdir(), `navbake-${name}-`));
+  temps.push(dir);
+  const pkg = { name, private: true, type: 'module', dependencies: deps, devDependencies: devDeps };
+  writeFileSync(join(dir, 'package.json'), JSON.stringify(pkg, null, 2));
+  const flags = ['--no-audit', '--no-fund', '--loglevel=error', '--no-update-notifier'];
+  let r = run('npm', ['install', '--offline', ...flags], dir);
+  if (!r.ok) r = run('npm', ['install', '--prefer-offline', ...flags], dir, 120_000);
+  expect(r.ok, r.output).toBe(true);
+  return dir;
+}
+
+beforeAll(() => {
+  rmSync(packDir, { recursive: true, force: true });
+  mkdirSync(packDir, { recursive: true });
+  const r = run('npm', ['pack', '--json', '--pack-destination', packDir, '--loglevel=error'], root);
+  expect(r.ok, r.output).toBe(true);
+  const info = JSON.parse(r.stdout.slice(r.stdout.indexOf('[')))[0];
+  tarball = resolve(packDir, info.filename);
+  packed = info.files.map((f: { path: string }) => f.path);
+});
+
+afterAll(() => {
+  for (const dir of temps) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('npm pack', () => {
+  it('ships the built JavaScript, types, wasm and README, and no sources or tests', () => {
+    expect(statSync(tarball).size).toBeGreaterThan(0);
+    for (const f of [
+      'package.json',
+      'README.md',
+      'web/dist/index.js',
+      'web/dist/index.d.ts',
+      'web/dist/three.js',
+      'web/dist/three.d.ts',
+      'web/dist/bake.worker.js',
+      'web/dist/navbake.mjs',
+      'web/dist/navbake.wasm',
+    ]) {
+      expect(packed).toContain(f);
+    }
+    const top = ['package.json', 'README.md', 'LICENSE'];
+    const stray = packed.filter((f) => !(f.startsWith('web/dist/') || top.includes(f)));
+    expect(stray).toEqual([]);
+    expect(packed.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))).toEqual([]);
+  });
+});
+
+describe('installed into a plain Node ESM project', () => {
+  it('bakes a level in worker_threads, finds a path around a wall, saves and loads, uses navbake/three', () => {
+    const dir = project('node-app', { navbake: `file:${tarball}`, three: installed('three') });
+    cpSync(join(fixtures, 'node-app'), dir, { recursive: true });
+    // The script must also exit by itself: idle bake workers may not keep Node alive (the timeout catches that).
+    const r = run(process.execPath, ['bake.mjs'], dir, 60_000);
+    expect(r.ok, r.output).toBe(true);
+    const out = JSON.parse(r.stdout.trim().split('\n').pop()!);
+    expect(out.polygons).toBeGreaterThan(0);
+    expect(out.status).toBe('complete');
+    // Straight across is 20 long and crosses the ridge: the path must go round its end (z = 7).
+    expect(out.pathPoints).toBeGreaterThanOrEqual(3);
+    expect(out.pathLength).toBeGreaterThan(2 * Math.hypot(10, 17));
+    expect(out.samePathAfterLoad).toBe(true);
+    expect(out.stages).toContain('detail');
+    expect(out.tiles).toBeGreaterThan(1);
+    expect(out.tiledStatus).toBe('complete');
+    expect(out.error).toEqual({ isNavBakeError: true, code: 'NB_ERR_INDEX_RANGE' });
+    expect(out.threePolygons).toBeGreaterThan(0);
+    expect(Math.abs(out.threeOnTop)).toBeLessThan(0.5); // the box's top is at y = 0
+    expect(out.helperTriangles).toBeGreaterThan(0);
+    expect(out.defaultsCellSize).toBe(0.3);
+  });
+});
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html',
+  '.js': 'text/javascript',
+  '.wasm': 'application/wasm',
+  '.css': 'text/css',
+};
+
+/** Serves dir on 127.0.0.1 (a free port). */
+async function serve(dir: string): Promise<{ server: Server; url: string }> {
+  const server = createServer((req, res) => {
+    const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
+    const file = resolve(dir, `.${path.endsWith('/') ? `${path}index.html` : path}`);
+    if (!file.startsWith(dir + sep)) {
+      res.writeHead(403).end();
+      return;
+    }
+    try {
+      const body = readFileSync(file);
+      res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' }).end(body);
+    } catch {
+      res.writeHead(404).end('not found');
+    }
+  });
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+  const addr = server.address();
+  if (!addr || typeof addr === 'string') throw new Error('no port');
+  return { server, url: `http://127.0.0.1:${addr.port}/` };
+}
+
+describe('installed into a fresh Vite project', () => {
+  it('vite build succeeds and the built page bakes in a Web Worker in Chromium', async () => {
+    const deps = { navbake: `file:${tarball}`, three: installed('three') };
+    const dir = project('vite-app', deps, { vite: installed('vite') });
+    cpSync(join(fixtures, 'vite-app'), dir, { recursive: true });
+    // No vite.config: the package must work in Vite without configuration.
+    const build = run(process.execPath, [join(dir, 'node_modules/vite/bin/vite.js'), 'build'], dir, 120_000);
+    expect(build.ok, build.output).toBe(true);
+    const assets = readdirSync(join(dir, 'dist/assets'));
+    // The wasm is emitted as a file (not inlined) and found through new URL(..., import.meta.url).
+    expect(assets.filter((f) => f.endsWith('.wasm'))).toHaveLength(1);
+    expect(assets.some((f) => /^bake\.worker-.*\.js$/.test(f))).toBe(true);
+
+    const { server, url } = await serve(join(dir, 'dist'));
+    const profile = mkdtempSync(join(tmpdir(), 'navbake-chromium-'));
+    temps.push(profile);
+    const context = await chromium.launchPersistentContext(profile, {
+      executablePath: '/usr/bin/chromium',
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
+    try {
+      const page = context.pages()[0] ?? (await context.newPage());
+      const errors: string[] = [];
+      const workers: string[] = [];
+      const wasm: { status: number; type: string }[] = [];
+      page.on('console', (m) => {
+        if (m.type() === 'error') errors.push(`console: ${m.text()} (${m.location().url})`);
+      });
+      page.on('pageerror', (e) => errors.push(`page: ${e.message}`));
+      page.on('worker', (w) => workers.push(w.url()));
+      page.on('response', (r) => {
+        if (r.status() >= 400) errors.push(`HTTP ${r.status()} ${r.url()}`);
+        if (r.url().endsWith('.wasm')) wasm.push({ status: r.status(), type: r.headers()['content-type'] ?? '' });
+      });
+      await page.goto(url);
+      await page.waitForFunction(() => document.getElementById('result')?.dataset.done, null, { timeout: 60_000 });
+      const done = await page.$eval('#result', (e) => (e as HTMLElement).dataset.done);
+      const text = await page.$eval('#result', (e) => e.textContent ?? '');
+      expect(done, text).toBe('ok');
+      expect(errors).toEqual([]);
+      const out = JSON.parse(text);
+      expect(out.polygons).toBeGreaterThan(0);
+      expect(out.helperTriangles).toBe(out.triangles);
+      expect(out.status).toBe('complete');
+      expect(out.pathPoints).toBeGreaterThanOrEqual(3);
+      expect(out.pathLength).toBeGreaterThan(2 * Math.hypot(10, 17)); // round the wall's end
+      // Progress came from the bake worker, which was a module worker of the built page.
+      expect(out.stages).toContain('detail');
+      expect(workers.some((w) => /\/assets\/bake\.worker-[^/]*\.js$/.test(w)), workers.join(', ')).toBe(true);
+      expect(wasm.length).toBeGreaterThan(0);
+      expect(wasm.every((r) => r.status === 200 && r.type === 'application/wasm')).toBe(true);
+      if (out.webgl) {
+        // The helpers drew: the navmesh's triangles, its edges and the path's lines, a marker per path point.
+        expect(out.drawn.triangles).toBe(out.triangles);
+        expect(out.drawn.lines).toBeGreaterThan(out.pathPoints - 1);
+        expect(out.drawn.points).toBe(out.pathPoints);
+      }
+      else console.warn('pack.test: no WebGL2 in this Chromium; the helpers were built but not drawn');
+    } finally {
+      await context.close();
+      await new Promise((ok) => server.close(ok));
+    }
+  });
+});

@@ -1,0 +1,480 @@
+// The package's command-line tool (web/bin, built by `make web` into web/dist/bin/navbake.js): its subcommands
+// against the native tool on the same files, glTF input with node transforms, the SVG picture, and its errors.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Document, NodeIO } from '@gltf-transform/core';
+import { DEFAULTS, NavMesh } from '../../web/dist/index.js';
+import { meshesDir, root, runNative } from './helpers';
+
+const cli = resolve(root, 'web/dist/bin/navbake.js');
+const dir = mkdtempSync(join(tmpdir(), 'navbake-cli-'));
+const dungeon = resolve(meshesDir, 'dungeon.obj');
+
+interface Run {
+  status: number;
+  stdout: string;
+  stderr: string;
+}
+
+function navbake(args: string[]): Run {
+  const r = spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8' });
+  return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** Runs and parses the one JSON line; fails with the tool's stderr when it did not exit 0. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+function json(run: (a: string[]) => Run, args: string[]): any {
+  const r = run(args);
+  expect(r.status, `${args.join(' ')}\n${r.stderr}`).toBe(0);
+  return JSON.parse(r.stdout);
+}
+
+function file(name: string, text: string | Uint8Array): string {
+  const p = join(dir, name);
+  writeFileSync(p, text);
+  return p;
+}
+
+/** Pairs as the tools read them: seeded random points on the navmesh, plus pairs with no path (off the mesh). */
+async function pairsFile(navbakeFile: string, name: string, n: number): Promise<string> {
+  const nav = await NavMesh.load(readFileSync(navbakeFile));
+  try {
+    nav.seedRandom(12345);
+    const lines: string[] = [];
+    for (let i = 0; i < n; i++) {
+      const a = nav.randomPoint()!;
+      const b = nav.randomPoint()!;
+      lines.push([...a, ...b].map((v) => v.toFixed(4)).join(' '));
+    }
+    lines.push('1000 0 1000 0 0 0', '', '0 0 0 -1000 0 -1000');
+    return file(name, lines.join('\n') + '\n');
+  } finally {
+    nav.dispose();
+  }
+}
+
+interface QueryResult {
+  status: string;
+  length: number;
+  points: number;
+}
+
+function expectSameResults(node: QueryResult[], native: QueryResult[]): void {
+  expect(node.length).toBe(native.length);
+  node.forEach((r, i) => {
+    expect(r.status, `pair ${i}`).toBe(native[i].status);
+    expect(Math.abs(r.length - native[i].length), `pair ${i} length`).toBeLessThanOrEqual(1e-3);
+    expect(r.points, `pair ${i} points`).toBe(native[i].points);
+  });
+}
+
+const baked = join(dir, 'dungeon.navbake');
+const nativeBaked = join(dir, 'dungeon-native.navbake');
+
+beforeAll(() => {
+  expect(existsSync(cli), 'web/dist/bin/navbake.js is built by make web').toBe(true);
+});
+
+describe('navbake (Node) bake and info', () => {
+  it('bakes an OBJ into a .navbake with the native tool\'s counts, quietly when stderr is not a terminal', () => {
+    const r = navbake(['bake', dungeon, '-o', baked, '--json']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toBe(''); // no progress bar into a pipe
+    const j = JSON.parse(r.stdout);
+    expect(Object.keys(j)).toEqual(['mesh', 'vertices', 'triangles', 'tiles', 'polys', 'bytes', 'ms']);
+    expect(j.mesh).toBe(dungeon);
+    expect(j.bytes).toBe(statSync(baked).size);
+    expect(j.ms.total).toBeGreaterThan(0);
+    const native = json(runNative, ['bake', dungeon, '--save', nativeBaked, '--json']);
+    expect(j.tiles).toBe(native.tiles);
+    expect(j.polys).toBe(native.polys);
+    expect(j.bytes).toBe(native.bytes);
+    // The input counts are the OBJ's (the native voxels command reads the same file).
+    const vox = json(runNative, ['voxels', dungeon, '--json']);
+    expect([j.vertices, j.triangles]).toEqual([vox.vertices, vox.triangles]);
+  });
+
+  it('info reads it back: tiles, polygons, vertices, bounds within the level, file size', () => {
+    const bakeJson = json(navbake, ['bake', dungeon, '-o', baked, '--json']);
+    const j = json(navbake, ['info', baked, '--json']);
+    expect(j.bytes).toBe(statSync(baked).size);
+    expect(j.tiles).toBe(bakeJson.tiles);
+    expect(j.polys).toBe(bakeJson.polys);
+    expect(j.vertices).toBeGreaterThanOrEqual(3);
+    // Polygons share vertices, so there are fewer distinct ones than polygon corners (>= 3 each).
+    expect(j.vertices).toBeLessThan(3 * j.polys);
+    expect(Object.values(j.areas).reduce((a: number, b) => a + (b as number), 0)).toBe(j.polys);
+    // The navmesh lies within the level's vertices (dungeon.obj: x -25..50, z -90..10 roughly).
+    const text = readFileSync(dungeon, 'utf8');
+    const lo = [Infinity, Infinity, Infinity];
+    const hi = [-Infinity, -Infinity, -Infinity];
+    for (const m of text.matchAll(/^v\s+(\S+)\s+(\S+)\s+(\S+)/gm)) {
+      for (let k = 0; k < 3; k++) {
+        lo[k] = Math.min(lo[k], Number(m[k + 1]));
+        hi[k] = Math.max(hi[k], Number(m[k + 1]));
+      }
+    }
+    for (let k = 0; k < 3; k++) {
+      expect(j.bounds[0][k]).toBeGreaterThanOrEqual(lo[k] - 0.5);
+      expect(j.bounds[1][k]).toBeLessThanOrEqual(hi[k] + 0.5);
+    }
+    expect(j.bounds[1][0] - j.bounds[0][0]).toBeGreaterThan(10);
+    expect(j.bounds[1][2] - j.bounds[0][2]).toBeGreaterThan(10);
+    const plain = navbake(['info', baked]);
+    expect(plain.stdout).toMatch(new RegExp(`polygons\\s+${j.polys}\\b`));
+  });
+
+  it('reads OBJ polygon faces (fanned), negative indices and comments like the native reader', () => {
+    const quad = file('quad.obj', '# a quad\nv 0 0 0\nv 0 0 6\nv 6 0 6\nv 6 0 0\n\nf 1 2 3 4 # one face\n');
+    const tris = file('tris.obj', 'v 0 0 0\nv 0 0 6\nv 6 0 6\nv 6 0 0\nf -4/1/1 -3/2/2 -2/3/3\nf 1//1 3//1 4//1\n');
+    const a = json(navbake, ['bake', quad, '--agent-radius', '0', '-o', join(dir, 'quad.navbake'), '--json']);
+    const b = json(navbake, ['bake', tris, '--agent-radius', '0', '-o', join(dir, 'tris.navbake'), '--json']);
+    expect([a.vertices, a.triangles]).toEqual([4, 2]);
+    expect([b.vertices, b.triangles]).toEqual([4, 2]);
+    expect(a.polys).toBeGreaterThan(0);
+    expect(readFileSync(join(dir, 'quad.navbake')).equals(readFileSync(join(dir, 'tris.navbake')))).toBe(true);
+    // --agent-radius 0 is an explicit zero (as on the native command line), not "the default".
+    const eroded = json(navbake, ['bake', quad, '-o', join(dir, 'quad-eroded.navbake'), '--json']);
+    const wide = json(navbake, ['info', join(dir, 'quad.navbake'), '--json']);
+    const narrow = json(navbake, ['info', join(dir, 'quad-eroded.navbake'), '--json']);
+    expect(eroded.polys).toBeGreaterThan(0);
+    expect(wide.bounds[1][0] - wide.bounds[0][0]).toBeGreaterThan(narrow.bounds[1][0] - narrow.bounds[0][0] + 0.5);
+  });
+
+  it('--tile-size bakes tiles, the same as the native tool', () => {
+    const out = join(dir, 'tiled.navbake');
+    const j = json(navbake, ['bake', dungeon, '--tile-size', '32', '--workers', '2', '-o', out, '--json']);
+    const native = json(runNative, ['bake', dungeon, '--tile-size', '32', '--save', join(dir, 'tiled-native.navbake'), '--json']);
+    expect(j.tiles).toBeGreaterThan(1);
+    expect([j.tiles, j.polys, j.bytes]).toEqual([native.tiles, native.polys, native.bytes]);
+    expect(json(navbake, ['info', out, '--json']).tiles).toBe(j.tiles);
+    // Baked on the main thread (--workers 0): the same navmesh.
+    const here = join(dir, 'tiled-here.navbake');
+    json(navbake, ['bake', dungeon, '--tile-size', '32', '--workers', '0', '-o', here, '--json']);
+    expect(readFileSync(here).equals(readFileSync(out))).toBe(true);
+  });
+});
+
+describe('navbake (Node) path and query agree with the native tool', () => {
+  let pairs: string;
+  beforeAll(async () => {
+    if (!existsSync(baked)) json(navbake, ['bake', dungeon, '-o', baked, '--json']);
+    pairs = await pairsFile(baked, 'pairs.txt', 40);
+  });
+
+  it('query --pairs-file: the same JSON fields, statuses, lengths and point counts', () => {
+    const node = json(navbake, ['query', baked, '--pairs-file', pairs, '--json']);
+    const native = json(runNative, ['query', baked, '--pairs-file', pairs, '--json']);
+    expect(Object.keys(node)).toEqual(Object.keys(native));
+    expect([node.pairs, node.found, node.complete]).toEqual([native.pairs, native.found, native.complete]);
+    expect(node.pairs).toBe(42);
+    expect(node.found).toBeLessThan(node.pairs); // the off-mesh pairs
+    expect(node.complete).toBeGreaterThan(0);
+    expect(node.qps).toBeGreaterThan(0);
+    expectSameResults(node.results, native.results);
+  });
+
+  it('query --pairs N --seed S: the same random pairs as the native tool, no per-pair results', () => {
+    const node = json(navbake, ['query', baked, '--pairs', '300', '--seed', '7', '--json']);
+    const native = json(runNative, ['query', baked, '--pairs', '300', '--seed', '7', '--json']);
+    expect(node.results).toBeUndefined();
+    expect([node.pairs, node.found, node.complete]).toEqual([native.pairs, native.found, native.complete]);
+    expect(node.found).toBe(300); // random points lie on the navmesh
+    const other = json(navbake, ['query', baked, '--pairs', '300', '--seed', '8', '--json']);
+    const again = json(navbake, ['query', baked, '--pairs', '300', '--seed', '7', '--json']);
+    expect(again.complete).toBe(node.complete);
+    expect(json(runNative, ['query', baked, '--pairs', '300', '--seed', '8', '--json']).complete).toBe(other.complete);
+  });
+
+  it('query on a navmesh without polygons finds nothing, like the native tool', () => {
+    const speck = file('speck.obj', 'v 0 0 0\nv 0 0 1\nv 1 0 0\nf 1 2 3\n'); // smaller than an agent
+    const node = json(navbake, ['query', speck, '--pairs', '5', '--json']);
+    const native = json(runNative, ['query', speck, '--pairs', '5', '--json']);
+    expect([node.pairs, node.found, node.complete]).toEqual([5, 0, 0]);
+    expect([native.pairs, native.found, native.complete]).toEqual([5, 0, 0]);
+  });
+
+  it('query on a mesh bakes it first with the config flags, tiled too', () => {
+    const args = ['query', dungeon, '--tile-size', '48', '--agent-radius', '0.4', '--pairs-file', pairs, '--json'];
+    const node = json(navbake, args);
+    const native = json(runNative, args);
+    expectSameResults(node.results, native.results);
+  });
+
+  it('path: the same status, length and points', () => {
+    const lines = readFileSync(pairs, 'utf8').trim().split('\n');
+    for (const line of [lines[0], lines[1], lines[2], lines[lines.length - 1]]) {
+      const v = line.split(' ');
+      const args = ['path', baked, '--from', v.slice(0, 3).join(','), '--to', v.slice(3).join(','), '--json'];
+      const node = json(navbake, args);
+      const native = json(runNative, args);
+      expect(Object.keys(node)).toEqual(['status', 'length', 'points']);
+      expect(node.status).toBe(native.status);
+      expect(Math.abs(node.length - native.length)).toBeLessThanOrEqual(1e-3);
+      expect(node.points.length).toBe(native.points.length);
+      node.points.forEach((p: number[], i: number) => {
+        for (let k = 0; k < 3; k++) expect(Math.abs(p[k] - native.points[i][k])).toBeLessThanOrEqual(1e-3);
+      });
+    }
+    const text = navbake(['path', baked, '--from', lines[0].split(' ').slice(0, 3).join(','), '--to', lines[0].split(' ').slice(3).join(',')]);
+    expect(text.stdout).toMatch(/^status (complete|partial)\nlength \d+\.\d{4}\npoints \d+\n/);
+  });
+});
+
+describe('navbake (Node) glTF input', () => {
+  /**
+   * A 10 x 10 floor quad (y up) under two nodes: the parent moves it to (100, 5, -50), the child turns it 90
+   * degrees about y and stretches its own x by 2, so it covers x 95..105, z -60..-40 in the world. A second
+   * scene (not the default) holds a far-away floor that must not be baked.
+   */
+  function floorDocument(opts: { mirror?: boolean; strip?: boolean } = {}): Document {
+    const doc = new Document();
+    const buf = doc.createBuffer();
+    const pos = doc
+      .createAccessor()
+      .setType('VEC3')
+      .setArray(new Float32Array([-5, 0, -5, -5, 0, 5, 5, 0, 5, 5, 0, -5]))
+      .setBuffer(buf);
+    const prim = doc.createPrimitive().setAttribute('POSITION', pos);
+    if (opts.strip) {
+      // Strip 1, 2, 0, 3: triangles (1, 2, 0) and, wound back by the strip rule, (0, 2, 3): the list's two.
+      prim.setMode(5).setIndices(doc.createAccessor().setType('SCALAR').setArray(new Uint32Array([1, 2, 0, 3])).setBuffer(buf));
+    } else {
+      prim.setIndices(doc.createAccessor().setType('SCALAR').setArray(new Uint16Array([0, 1, 2, 0, 2, 3])).setBuffer(buf));
+    }
+    const lines = doc.createPrimitive().setAttribute('POSITION', pos).setMode(1); // lines: not ground
+    const mesh = doc.createMesh('floor').addPrimitive(prim).addPrimitive(lines);
+    const s = Math.SQRT1_2;
+    const child = doc
+      .createNode('floor')
+      .setMesh(mesh)
+      .setRotation([0, s, 0, s])
+      .setScale([opts.mirror ? -2 : 2, 1, 1]);
+    const parent = doc.createNode('parent').setTranslation([100, 5, -50]).addChild(child);
+    const main = doc.createScene('main').addChild(parent);
+    const far = doc.createNode('far').setMesh(mesh).setTranslation([-500, 0, 500]);
+    doc.createScene('other').addChild(far);
+    doc.getRoot().setDefaultScene(main);
+    return doc;
+  }
+
+  function expectWhereTheTransformPutIt(navbakeFile: string): void {
+    const j = json(navbake, ['info', navbakeFile, '--json']);
+    expect(j.polys).toBeGreaterThan(0);
+    const [[x0, y0, z0], [x1, y1, z1]] = j.bounds;
+    expect(x0).toBeGreaterThanOrEqual(95 - 1e-3);
+    expect(x1).toBeLessThanOrEqual(105 + 1e-3);
+    expect(z0).toBeGreaterThanOrEqual(-60 - 1e-3);
+    expect(z1).toBeLessThanOrEqual(-40 + 1e-3);
+    // Rotated and stretched: long along z, short along x (less the agent radius on each side).
+    expect(z1 - z0).toBeGreaterThan(17);
+    expect(x1 - x0).toBeGreaterThan(7);
+    expect(x1 - x0).toBeLessThan(10.01);
+    expect(y0).toBeGreaterThan(5 - 0.5);
+    expect(y1).toBeLessThan(5 + 0.5);
+    // Both triangles of the quad are walkable: the polygons fill their bounds (a lost triangle leaves half).
+    expect(j.area).toBeGreaterThan(0.9 * (x1 - x0) * (z1 - z0));
+    expect(j.area).toBeLessThanOrEqual((x1 - x0) * (z1 - z0) + 1e-3);
+  }
+
+  it('.glb: every triangle primitive of the default scene, in world space', async () => {
+    const glb = file('floor.glb', await new NodeIO().writeBinary(floorDocument()));
+    const out = join(dir, 'floor.navbake');
+    const j = json(navbake, ['bake', glb, '-o', out, '--json']);
+    expect([j.vertices, j.triangles]).toEqual([4, 2]); // the lines and the other scene are not read
+    expectWhereTheTransformPutIt(out);
+  });
+
+  it('.gltf with its .bin, a mirroring transform and a triangle strip still give upward floors', async () => {
+    const gltf = join(dir, 'mirrored.gltf');
+    await new NodeIO().write(gltf, floorDocument({ mirror: true, strip: true }));
+    expect(existsSync(join(dir, 'mirrored.bin'))).toBe(true);
+    const out = join(dir, 'mirrored.navbake');
+    const j = json(navbake, ['bake', gltf, '-o', out, '--json']);
+    expect(j.triangles).toBe(2);
+    expectWhereTheTransformPutIt(out);
+    // path / query take a glTF too (baked first).
+    const p = json(navbake, ['path', gltf, '--from', '100,5,-55', '--to', '100,5,-45', '--json']);
+    expect(p.status).toBe('complete');
+    expect(p.length).toBeCloseTo(10, 1);
+  });
+});
+
+describe('navbake (Node) glTF errors', () => {
+  it('a vertex that is not a number, an index past the vertices, no triangles: exit 2, naming node and mesh', async () => {
+    const make = (positions: number[], indices: number[] | null, mode = 4) => {
+      const doc = new Document();
+      const buf = doc.createBuffer();
+      const prim = doc
+        .createPrimitive()
+        .setMode(mode as 4)
+        .setAttribute('POSITION', doc.createAccessor().setType('VEC3').setArray(new Float32Array(positions)).setBuffer(buf));
+      if (indices) prim.setIndices(doc.createAccessor().setType('SCALAR').setArray(new Uint32Array(indices)).setBuffer(buf));
+      doc.createScene().addChild(doc.createNode('level').setMesh(doc.createMesh('ground').addPrimitive(prim)));
+      return new NodeIO().writeBinary(doc);
+    };
+    const tri = [0, 0, 0, 0, 0, 5, 5, 0, 5];
+    const cases: [string, Uint8Array, RegExp][] = [
+      ['nan.glb', await make([0, 0, 0, 0, 0, 5, 5, NaN, 5], null), /nan\.glb: node 'level', mesh 'ground', primitive 0: vertex 2 is not finite/],
+      ['index.glb', await make(tri, [0, 1, 7]), /index\.glb: node 'level', mesh 'ground', primitive 0: index 7 is out of range \(3 vertices\)/],
+      ['points.glb', await make(tri, null, 0), /points\.glb: no triangles in the first scene/],
+    ];
+    for (const [name, bytes, message] of cases) {
+      const r = navbake(['bake', file(name, bytes)]);
+      expect(r.status, name).toBe(2);
+      expect(r.stderr, name).toMatch(message);
+    }
+  });
+});
+
+describe('navbake (Node) render', () => {
+  it('writes an SVG with one <polygon> per polygon, fitted to the bounds, and the path as a polyline', async () => {
+    if (!existsSync(baked)) json(navbake, ['bake', dungeon, '-o', baked, '--json']);
+    const info = json(navbake, ['info', baked, '--json']);
+    const svgFile = join(dir, 'dungeon.svg');
+    const plain = navbake(['render', baked, '-o', svgFile]);
+    expect(plain.status, plain.stderr).toBe(0);
+    let svg = readFileSync(svgFile, 'utf8');
+    expect(svg.startsWith('<svg xmlns="http://www.w3.org/2000/svg"')).toBe(true);
+    expect(svg.trimEnd().endsWith('</svg>')).toBe(true);
+    expect(svg.match(/<polygon /g)?.length).toBe(info.polys);
+    expect(svg).not.toMatch(/<polyline /);
+    const vb = /viewBox="([^"]+)"/.exec(svg)![1].split(' ').map(Number);
+    const [[x0, , z0], [x1, , z1]] = info.bounds;
+    // x to the right, z down: the viewBox holds the bounds with a small margin.
+    expect(vb[0]).toBeLessThanOrEqual(x0);
+    expect(vb[1]).toBeLessThanOrEqual(z0);
+    expect(vb[0] + vb[2]).toBeGreaterThanOrEqual(x1);
+    expect(vb[1] + vb[3]).toBeGreaterThanOrEqual(z1);
+    expect(vb[2]).toBeLessThan((x1 - x0) * 1.1 + 1);
+    expect(vb[3]).toBeLessThan((z1 - z0) * 1.1 + 1);
+    // Every polygon vertex is inside the viewBox.
+    for (const m of svg.matchAll(/<polygon points="([^"]+)" fill="([^"]+)"/g)) {
+      expect(m[2]).toBe('#8ecae6'); // the default walkable area's colour
+      for (const pt of m[1].split(' ')) {
+        const [x, z] = pt.split(',').map(Number);
+        expect(x >= vb[0] && x <= vb[0] + vb[2] && z >= vb[1] && z <= vb[1] + vb[3]).toBe(true);
+      }
+    }
+
+    const v = readFileSync(await pairsFile(baked, 'render-pair.txt', 1), 'utf8').split('\n')[0].split(' ');
+    const ends = ['--from', v.slice(0, 3).join(','), '--to', v.slice(3).join(',')];
+    const r = json(navbake, ['render', baked, '-o', svgFile, ...ends, '--json']);
+    svg = readFileSync(svgFile, 'utf8');
+    expect(svg.match(/<polygon /g)?.length).toBe(info.polys);
+    expect(r.polys).toBe(info.polys);
+    const native = json(runNative, ['path', baked, ...ends, '--json']);
+    expect(native.status).toBe('complete');
+    expect(r.path.status).toBe(native.status);
+    expect(r.path.points).toBe(native.points.length);
+    const line = svg.match(/<polyline points="([^"]+)"/g) ?? [];
+    expect(line.length).toBe(1);
+    const drawn = /points="([^"]+)"/.exec(line[0] ?? '')![1].split(' ').map((p) => p.split(',').map(Number));
+    expect(drawn.length).toBe(native.points.length);
+    drawn.forEach(([x, z], i) => {
+      expect(Math.abs(x - native.points[i][0])).toBeLessThanOrEqual(2e-3);
+      expect(Math.abs(z - native.points[i][2])).toBeLessThanOrEqual(2e-3);
+    });
+  });
+});
+
+describe('navbake (Node) progress bar', () => {
+  // A terminal for stderr: util-linux `script` runs the tool on a pseudo-terminal (skipped where it is missing).
+  const hasScript = spawnSync('script', ['--version'], { encoding: 'utf8' }).status === 0;
+  const onTerminal = (command: string, env: Record<string, string> = {}) =>
+    spawnSync('script', ['-qec', command, '/dev/null'], { encoding: 'utf8', env: { ...process.env, ...env } });
+  const sh = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+  it.skipIf(!hasScript)('draws on a terminal once a bake passes the delay, erases itself, leaves stdout alone', () => {
+    const out = join(dir, 'progress.json');
+    const cmd = `${sh(process.execPath)} ${sh(cli)} bake ${sh(dungeon)} -o ${sh(join(dir, 'p.navbake'))} --json > ${sh(out)}`;
+    const r = onTerminal(cmd, { NAVBAKE_PROGRESS_DELAY_MS: '0' });
+    expect(r.status, r.stdout).toBe(0);
+    expect(r.stdout).toMatch(/navbake: baking \[[#-]+\] +\d+%  (rasterize|filter|compact|erode|areas|regions|contours|polymesh|detail)/);
+    expect(r.stdout.endsWith('\r\x1b[2K')).toBe(true);
+    expect(JSON.parse(readFileSync(out, 'utf8')).polys).toBeGreaterThan(0);
+  });
+
+  it.skipIf(!hasScript)('stays away from bakes shorter than a second', () => {
+    const quad = file('quick.obj', 'v 0 0 0\nv 0 0 6\nv 6 0 6\nv 6 0 0\nf 1 2 3 4\n');
+    const cmd = `${sh(process.execPath)} ${sh(cli)} bake ${sh(quad)} --workers 0 --json > /dev/null`;
+    const r = onTerminal(cmd);
+    expect(r.status, r.stdout).toBe(0);
+    expect(r.stdout).toBe('');
+  });
+});
+
+describe('navbake (Node) flags and errors', () => {
+  it('--help lists the native tool\'s config flags, one per field of DEFAULTS', () => {
+    const r = navbake(['--help']);
+    expect(r.status).toBe(0);
+    const flags = (text: string) => [...text.matchAll(/^\s+(--[a-z-]+)\s/gm)].map((m) => m[1]);
+    const nativeFlags = flags(runNative(['--help']).stdout).filter((f) => f !== '--repeat' && f !== '--json');
+    const kebab = Object.keys(DEFAULTS).map((k) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`);
+    expect(nativeFlags).toEqual(kebab);
+    const mine = flags(r.stdout);
+    for (const f of [...kebab, '--json', '--from', '--to', '--pairs', '--seed', '--pairs-file', '--workers']) {
+      expect(mine).toContain(f);
+    }
+  });
+
+  it('bad files and flags exit with 2 and name the file or flag', () => {
+    const bad1 = file('bad1.obj', 'v 0 0 0\nv 1 0 0\nf 1 2 5\n');
+    const bad2 = file('bad2.obj', 'v 0 zero 0\n');
+    const empty = file('empty.obj', '# nothing\n');
+    const corrupt = file('corrupt.navbake', 'not a navmesh at all, just text');
+    const notGltf = file('broken.glb', 'glTF? no');
+    const pairsBad = file('pairs-bad.txt', '1 2 3 4 5 6\n1 2 3\n');
+    const cases: [string[], RegExp][] = [
+      [['bake', join(dir, 'missing.obj'), '-o', join(dir, 'x.navbake')], /missing\.obj: cannot open: no such file/],
+      [['bake', bad1], /bad1\.obj:3: face index 5 is out of range/],
+      [['bake', bad2], /bad2\.obj:1: vertex needs three numbers/],
+      [['bake', empty], /empty\.obj: no faces/],
+      [['bake', notGltf], /broken\.glb: cannot read glTF/],
+      [['bake', file('level.stl', 'solid')], /level\.stl: unknown file type '\.stl'/],
+      [['bake', baked], /bake needs a mesh/],
+      [['bake', dungeon, '-o', join(dir, 'polys.obj')], /polys\.obj: bake writes a \.navbake file, not a mesh/],
+      [['bake', dungeon, '-o', join(dir, 'no-such-dir', 'x.navbake')], /no-such-dir\/x\.navbake: cannot write/],
+      [['info', join(dir, 'missing.navbake')], /missing\.navbake: cannot read: no such file/],
+      [['info', corrupt], /corrupt\.navbake: NB_ERR_CORRUPT: /],
+      [['bake', dungeon, '--cell-size', '-1'], /--cell-size: .*cell_size must be > 0/],
+      [['bake', dungeon, '--tile-size', '3'], /--tile-size: .*tile_size/],
+      [['bake', dungeon, '--partition', 'voronoi'], /--partition: .*watershed, monotone, layers.*voronoi/],
+      [['info', baked, '--agent-height', '-2'], /--agent-height: /],
+      [['bake', dungeon, '--cell-sise', '1'], /unknown option --cell-sise/],
+      [['bake', dungeon, '--agent-radius', 'wide'], /--agent-radius needs a number \(got 'wide'\)/],
+      [['bake', dungeon, '--agent-radius'], /--agent-radius needs a value/],
+      [['bake', dungeon, '--workers', '-1'], /--workers must be 0\.\.256/],
+      [['path', baked, '--from', '1,2', '--to', '1,2,3'], /--from needs x,y,z \(got '1,2'\)/],
+      [['path', baked, '--from', '1,2,3'], /path needs --from x,y,z and --to x,y,z/],
+      [['query', baked], /query needs --pairs N/],
+      [['query', baked, '--pairs', '0'], /--pairs must be 1\.\.10000000/],
+      [['query', baked, '--pairs-file', join(dir, 'nope.txt')], /nope\.txt: cannot read pairs/],
+      [['query', baked, '--pairs-file', pairsBad], /pairs-bad\.txt:2: need six numbers/],
+      [['render', baked], /render needs -o OUT\.svg/],
+      [['info', baked, '--from', '1,2,3'], /--from is not an option of 'info'/],
+      [['info', baked, baked], /unexpected argument/],
+      [['bake'], /bake needs a mesh file/],
+      [['frobnicate', 'x.obj'], /unknown command 'frobnicate'/],
+      [[], /usage: navbake bake/],
+    ];
+    for (const [args, message] of cases) {
+      const r = navbake(args);
+      expect(r.status, `${args.join(' ')}: ${r.stderr}`).toBe(2);
+      expect(r.stderr, args.join(' ')).toMatch(message);
+      expect(r.stdout, args.join(' ')).toBe('');
+    }
+  });
+
+  it('a bake that fails exits with 1 and the NavBakeError code and message', () => {
+    const r = navbake(['bake', dungeon, '--cell-size', '0.005', '--agent-radius', '0']);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/^navbake: NB_ERR_TOO_LARGE: .*cell_size/);
+    const tiled = navbake(['bake', dungeon, '--cell-size', '0.005', '--agent-radius', '0', '--tile-size', '16']);
+    expect(tiled.status).toBe(1);
+    expect(tiled.stderr).toMatch(/^navbake: NB_ERR_TOO_LARGE: .*tiles/);
+  });
+});

@@ -1,0 +1,339 @@
+// navbake/three: scene -> triangles (world transforms, indexed or not, visibility, instances, mirroring) and the
+// NavMeshHelper / PathHelper objects. Plain Node: the helpers build BufferGeometries, no WebGL is involved.
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  BatchedMesh,
+  BoxGeometry,
+  BufferAttribute,
+  BufferGeometry,
+  Group,
+  InstancedMesh,
+  Line,
+  Matrix4,
+  Mesh,
+  MeshBasicMaterial,
+  Object3D,
+  PlaneGeometry,
+  Points,
+  Vector3,
+} from 'three';
+import { bake, NavBakeError, type NavMesh } from '../../web/dist/index.js';
+import { areaColor, geometryFromObject3D, NavMeshHelper, PathHelper } from '../../web/dist/three.js';
+import { loadMesh, type Mesh as Level } from './helpers';
+
+/** One triangle (0,0,0) (0,0,1) (1,0,0): counter-clockwise seen from above, so its normal points up. */
+function floorTriangle(): BufferGeometry {
+  const g = new BufferGeometry();
+  g.setAttribute('position', new BufferAttribute(new Float32Array([0, 0, 0, 0, 0, 1, 1, 0, 0]), 3));
+  return g;
+}
+
+/** Triangles as sorted lists of rounded vertex coordinates, so that two layouts of one surface compare equal. */
+function triangleSet(g: { positions: Float32Array; indices: Uint32Array }): string[] {
+  const out: string[] = [];
+  for (let t = 0; t < g.indices.length; t += 3) {
+    const vs = [0, 1, 2].map((k) => {
+      const i = g.indices[t + k] * 3;
+      return [g.positions[i], g.positions[i + 1], g.positions[i + 2]].map((x) => x.toFixed(4)).join(',');
+    });
+    out.push(vs.sort().join(' '));
+  }
+  return out.sort();
+}
+
+function normalY(g: { positions: Float32Array; indices: Uint32Array }, t: number): number {
+  const p = (k: number) => new Vector3().fromArray(g.positions, g.indices[t * 3 + k] * 3);
+  const a = p(0);
+  return p(1).sub(a).cross(p(2).sub(a)).y;
+}
+
+const mat = new MeshBasicMaterial();
+
+describe('geometryFromObject3D', () => {
+  it('applies nested transforms (scaled, rotated, translated groups) in world space', () => {
+    const outer = new Group();
+    outer.position.set(10, 0, 5);
+    outer.rotation.y = Math.PI / 2;
+    outer.scale.setScalar(2);
+    const inner = new Group();
+    inner.position.set(1, 0, 0);
+    const mesh = new Mesh(floorTriangle(), mat);
+    mesh.position.y = 3;
+    outer.add(inner);
+    inner.add(mesh);
+    // No updateMatrixWorld() here: the function must bring the matrices up to date itself.
+    const g = geometryFromObject3D(outer);
+    expect(g.positions).toBeInstanceOf(Float32Array);
+    expect(g.indices).toBeInstanceOf(Uint32Array);
+    expect(Array.from(g.indices)).toEqual([0, 1, 2]);
+    // By hand: local p -> inner (+1 x, +3 y) -> scale 2 -> rotate 90 deg about y ((x, z) -> (z, -x)) -> +(10, 0, 5).
+    const world = (x: number, y: number, z: number) => {
+      const [sx, sy, sz] = [2 * (x + 1), 2 * (y + 3), 2 * z];
+      return [10 + sz, sy, 5 - sx];
+    };
+    const want = [...world(0, 0, 0), ...world(0, 0, 1), ...world(1, 0, 0)];
+    Array.from(g.positions).forEach((v, i) => expect(v).toBeCloseTo(want[i], 5));
+  });
+
+  it('includes the transforms of ancestors above the root', () => {
+    const parent = new Group();
+    parent.position.set(0, -7, 0);
+    const mesh = new Mesh(floorTriangle(), mat);
+    parent.add(mesh);
+    const g = geometryFromObject3D(mesh);
+    expect([g.positions[1], g.positions[4], g.positions[7]]).toEqual([-7, -7, -7]);
+  });
+
+  it('indexed and non-indexed geometry give the same triangles', () => {
+    const box = new BoxGeometry(2, 1, 3);
+    expect(box.index).not.toBeNull();
+    const a = new Mesh(box, mat);
+    const b = new Mesh(box.toNonIndexed(), mat);
+    expect(b.geometry.index).toBeNull();
+    a.position.set(1, 2, 3);
+    b.position.set(1, 2, 3);
+    const ga = geometryFromObject3D(a);
+    const gb = geometryFromObject3D(b);
+    expect(ga.indices.length).toBe(36);
+    expect(gb.indices.length).toBe(36);
+    expect(ga.positions.length).toBe(24 * 3); // the indexed box keeps its 24 shared vertices
+    expect(gb.positions.length).toBe(36 * 3);
+    expect(triangleSet(ga)).toEqual(triangleSet(gb));
+    // translated: the box spans x 0..2, y 1.5..2.5, z 1.5..4.5
+    const xs = Array.from(ga.positions).filter((_, i) => i % 3 === 0);
+    expect([Math.min(...xs), Math.max(...xs)]).toEqual([0, 2]);
+  });
+
+  it('merges several meshes with their index offsets and respects draw ranges', () => {
+    const root = new Group();
+    const a = new Mesh(floorTriangle(), mat);
+    const b = new Mesh(new BoxGeometry(), mat);
+    b.geometry.setDrawRange(0, 6); // two triangles of the 12
+    const c = new Mesh(new BoxGeometry().toNonIndexed(), mat);
+    c.geometry.setDrawRange(3, 5); // one whole triangle (vertices 3..5); vertices 6 and 7 make no triangle
+    root.add(a, b, c);
+    const g = geometryFromObject3D(root);
+    expect(g.indices.length).toBe(3 + 6 + 3);
+    expect(g.positions.length).toBe((3 + 24 + 3) * 3);
+    expect(Math.max(...g.indices)).toBe(3 + 24 + 2);
+    const idx = b.geometry.index!;
+    expect(Array.from(g.indices.slice(3, 9))).toEqual([0, 1, 2, 3, 4, 5].map((k) => 3 + idx.getX(k)));
+    const v = c.geometry.getAttribute('position');
+    const last = g.indices[9] * 3;
+    expect(Array.from(g.positions.slice(last, last + 3))).toEqual([v.getX(3), v.getY(3), v.getZ(3)]);
+  });
+
+  it('leaves out points and lines; refuses a BatchedMesh unless filtered out', () => {
+    const root = new Group();
+    root.add(new Points(floorTriangle()), new Line(floorTriangle()), new Mesh(floorTriangle(), mat));
+    expect(geometryFromObject3D(root).indices.length).toBe(3);
+    const batched = new BatchedMesh(1, 3, 3, mat);
+    batched.addGeometry(floorTriangle());
+    root.add(batched);
+    expect(() => geometryFromObject3D(root)).toThrow(/BatchedMesh/);
+    expect(geometryFromObject3D(root, { filter: (m) => m !== batched }).indices.length).toBe(3);
+  });
+
+  it('skips invisible meshes, meshes under invisible groups and roots under invisible ancestors when asked', () => {
+    const root = new Group();
+    const shown = new Mesh(floorTriangle(), mat);
+    const hidden = new Mesh(floorTriangle(), mat);
+    hidden.visible = false;
+    const hiddenGroup = new Group();
+    hiddenGroup.visible = false;
+    const child = new Mesh(new BoxGeometry(), mat); // visible itself, but its parent is not
+    hiddenGroup.add(child);
+    root.add(shown, hidden, hiddenGroup);
+    expect(geometryFromObject3D(root).indices.length).toBe(3 + 3 + 36);
+    expect(geometryFromObject3D(root, { skipInvisible: false }).indices.length).toBe(3 + 3 + 36);
+    expect(geometryFromObject3D(root, { skipInvisible: true }).indices.length).toBe(3);
+    expect(geometryFromObject3D(child, { skipInvisible: true }).indices.length).toBe(0);
+    expect(geometryFromObject3D(child).indices.length).toBe(36);
+  });
+
+  it('keeps floors facing up under a mirroring transform', () => {
+    const mesh = new Mesh(floorTriangle(), mat);
+    expect(normalY(geometryFromObject3D(mesh), 0)).toBeGreaterThan(0);
+    mesh.scale.set(-1, 1, 1);
+    const g = geometryFromObject3D(mesh);
+    expect(g.positions[6]).toBe(-1); // really mirrored
+    expect(normalY(g, 0)).toBeGreaterThan(0);
+  });
+
+  it('gives one copy per instance of an InstancedMesh', () => {
+    const inst = new InstancedMesh(floorTriangle(), mat, 3);
+    for (let i = 0; i < 3; i++) inst.setMatrixAt(i, new Matrix4().makeTranslation(i * 10, 0, 0));
+    inst.count = 2; // only the first two are drawn
+    inst.position.y = 1;
+    const g = geometryFromObject3D(inst);
+    expect(g.indices.length).toBe(6);
+    expect(Array.from(g.positions.slice(9, 12))).toEqual([10, 1, 0]);
+    expect(Array.from(g.indices)).toEqual([0, 1, 2, 3, 4, 5]);
+  });
+
+  it('filter picks meshes and area() gives per-triangle area ids', () => {
+    const root = new Group();
+    const floor = new Mesh(new BoxGeometry(), mat);
+    floor.name = 'floor';
+    const water = new Mesh(floorTriangle(), mat);
+    water.name = 'water';
+    const prop = new Mesh(floorTriangle(), mat);
+    prop.name = 'prop';
+    root.add(floor, water, prop);
+    const g = geometryFromObject3D(root, {
+      filter: (m) => m.name !== 'prop',
+      area: (m) => (m.name === 'water' ? 5 : undefined),
+    });
+    expect(g.indices.length).toBe(36 + 3);
+    expect(Array.from(g.areas!)).toEqual([...new Array(12).fill(63), 5]);
+    expect(geometryFromObject3D(root).areas).toBeUndefined();
+    expect(() => geometryFromObject3D(root, { area: () => 64 })).toThrow(NavBakeError);
+  });
+
+  it('an empty scene gives empty arrays; a scene bakes into a navmesh', async () => {
+    const empty = geometryFromObject3D(new Object3D());
+    expect([empty.positions.length, empty.indices.length]).toEqual([0, 0]);
+    const floor = new Mesh(new PlaneGeometry(20, 20, 4, 4), mat);
+    floor.rotation.x = -Math.PI / 2; // three.js planes face +z; laid down they face up
+    const root = new Group();
+    root.add(floor);
+    const nav = await bake(geometryFromObject3D(root), {}, { workers: false });
+    try {
+      expect(nav.polygons().length).toBeGreaterThan(0);
+      expect(nav.findPath([-8, 0, -8], [8, 0, 8]).status).toBe('complete');
+    } finally {
+      nav.dispose();
+    }
+  });
+});
+
+describe('NavMeshHelper and PathHelper on dungeon.obj', () => {
+  let level: Level;
+  let twoAreas: NavMesh;
+
+  beforeAll(async () => {
+    level = loadMesh('dungeon.obj');
+    // Area 7 on the triangles west of the level's middle, the default walkable area elsewhere.
+    const xs = Array.from(level.positions).filter((_, i) => i % 3 === 0);
+    const mid = (Math.min(...xs) + Math.max(...xs)) / 2;
+    const areas = new Uint8Array(level.indices.length / 3);
+    for (let t = 0; t < areas.length; t++) {
+      const cx = [0, 1, 2].reduce((s, k) => s + level.positions[level.indices[t * 3 + k] * 3], 0) / 3;
+      areas[t] = cx < mid ? 7 : 63;
+    }
+    twoAreas = await bake({ ...level, areas }, {}, { workers: false });
+  });
+
+  it('the filled mesh has the navmesh triangles, coloured by area, one colour per area', () => {
+    const surface = twoAreas.toGeometry();
+    expect(new Set(surface.areas)).toEqual(new Set([7, 63]));
+    const helper = new NavMeshHelper(twoAreas);
+    expect(helper).toBeInstanceOf(Object3D);
+    expect(helper.children).toContain(helper.mesh);
+    const g = helper.mesh.geometry;
+    const pos = g.getAttribute('position');
+    const col = g.getAttribute('color');
+    const nt = surface.indices.length / 3;
+    expect(pos.count / 3).toBe(nt);
+    expect(col.count).toBe(pos.count);
+    const colorOf = new Map<number, string>();
+    for (let t = 0; t < nt; t++) {
+      for (let k = 0; k < 3; k++) {
+        const v = surface.indices[t * 3 + k];
+        const i = t * 3 + k;
+        expect([pos.getX(i), pos.getY(i), pos.getZ(i)]).toEqual(Array.from(surface.positions.slice(v * 3, v * 3 + 3)));
+      }
+      const c = [col.getX(t * 3), col.getY(t * 3), col.getZ(t * 3)].join(',');
+      expect([col.getX(t * 3 + 2), col.getY(t * 3 + 2), col.getZ(t * 3 + 2)].join(',')).toBe(c);
+      const seen = colorOf.get(surface.areas[t]);
+      if (seen === undefined) colorOf.set(surface.areas[t], c);
+      else expect(seen).toBe(c);
+    }
+    expect(colorOf.get(7)).not.toBe(colorOf.get(63));
+    const c7 = areaColor(7);
+    expect(colorOf.get(7)).toBe([c7.r, c7.g, c7.b].map(Math.fround).join(',')); // stored as float32
+    helper.dispose();
+  });
+
+  it('edges: every polygon side once, outer edges coloured apart from inner ones', () => {
+    const helper = new NavMeshHelper(twoAreas);
+    const pos = helper.edges.geometry.getAttribute('position');
+    const col = helper.edges.geometry.getAttribute('color');
+    const polys = twoAreas.polygons();
+    const sides = polys.reduce((s, p) => s + p.vertices.length / 3, 0);
+    const segments = pos.count / 2;
+    // Shared sides are drawn once: more than half the sides (there are outer edges), fewer than all.
+    expect(segments).toBeGreaterThan(sides / 2);
+    expect(segments).toBeLessThan(sides);
+    const kinds = new Set<string>();
+    for (let i = 0; i < col.count; i++) kinds.add([col.getX(i), col.getY(i), col.getZ(i)].join(','));
+    expect(kinds.size).toBe(2);
+    // Every segment end is a polygon vertex.
+    const verts = new Set<string>();
+    for (const p of polys) {
+      for (let i = 0; i < p.vertices.length; i += 3) verts.add(p.vertices.slice(i, i + 3).join(','));
+    }
+    for (let i = 0; i < pos.count; i++) expect(verts.has([pos.getX(i), pos.getY(i), pos.getZ(i)].join(','))).toBe(true);
+    helper.dispose();
+  });
+
+  it('colour options override areaColor; areaColor is stable and tells ids apart', () => {
+    expect(areaColor(7).equals(areaColor(7))).toBe(true);
+    expect(areaColor(7).equals(areaColor(8))).toBe(false);
+    expect(areaColor(63).equals(areaColor(7))).toBe(false);
+    const helper = new NavMeshHelper(twoAreas, { colors: { 7: 0xff0000 } });
+    const surface = twoAreas.toGeometry();
+    const col = helper.mesh.geometry.getAttribute('color');
+    const t7 = surface.areas.indexOf(7);
+    expect([col.getX(t7 * 3), col.getY(t7 * 3), col.getZ(t7 * 3)]).toEqual([1, 0, 0]);
+    helper.dispose();
+  });
+
+  it('update() rebuilds (from the same or another navmesh), freeing the old buffers; dispose() frees all', async () => {
+    const helper = new NavMeshHelper(twoAreas);
+    const plain = await bake(level, { partition: 'monotone' }, { workers: false });
+    try {
+      const old = helper.mesh.geometry;
+      let freed = 0;
+      old.addEventListener('dispose', () => freed++);
+      helper.update(plain);
+      expect(freed).toBe(1);
+      expect(helper.navmesh).toBe(plain);
+      expect(helper.mesh.geometry).not.toBe(old);
+      expect(helper.mesh.geometry.getAttribute('position').count).toBe(plain.toGeometry().indices.length);
+      helper.update();
+      expect(helper.mesh.geometry.getAttribute('position').count).toBe(plain.toGeometry().indices.length);
+      let disposed = 0;
+      for (const r of [helper.mesh.geometry, helper.mesh.material, helper.edges.geometry, helper.edges.material]) {
+        r.addEventListener('dispose', () => disposed++);
+      }
+      helper.dispose();
+      expect(disposed).toBe(4);
+    } finally {
+      plain.dispose();
+    }
+  });
+
+  it('PathHelper: the line and the markers go through the path points', () => {
+    let a = twoAreas.randomPoint({ seed: 3 })!;
+    let path = twoAreas.findPath(a, twoAreas.randomPoint()!);
+    for (let i = 0; (path.status !== 'complete' || path.points.length < 9) && i < 50; i++) {
+      a = twoAreas.randomPoint()!;
+      path = twoAreas.findPath(a, twoAreas.randomPoint()!);
+    }
+    expect(path.points.length).toBeGreaterThanOrEqual(9);
+    const helper = new PathHelper(path.points);
+    expect(helper.children).toEqual([helper.line, helper.points]);
+    expect(Array.from(helper.line.geometry.getAttribute('position').array)).toEqual(Array.from(path.points));
+    expect(Array.from(helper.points.geometry.getAttribute('position').array)).toEqual(Array.from(path.points));
+    const old = helper.line.geometry;
+    helper.setPath(path); // a PathResult works too
+    expect(helper.line.geometry).not.toBe(old);
+    helper.setPath(new Float32Array([1, 2, 3, 4, 5, 6]));
+    expect(Array.from(helper.points.geometry.getAttribute('position').array)).toEqual([1, 2, 3, 4, 5, 6]);
+    helper.setPath([]);
+    expect(helper.line.geometry.getAttribute('position').count).toBe(0);
+    expect(() => helper.setPath([1, 2])).toThrow(/3 numbers per point/);
+    helper.dispose();
+  });
+});

@@ -1,0 +1,135 @@
+// glTF 2.0 (.gltf with its buffers, or .glb) through @gltf-transform/core: every triangle primitive of every
+// mesh in the default scene, in world space.
+import type { Accessor, Document, Node } from '@gltf-transform/core';
+import { describeFsError, InputError } from './errors.js';
+import type { Triangles } from './obj.js';
+
+// glTF primitive modes (WebGL enums) that describe triangles; points and lines are not ground.
+const TRIANGLES = 4;
+const TRIANGLE_STRIP = 5;
+const TRIANGLE_FAN = 6;
+
+class Floats {
+  data = new Float32Array(3 * 1024);
+  length = 0;
+  reserve(n: number): void {
+    if (this.length + n <= this.data.length) return;
+    const bigger = new Float32Array(Math.max(this.data.length * 2, this.length + n));
+    bigger.set(this.data);
+    this.data = bigger;
+  }
+}
+
+class Uints {
+  data = new Uint32Array(3 * 1024);
+  length = 0;
+  push3(a: number, b: number, c: number): void {
+    if (this.length + 3 > this.data.length) {
+      const bigger = new Uint32Array(this.data.length * 2);
+      bigger.set(this.data);
+      this.data = bigger;
+    }
+    this.data[this.length++] = a;
+    this.data[this.length++] = b;
+    this.data[this.length++] = c;
+  }
+}
+
+/** The triangles (as index triples into the primitive's vertices) of a primitive in one of the triangle modes. */
+function forEachTriangle(mode: number, count: number, at: (k: number) => number, emit: (a: number, b: number, c: number) => void) {
+  if (mode === TRIANGLES) {
+    for (let k = 0; k + 2 < count; k += 3) emit(at(k), at(k + 1), at(k + 2));
+  } else if (mode === TRIANGLE_STRIP) {
+    // Every other triangle of a strip is wound the other way round; swap two to keep them all facing alike.
+    for (let k = 0; k + 2 < count; k++) {
+      if (k % 2 === 0) emit(at(k), at(k + 1), at(k + 2));
+      else emit(at(k + 1), at(k), at(k + 2));
+    }
+  } else {
+    for (let k = 1; k + 1 < count; k++) emit(at(0), at(k), at(k + 1));
+  }
+}
+
+function label(node: Node, meshName: string, p: number): string {
+  const n = node.getName() ? `node '${node.getName()}'` : 'a node';
+  const m = meshName ? `mesh '${meshName}'` : 'its mesh';
+  return `${n}, ${m}, primitive ${p}`;
+}
+
+/** Reads a .gltf or .glb file. Throws InputError (exit 2) for anything unreadable or without triangles. */
+export async function readGltf(file: string): Promise<Triangles> {
+  const { NodeIO } = await import('@gltf-transform/core');
+  let doc: Document;
+  try {
+    doc = await new NodeIO().read(file);
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    const why = err?.code ? describeFsError(e) : (err?.message ?? String(e));
+    throw new InputError(`${file}: cannot read glTF: ${why}`);
+  }
+  const root = doc.getRoot();
+  const scene = root.getDefaultScene() ?? root.listScenes()[0];
+  if (!scene) throw new InputError(`${file}: the glTF has no scene`);
+
+  const pos = new Floats();
+  const tri = new Uints();
+  // Set inside traverse's callback (which cannot throw out of it cleanly); thrown once it returns.
+  const state: { failure: InputError | null } = { failure: null };
+  const v = [0, 0, 0];
+  scene.traverse((node) => {
+    const mesh = node.getMesh();
+    if (!mesh || state.failure) return;
+    // Column-major 4x4. A mirroring transform (negative determinant) turns faces over: swap two corners so
+    // upward faces stay upward (the baker only walks on faces whose normal points up).
+    const m = node.getWorldMatrix();
+    const det =
+      m[0] * (m[5] * m[10] - m[6] * m[9]) - m[4] * (m[1] * m[10] - m[2] * m[9]) + m[8] * (m[1] * m[6] - m[2] * m[5]);
+    const mirrored = det < 0;
+    mesh.listPrimitives().forEach((prim, p) => {
+      if (state.failure) return;
+      const mode = prim.getMode();
+      if (mode !== TRIANGLES && mode !== TRIANGLE_STRIP && mode !== TRIANGLE_FAN) return;
+      const position: Accessor | null = prim.getAttribute('POSITION');
+      if (!position) return;
+      const nv = position.getCount();
+      const base = pos.length / 3;
+      pos.reserve(nv * 3);
+      const out = pos.data;
+      for (let i = 0; i < nv; i++) {
+        position.getElement(i, v);
+        const [x, y, z] = v;
+        const wx = m[0] * x + m[4] * y + m[8] * z + m[12];
+        const wy = m[1] * x + m[5] * y + m[9] * z + m[13];
+        const wz = m[2] * x + m[6] * y + m[10] * z + m[14];
+        // A broken file, not a failed bake: said here, with where it is (exit 2).
+        if (!(Number.isFinite(wx) && Number.isFinite(wy) && Number.isFinite(wz))) {
+          state.failure = new InputError(
+            `${file}: ${label(node, mesh.getName(), p)}: vertex ${i} is not finite in world space (${wx}, ${wy}, ${wz})`,
+          );
+          return;
+        }
+        out[pos.length++] = wx;
+        out[pos.length++] = wy;
+        out[pos.length++] = wz;
+      }
+      const indices = prim.getIndices();
+      const count = indices ? indices.getCount() : nv;
+      const at = indices ? (k: number) => indices.getScalar(k) : (k: number) => k;
+      forEachTriangle(mode, count, at, (a, b, c) => {
+        if (state.failure) return;
+        const bad = a >= nv ? a : b >= nv ? b : c >= nv ? c : -1;
+        if (bad >= 0) {
+          state.failure = new InputError(`${file}: ${label(node, mesh.getName(), p)}: index ${bad} is out of range (${nv} vertices)`);
+          return;
+        }
+        if (mirrored) tri.push3(base + a, base + c, base + b);
+        else tri.push3(base + a, base + b, base + c);
+      });
+    });
+  });
+  if (state.failure) throw state.failure;
+  if (tri.length === 0) {
+    throw new InputError(`${file}: no triangles in the ${root.getDefaultScene() ? 'default' : 'first'} scene`);
+  }
+  return { positions: pos.data.slice(0, pos.length), indices: tri.data.slice(0, tri.length) };
+}

@@ -1,0 +1,443 @@
+/**
+ * navbake/three: three.js helpers. `geometryFromObject3D` turns a scene (or any subtree) into the triangles
+ * bake() takes; `NavMeshHelper` and `PathHelper` draw a navmesh and a path. three is a peer dependency: this
+ * module imports it, the main `navbake` entry does not.
+ *
+ * ```ts
+ * import { bake } from 'navbake';
+ * import { geometryFromObject3D, NavMeshHelper, PathHelper } from 'navbake/three';
+ * const nav = await bake(geometryFromObject3D(level, { skipInvisible: true }));
+ * scene.add(new NavMeshHelper(nav), new PathHelper(nav.findPath(a, b).points));
+ * ```
+ */
+import {
+  BufferAttribute,
+  BufferGeometry,
+  Color,
+  DoubleSide,
+  type InstancedMesh,
+  Line,
+  LineBasicMaterial,
+  LineSegments,
+  Matrix4,
+  Mesh,
+  MeshBasicMaterial,
+  Object3D,
+  Points,
+  PointsMaterial,
+  Vector3,
+  type ColorRepresentation,
+} from 'three';
+import { NavBakeError } from './errors.js';
+// Types only: importing navbake/three never loads the wasm module.
+import type { NavMesh } from './navmesh.js';
+
+// ---- geometryFromObject3D -------------------------------------------------------------------------------
+
+export interface GeometryFromObject3DOptions {
+  /**
+   * Leave out meshes that three.js would not draw: `visible === false` on the mesh or on any ancestor (above
+   * root too). @default false
+   */
+  skipInvisible?: boolean;
+  /** Only meshes for which this returns true are taken (e.g. leave out characters or props). @default all */
+  filter?: (mesh: Mesh) => boolean;
+  /**
+   * Area id (0..63) of each mesh's triangles; when given, the result has `areas` (one per triangle) for bake().
+   * 0 marks a mesh as not walkable; undefined means 63, the default walkable area. @default no areas
+   */
+  area?: (mesh: Mesh) => number | undefined;
+}
+
+/** World-space triangles, ready for bake(). */
+export interface Object3DGeometry {
+  /** xyz per vertex, world space */
+  positions: Float32Array;
+  /** three vertex indices per triangle */
+  indices: Uint32Array;
+  /** area id per triangle (only with options.area) */
+  areas?: Uint8Array;
+}
+
+interface MeshPart {
+  mesh: Mesh;
+  /** first and one-past-last index (indexed) or vertex (non-indexed) of the draw range */
+  start: number;
+  end: number;
+  /** vertices copied: all of an indexed geometry, the drawn ones of a non-indexed one */
+  first: number;
+  count: number;
+  matrices: Matrix4[];
+}
+
+function hiddenAbove(o: Object3D): boolean {
+  for (let p = o.parent; p; p = p.parent) if (!p.visible) return true;
+  return false;
+}
+
+/** The draw range clamped to the geometry, rounded down to whole triangles. */
+function drawRange(g: BufferGeometry): [number, number] {
+  const n = g.index ? g.index.count : (g.getAttribute('position')?.count ?? 0);
+  const start = Math.min(Math.max(0, g.drawRange.start), n);
+  const end = Math.min(n, start + g.drawRange.count);
+  return [start, start + Math.floor((end - start) / 3) * 3];
+}
+
+/**
+ * Collects the triangles of every Mesh under root (root included) in world space, ready for bake(). World
+ * matrices are brought up to date first. Indexed and non-indexed BufferGeometries both work (draw ranges are
+ * respected); an InstancedMesh gives one copy per instance. Points, lines and sprites are left out, as are
+ * morph targets and skinning (a SkinnedMesh gives its bind pose); a BatchedMesh throws NB_ERR_INVALID_ARG. Where
+ * a transform mirrors (negative determinant), the triangles are turned over so that floors still face up, as
+ * three.js draws them.
+ */
+export function geometryFromObject3D(root: Object3D, options: GeometryFromObject3DOptions = {}): Object3DGeometry {
+  const { skipInvisible = false, filter, area } = options;
+  root.updateWorldMatrix(true, true);
+  const parts: MeshPart[] = [];
+  let nverts = 0;
+  let nidx = 0;
+
+  const visit = (o: Object3D): void => {
+    if (skipInvisible && !o.visible) return; // three.js draws nothing below an invisible object
+    const mesh = o as Mesh;
+    if (mesh.isMesh && mesh.geometry?.isBufferGeometry && (!filter || filter(mesh))) {
+      if ((mesh as { isBatchedMesh?: boolean }).isBatchedMesh) {
+        // Its geometry holds every batched geometry once, without the instances' matrices: taking it as it is
+        // would put triangles in the wrong places.
+        throw new NavBakeError(
+          'NB_ERR_INVALID_ARG',
+          `navbake/three: BatchedMesh '${mesh.name}' is not supported; leave it out with options.filter`,
+        );
+      }
+      const g = mesh.geometry;
+      const pos = g.getAttribute('position');
+      const [start, end] = drawRange(g);
+      if (pos && end > start) {
+        const matrices: Matrix4[] = [];
+        const inst = mesh as InstancedMesh;
+        if (inst.isInstancedMesh) {
+          for (let i = 0; i < inst.count; i++) {
+            const m = new Matrix4();
+            inst.getMatrixAt(i, m);
+            matrices.push(m.premultiply(mesh.matrixWorld));
+          }
+        } else {
+          matrices.push(mesh.matrixWorld);
+        }
+        const [first, count] = g.index ? [0, pos.count] : [start, end - start];
+        parts.push({ mesh, start, end, first, count, matrices });
+        nverts += count * matrices.length;
+        nidx += (end - start) * matrices.length;
+      }
+    }
+    for (const child of o.children) visit(child);
+  };
+  if (!(skipInvisible && hiddenAbove(root))) visit(root);
+
+  const positions = new Float32Array(nverts * 3);
+  const indices = new Uint32Array(nidx);
+  const areas = area ? new Uint8Array(nidx / 3) : undefined;
+  const v = new Vector3();
+  let vbase = 0;
+  let ibase = 0;
+  for (const { mesh, start, end, first, count, matrices } of parts) {
+    const g = mesh.geometry;
+    const pos = g.getAttribute('position');
+    const index = g.index;
+    let id = 63;
+    if (area) {
+      const a = area(mesh);
+      if (a !== undefined) {
+        if (!(Number.isInteger(a) && a >= 0 && a <= 63)) {
+          throw new NavBakeError(
+            'NB_ERR_INVALID_ARG',
+            `navbake/three: area() returned ${a} for mesh '${mesh.name}'; area ids are 0..63`,
+          );
+        }
+        id = a;
+      }
+    }
+    for (const m of matrices) {
+      for (let i = 0; i < count; i++) {
+        v.fromBufferAttribute(pos, first + i).applyMatrix4(m);
+        positions[(vbase + i) * 3] = v.x;
+        positions[(vbase + i) * 3 + 1] = v.y;
+        positions[(vbase + i) * 3 + 2] = v.z;
+      }
+      const flip = m.determinant() < 0;
+      for (let k = start; k < end; k += 3) {
+        const a = index ? index.getX(k) : k - first;
+        const b = index ? index.getX(k + 1) : k + 1 - first;
+        const c = index ? index.getX(k + 2) : k + 2 - first;
+        indices[ibase] = vbase + a;
+        indices[ibase + 1] = vbase + (flip ? c : b);
+        indices[ibase + 2] = vbase + (flip ? b : c);
+        if (areas) areas[ibase / 3] = id;
+        ibase += 3;
+      }
+      vbase += count;
+    }
+  }
+  return areas ? { positions, indices, areas } : { positions, indices };
+}
+
+// ---- colours --------------------------------------------------------------------------------------------
+
+const GOLDEN = 0.618033988749895;
+
+/**
+ * The helpers' colour of an area id: 63 (the default walkable area) is sky blue; other ids step the hue by the
+ * golden ratio, so neighbouring ids look clearly different and an id keeps its colour everywhere.
+ */
+export function areaColor(area: number, target: Color = new Color()): Color {
+  if (area === 63) return target.setRGB(0, 0.75, 1, 'srgb');
+  return target.setHSL((area * GOLDEN) % 1, 0.7, 0.55, 'srgb');
+}
+
+// ---- NavMeshHelper --------------------------------------------------------------------------------------
+
+/** What NavMeshHelper reads from a navmesh (a NavMesh, or anything shaped like one). */
+export type NavMeshSource = Pick<NavMesh, 'toGeometry' | 'polygons'>;
+
+export interface NavMeshHelperOptions {
+  /** Colour per area id, over {@link areaColor}. @default areaColor */
+  colors?: Record<number, ColorRepresentation> | ((area: number) => ColorRepresentation);
+  /** Opacity of the filled polygons. @default 0.5 */
+  opacity?: number;
+  /** Colour of the outer edges (walls, ledges). @default 0x003355 */
+  edgeColor?: ColorRepresentation;
+  /** Colour of the edges between polygons. @default 0x66aacc */
+  innerEdgeColor?: ColorRepresentation;
+  /** Colour of off-mesh links. @default 0xff8800 */
+  linkColor?: ColorRepresentation;
+  /** Raises the drawing above the level [world], against z-fighting. @default 0.05 */
+  lift?: number;
+}
+
+/**
+ * A navmesh as a three.js object: the walkable surface (detail triangles) filled with a colour per area, and
+ * the polygon edges as lines (outer edges dark, edges between polygons light, off-mesh links orange). Call
+ * update() after the navmesh changed, or update(other) to show another one; dispose() frees the GPU buffers.
+ */
+export class NavMeshHelper extends Object3D {
+  readonly isNavMeshHelper = true;
+  override type = 'NavMeshHelper';
+  /** The shown navmesh. */
+  navmesh: NavMeshSource;
+  /** Filled polygons: non-indexed triangles with a vertex colour per area. */
+  readonly mesh: Mesh<BufferGeometry, MeshBasicMaterial>;
+  /** Polygon edges and off-mesh links. */
+  readonly edges: LineSegments<BufferGeometry, LineBasicMaterial>;
+  readonly #options: NavMeshHelperOptions;
+
+  constructor(navmesh: NavMeshSource, options: NavMeshHelperOptions = {}) {
+    super();
+    this.navmesh = navmesh;
+    this.#options = options;
+    const opacity = options.opacity ?? 0.5;
+    this.mesh = new Mesh(
+      new BufferGeometry(),
+      new MeshBasicMaterial({
+        vertexColors: true,
+        transparent: opacity < 1,
+        opacity,
+        side: DoubleSide,
+        forceSinglePass: true, // a flat surface needs no back-then-front pass of transparent DoubleSide
+        depthWrite: false,
+        polygonOffset: true,
+        polygonOffsetFactor: -1,
+        polygonOffsetUnits: -1,
+      }),
+    );
+    this.edges = new LineSegments(new BufferGeometry(), new LineBasicMaterial({ vertexColors: true }));
+    const lift = options.lift ?? 0.05;
+    this.mesh.position.y = lift;
+    this.edges.position.y = lift;
+    this.edges.renderOrder = 1;
+    this.add(this.mesh, this.edges);
+    this.update();
+  }
+
+  /** Rebuilds the drawing from the navmesh (after setPolygonFlags, a new bake...), or from another navmesh. */
+  update(navmesh: NavMeshSource = this.navmesh): this {
+    const surface = navmesh.toGeometry();
+    const polys = navmesh.polygons();
+    this.navmesh = navmesh;
+    this.mesh.geometry.dispose();
+    this.mesh.geometry = this.#surface(surface.positions, surface.indices, surface.areas);
+    this.edges.geometry.dispose();
+    this.edges.geometry = this.#outlines(polys);
+    return this;
+  }
+
+  /** Frees the geometries and materials (the object can still be removed from the scene afterwards). */
+  dispose(): void {
+    this.mesh.geometry.dispose();
+    this.mesh.material.dispose();
+    this.edges.geometry.dispose();
+    this.edges.material.dispose();
+  }
+
+  #color(area: number, target: Color): Color {
+    const c = this.#options.colors;
+    const own = typeof c === 'function' ? c(area) : c?.[area];
+    return own === undefined ? areaColor(area, target) : target.set(own);
+  }
+
+  // Non-indexed, so that a vertex shared by two areas can take both colours.
+  #surface(pos: Float32Array, idx: Uint32Array, areas: Uint8Array): BufferGeometry {
+    const nt = idx.length / 3;
+    const position = new Float32Array(nt * 9);
+    const color = new Float32Array(nt * 9);
+    const c = new Color();
+    const cache = new Map<number, [number, number, number]>();
+    for (let t = 0; t < nt; t++) {
+      let rgb = cache.get(areas[t]);
+      if (!rgb) {
+        this.#color(areas[t], c);
+        rgb = [c.r, c.g, c.b];
+        cache.set(areas[t], rgb);
+      }
+      for (let k = 0; k < 3; k++) {
+        const src = idx[t * 3 + k] * 3;
+        const dst = (t * 3 + k) * 3;
+        position[dst] = pos[src];
+        position[dst + 1] = pos[src + 1];
+        position[dst + 2] = pos[src + 2];
+        color[dst] = rgb[0];
+        color[dst + 1] = rgb[1];
+        color[dst + 2] = rgb[2];
+      }
+    }
+    const g = new BufferGeometry();
+    g.setAttribute('position', new BufferAttribute(position, 3));
+    g.setAttribute('color', new BufferAttribute(color, 3));
+    return g;
+  }
+
+  // An edge used by two polygons lies between them; used once, it is an outer edge (a wall or a ledge).
+  #outlines(polys: ReturnType<NavMeshSource['polygons']>): BufferGeometry {
+    const key = (v: Float32Array, i: number) =>
+      `${Math.round(v[i * 3] * 1e3)},${Math.round(v[i * 3 + 1] * 1e3)},${Math.round(v[i * 3 + 2] * 1e3)}`;
+    const uses = new Map<string, number>();
+    const edgeKey = (v: Float32Array, i: number, j: number) => {
+      const a = key(v, i);
+      const b = key(v, j);
+      return a < b ? `${a}|${b}` : `${b}|${a}`;
+    };
+    for (const p of polys) {
+      if (p.offMesh) continue;
+      const n = p.vertices.length / 3;
+      for (let i = 0; i < n; i++) {
+        const k = edgeKey(p.vertices, i, (i + 1) % n);
+        uses.set(k, (uses.get(k) ?? 0) + 1);
+      }
+    }
+    const outer = new Color(this.#options.edgeColor ?? 0x003355);
+    const inner = new Color(this.#options.innerEdgeColor ?? 0x66aacc);
+    const link = new Color(this.#options.linkColor ?? 0xff8800);
+    const position: number[] = [];
+    const color: number[] = [];
+    const seen = new Set<string>();
+    const push = (v: Float32Array, i: number, c: Color) => {
+      position.push(v[i * 3], v[i * 3 + 1], v[i * 3 + 2]);
+      color.push(c.r, c.g, c.b);
+    };
+    for (const p of polys) {
+      const n = p.vertices.length / 3;
+      if (p.offMesh) {
+        if (n >= 2) {
+          push(p.vertices, 0, link);
+          push(p.vertices, 1, link);
+        }
+        continue;
+      }
+      for (let i = 0; i < n; i++) {
+        const j = (i + 1) % n;
+        const k = edgeKey(p.vertices, i, j);
+        if (seen.has(k)) continue;
+        seen.add(k);
+        const c = uses.get(k) === 1 ? outer : inner;
+        push(p.vertices, i, c);
+        push(p.vertices, j, c);
+      }
+    }
+    const g = new BufferGeometry();
+    g.setAttribute('position', new BufferAttribute(new Float32Array(position), 3));
+    g.setAttribute('color', new BufferAttribute(new Float32Array(color), 3));
+    return g;
+  }
+}
+
+// ---- PathHelper -----------------------------------------------------------------------------------------
+
+export interface PathHelperOptions {
+  /** @default 0xff3366 */
+  color?: ColorRepresentation;
+  /** Size of the point markers [pixels]. @default 6 */
+  pointSize?: number;
+  /** Raises the line above the surface [world]. @default 0.1 */
+  lift?: number;
+}
+
+/** A path (e.g. findPath(...).points) as a three.js line through its points, with a marker on each point. */
+export class PathHelper extends Object3D {
+  readonly isPathHelper = true;
+  override type = 'PathHelper';
+  readonly line: Line<BufferGeometry, LineBasicMaterial>;
+  readonly points: Points<BufferGeometry, PointsMaterial>;
+
+  /** points: xyz per point (a PathResult works too). */
+  constructor(
+    points: ArrayLike<number> | { points: Float32Array } = new Float32Array(0),
+    options: PathHelperOptions = {},
+  ) {
+    super();
+    const color = options.color ?? 0xff3366;
+    this.line = new Line(new BufferGeometry(), new LineBasicMaterial({ color, depthTest: false }));
+    this.points = new Points(
+      new BufferGeometry(),
+      new PointsMaterial({ color, size: options.pointSize ?? 6, sizeAttenuation: false, depthTest: false }),
+    );
+    const lift = options.lift ?? 0.1;
+    this.line.position.y = lift;
+    this.points.position.y = lift;
+    // Drawn last and without depth test: a path is never hidden under the navmesh or the level.
+    this.line.renderOrder = this.points.renderOrder = 2;
+    this.add(this.line, this.points);
+    this.setPath(points);
+  }
+
+  /** Shows another path (xyz per point, or a PathResult); an empty one hides the line. */
+  setPath(points: ArrayLike<number> | { points: Float32Array }): this {
+    // A PathResult has a numeric `length` too (the path's): tell it apart by being neither array nor view.
+    const src: ArrayLike<number> =
+      ArrayBuffer.isView(points) || Array.isArray(points)
+        ? (points as ArrayLike<number>)
+        : (points as { points: Float32Array }).points;
+    if (src.length % 3 !== 0) {
+      const got = `got ${src.length}`;
+      throw new NavBakeError('NB_ERR_INVALID_ARG', `navbake/three: a path needs 3 numbers per point (${got})`);
+    }
+    const xyz = Float32Array.from(src);
+    const geometry = (data: Float32Array) => {
+      const g = new BufferGeometry();
+      g.setAttribute('position', new BufferAttribute(data, 3));
+      return g;
+    };
+    this.line.geometry.dispose();
+    this.line.geometry = geometry(xyz);
+    this.points.geometry.dispose();
+    this.points.geometry = geometry(xyz.slice());
+    return this;
+  }
+
+  /** Frees the geometries and materials. */
+  dispose(): void {
+    this.line.geometry.dispose();
+    this.line.material.dispose();
+    this.points.geometry.dispose();
+    this.points.material.dispose();
+  }
+}
