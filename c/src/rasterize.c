@@ -232,8 +232,256 @@ typedef struct raster_grid {
     int w, h;
 } raster_grid;
 
-/* Clips one triangle into rows (z), then columns (x); each piece becomes a span from its lowest to its
- * highest point, snapped outward to the cell_height grid. */
+/* ---- plane sweep: split_poly's pieces without re-clipping the whole remainder at every cut ----
+ *
+ * Clipping a polygon by the cuts c0 < c1 < ... one after another (split_poly) costs a pass over every remaining
+ * vertex per cut plus the copies, and it was about half of the bake. When the polygon's coordinate along the cut
+ * axis rises (weakly) from its minimum to its maximum and then falls back along the cycle, each cut crosses
+ * exactly two edges, one on the rising chain ("up") and one on the falling chain ("dn"), and after the cut the
+ * remainder is those two crossing points plus the original vertices beyond the cut. So the next cut crosses
+ * either an original edge or the edge from a crossing point to the next original vertex: the sweep walks the two
+ * chains and computes each crossing with split_poly's operands in split_poly's order (edge j -> i in cycle
+ * direction, t = d[j] / (d[j] - d[i]), p = j + (i - j) * t), so every coordinate, hence every span, is
+ * bit-identical to clipping. (Where a vertex lies exactly on a cut split_poly duplicates or drops vertices, and a
+ * row polygon of a vertical wall can be non-unimodal by float noise: there the sweep hands what is left to
+ * split_poly, which carries on from that cut.) The state lives in scalars: this is the innermost loop of the
+ * bake, and a sweep state in memory stalled on store-to-load forwarding. */
+
+/* One cell's piece spans its y range, snapped outward to the cell_height grid. Kept out of line: it is called
+ * from five places, and inlined copies cost ~2 KB of wasm for no measurable speed. */
+static NB_NOINLINE nb_status emit_span(nb_context* ctx, nb_heightfield* hf, const raster_grid* g, int x, int z, float smin,
+                                  float smax, uint32_t area, int merge_thr)
+{
+    smin -= g->bmin[1];
+    smax -= g->bmin[1];
+    if (smax < 0.0f || smin > g->by)
+        return NB_OK;
+    if (smin < 0.0f)
+        smin = 0.0f;
+    if (smax > g->by)
+        smax = g->by;
+    const int ismin = nb_clampi((int)floorf(smin * g->ich), 0, NB_SPAN_MAX_HEIGHT);
+    const int ismax = nb_clampi((int)ceilf(smax * g->ich), ismin + 1, NB_SPAN_MAX_HEIGHT);
+    return add_span(ctx, hf, (uint32_t)(x + z * g->w), (uint32_t)ismin, (uint32_t)ismax, area, merge_thr);
+}
+
+/* The far edge of cell i along an axis starting at bmin: the cut that ends the cell, computed as every cut is. */
+static inline float far_edge(float bmin, int i, float cs)
+{
+    return (bmin + (float)i * cs) + cs;
+}
+
+/* Clips what is left of a row (poly, n vertices, largest x xmax) into the cells x .. x1 with split_poly. */
+static nb_status clip_cells(nb_context* ctx, nb_heightfield* hf, const raster_grid* g, const float* poly, int n,
+                            float xmax, int x, int x1, int z, uint32_t area, int merge_thr)
+{
+    /* Cell x1 takes the rest uncut only when the row ends in it (see rasterize_row); else xend = x1 + 1 takes it. */
+    const int xend = x1 + (xmax > far_edge(g->bmin[0], x1, g->cs));
+    float buf[3][12 * 3];
+    float *row = buf[0], *cell = buf[1], *tmp = buf[2], *sw;
+    memcpy(row, poly, (size_t)n * 3 * sizeof(float));
+    int n_left = n;
+    for (; x <= x1; ++x) {
+        int n_cell;
+        if (x == xend) {
+            sw = cell; /* the row ends in this cell: the rest of it (cutting would reproduce it exactly) */
+            cell = row;
+            row = sw;
+            n_cell = n_left;
+            n_left = 0;
+        } else {
+            const float cx = g->bmin[0] + (float)x * g->cs;
+            split_poly(row, n_left, cell, &n_cell, tmp, &n_left, cx + g->cs, 0);
+            sw = row;
+            row = tmp;
+            tmp = sw;
+        }
+        if (n_cell < 3 || x < 0)
+            continue;
+        float smin = cell[1], smax = cell[1];
+        for (int i = 1; i < n_cell; ++i) {
+            smin = nb_minf(smin, cell[i * 3 + 1]);
+            smax = nb_maxf(smax, cell[i * 3 + 1]);
+        }
+        const nb_status st = emit_span(ctx, hf, g, x, z, smin, smax, area, merge_thr);
+        if (st != NB_OK)
+            return st;
+    }
+    return NB_OK;
+}
+
+/* One row's polygon (n >= 3 vertices in cycle order, bounding box b = minx, maxx, miny, maxy) into spans, cell
+ * by cell along x. */
+static nb_status rasterize_row(nb_context* ctx, nb_heightfield* hf, const raster_grid* g, const float* row, int n,
+                               const float b[4], int z, uint32_t area, int merge_thr)
+{
+    int x0 = (int)((b[0] - g->bmin[0]) * g->ics);
+    int x1 = (int)((b[1] - g->bmin[0]) * g->ics);
+    if (x1 < 0 || x0 >= g->w)
+        return NB_OK;
+    x0 = nb_clampi(x0, -1, g->w - 1);
+    x1 = nb_clampi(x1, 0, g->w - 1);
+    /* Cell x1 takes all the rest of the row uncut only when the row ends in it: cutting at its far edge would then
+     * reproduce the rest exactly. When the row reaches past that edge (x1 was clamped to the grid's last column,
+     * or the float index rounded down), clipping cuts there too and drops what lies beyond; the sweep checks that
+     * at the end and hands it to clip_cells (a rare path). The single-cell test branches on the integers first:
+     * it is often mispredicted, and waiting on the float edge made each miss dearer (+3% rasterize time). */
+    if (x0 == x1 && !(b[1] > far_edge(g->bmin[0], x1, g->cs)))
+        return emit_span(ctx, hf, g, x0, z, b[2], b[3], area, merge_thr); /* a third of the rows on typical levels */
+
+    /* The chains along x, as coordinates. */
+    float ux[12], uy[12], dx[12], dy[12];
+    int imin = 0;
+    for (int i = 1; i < n; ++i)
+        if (row[i * 3] < row[imin * 3])
+            imin = i;
+    int nup = 0, ndn = 0, top = imin;
+    ux[nup] = row[imin * 3];
+    uy[nup++] = row[imin * 3 + 1];
+    for (;;) {
+        const int nx = top + 1 == n ? 0 : top + 1;
+        if (nx == imin || row[nx * 3] < row[top * 3])
+            break;
+        ux[nup] = row[nx * 3];
+        uy[nup++] = row[nx * 3 + 1];
+        top = nx;
+    }
+    for (int j = top + 1 == n ? 0 : top + 1, pj = top; j != imin; pj = j, j = j + 1 == n ? 0 : j + 1) {
+        if (row[j * 3] > row[pj * 3])
+            return clip_cells(ctx, hf, g, row, n, b[1], x0, x1, z, area, merge_thr); /* not unimodal */
+        dx[ndn] = row[j * 3];
+        dy[ndn++] = row[j * 3 + 1];
+    }
+
+    int ku = 0, kd = ndn - 1, started = 0; /* next vertex up / last vertex down not yet behind a cut */
+    float pux = 0.0f, puy = 0.0f, pdx = 0.0f, pdy = 0.0f; /* the last cut's crossings (once started) */
+    int x = x0;
+    for (; x < x1; ++x) {
+        const float c = (g->bmin[0] + (float)x * g->cs) + g->cs;
+        float cux = ux[0], cuy = uy[0], cdx = ux[0], cdy = uy[0]; /* the last point below c on each chain */
+        float ylo = INFINITY, yhi = -INFINITY;
+        int cnt = 0;
+        if (started) {
+            if (!(pux < c) || !(pdx < c))
+                goto fallback;
+            cux = pux;
+            cuy = puy;
+            cdx = pdx;
+            cdy = pdy;
+            ylo = nb_minf(puy, pdy);
+            yhi = nb_maxf(puy, pdy);
+            cnt = 2;
+        }
+        int k = ku;
+        for (; k < nup && ux[k] < c; ++k, ++cnt) {
+            cux = ux[k];
+            cuy = uy[k];
+            ylo = nb_minf(ylo, cuy);
+            yhi = nb_maxf(yhi, cuy);
+        }
+        if (k == nup) {
+            /* Even the maximum is below c (the falling chain lies below it): the rest is this cell's piece. */
+            for (int i = 0; i <= kd; ++i, ++cnt) {
+                ylo = nb_minf(ylo, dy[i]);
+                yhi = nb_maxf(yhi, dy[i]);
+            }
+            return cnt < 3 || x < 0 ? NB_OK : emit_span(ctx, hf, g, x, z, ylo, yhi, area, merge_thr);
+        }
+        if (ux[k] == c)
+            goto fallback;
+        if (k == 0 && !started)
+            continue; /* the minimum is above c: nothing below */
+        int m = kd;
+        for (; m >= 0 && dx[m] < c; --m, ++cnt) {
+            cdx = dx[m];
+            cdy = dy[m];
+            ylo = nb_minf(ylo, cdy);
+            yhi = nb_maxf(yhi, cdy);
+        }
+        if (m >= 0 && dx[m] == c)
+            goto fallback;
+        const float hux = ux[k], huy = uy[k];
+        const float hdx = m >= 0 ? dx[m] : ux[nup - 1], hdy = m >= 0 ? dy[m] : uy[nup - 1];
+        /* The crossings as split_poly computes them: edge cu -> hu going up, edge hd -> cd coming down. */
+        const float au = c - cux, bu = c - hux, tu = au / (au - bu);
+        const float ad = c - hdx, bd = c - cdx, td = ad / (ad - bd);
+        pux = cux + (hux - cux) * tu;
+        puy = cuy + (huy - cuy) * tu;
+        pdx = hdx + (cdx - hdx) * td;
+        pdy = hdy + (cdy - hdy) * td;
+        started = 1;
+        ku = k;
+        kd = m;
+        ylo = nb_minf(ylo, nb_minf(puy, pdy));
+        yhi = nb_maxf(yhi, nb_maxf(puy, pdy));
+        if (x < 0)
+            continue;
+        const nb_status st = emit_span(ctx, hf, g, x, z, ylo, yhi, area, merge_thr);
+        if (st != NB_OK)
+            return st;
+    }
+    if (b[1] > far_edge(g->bmin[0], x1, g->cs))
+        goto fallback; /* the row goes on past cell x1: cut it there */
+    {
+        /* The last cell holds the rest of the row. */
+        float ylo = INFINITY, yhi = -INFINITY;
+        int cnt = 0;
+        if (started) {
+            ylo = nb_minf(puy, pdy);
+            yhi = nb_maxf(puy, pdy);
+            cnt = 2;
+        }
+        for (int k = ku; k < nup; ++k, ++cnt) {
+            ylo = nb_minf(ylo, uy[k]);
+            yhi = nb_maxf(yhi, uy[k]);
+        }
+        for (int k = 0; k <= kd; ++k, ++cnt) {
+            ylo = nb_minf(ylo, dy[k]);
+            yhi = nb_maxf(yhi, dy[k]);
+        }
+        return cnt < 3 ? NB_OK : emit_span(ctx, hf, g, x1, z, ylo, yhi, area, merge_thr);
+    }
+
+fallback : {
+    /* What is left, in cycle order, goes to split_poly from this cell on (z is not read along x). */
+    float rest[12 * 3];
+    int nr = 0;
+    if (started) {
+        rest[0] = pux;
+        rest[1] = puy;
+        rest[2] = 0.0f;
+        nr = 1;
+    }
+    for (int k = ku; k < nup; ++k, ++nr) {
+        rest[nr * 3] = ux[k];
+        rest[nr * 3 + 1] = uy[k];
+        rest[nr * 3 + 2] = 0.0f;
+    }
+    for (int k = 0; k <= kd; ++k, ++nr) {
+        rest[nr * 3] = dx[k];
+        rest[nr * 3 + 1] = dy[k];
+        rest[nr * 3 + 2] = 0.0f;
+    }
+    if (started) {
+        rest[nr * 3] = pdx;
+        rest[nr * 3 + 1] = pdy;
+        rest[nr * 3 + 2] = 0.0f;
+        ++nr;
+    }
+    return clip_cells(ctx, hf, g, rest, nr, b[1], x, x1, z, area, merge_thr);
+}
+}
+
+static inline void box_add(float b[4], const float* p)
+{
+    b[0] = nb_minf(b[0], p[0]);
+    b[1] = nb_maxf(b[1], p[0]);
+    b[2] = nb_minf(b[2], p[1]);
+    b[3] = nb_maxf(b[3], p[1]);
+}
+
+/* Clips one triangle into rows (z), then each row into cells (x); each cell's piece becomes a span from its
+ * lowest to its highest point. The rows come from the same sweep as the cells in rasterize_row, along z. */
 static nb_status rasterize_tri(nb_context* ctx, nb_heightfield* hf, const raster_grid* g, const float* v0,
                                const float* v1, const float* v2, uint32_t area, int merge_thr)
 {
@@ -247,83 +495,184 @@ static nb_status rasterize_tri(nb_context* ctx, nb_heightfield* hf, const raster
         return NB_OK;
 
     /* Row range; -1 lets the first row's cut remove what lies before the grid. */
-    int z0 = nb_clampi((int)((tmin[2] - g->bmin[2]) * g->ics), -1, g->h - 1);
-    int z1 = nb_clampi((int)((tmax[2] - g->bmin[2]) * g->ics), 0, g->h - 1);
+    const int z0 = nb_clampi((int)((tmin[2] - g->bmin[2]) * g->ics), -1, g->h - 1);
+    const int z1 = nb_clampi((int)((tmax[2] - g->bmin[2]) * g->ics), 0, g->h - 1);
+    /* Row z1 takes all the rest uncut only when the triangle ends in it; otherwise (z1 clamped to the grid's last
+     * row, or a rounded-down index) clipping cuts at its far edge as well and drops what lies beyond: the sweep
+     * checks that at the end and hands it to split_poly (integers first, as in rasterize_row). */
+    float tri[9];
+    memcpy(&tri[0], v0, 3 * sizeof(float));
+    memcpy(&tri[3], v1, 3 * sizeof(float));
+    memcpy(&tri[6], v2, 3 * sizeof(float));
+    if (z0 == z1 && !(tmax[2] > far_edge(g->bmin[2], z1, g->cs))) { /* one row takes the whole triangle */
+        const float b[4] = { tmin[0], tmax[0], tmin[1], tmax[1] };
+        return rasterize_row(ctx, hf, g, tri, 3, b, z0, area, merge_thr);
+    }
 
-    float buf[4][12 * 3];
-    float *rest = buf[0], *row = buf[1], *cell = buf[2], *tmp = buf[3];
-    memcpy(&rest[0], v0, 3 * sizeof(float));
-    memcpy(&rest[3], v1, 3 * sizeof(float));
-    memcpy(&rest[6], v2, 3 * sizeof(float));
-    int n_rest = 3;
+    /* The chains along z: a triangle is always unimodal; at most one vertex is on the way down. */
+    const float* tv[3] = { &tri[0], &tri[3], &tri[6] };
+    const int imin = v0[2] <= v1[2] ? (v0[2] <= v2[2] ? 0 : 2) : (v1[2] <= v2[2] ? 1 : 2);
+    const int i1 = imin == 2 ? 0 : imin + 1, i2 = i1 == 2 ? 0 : i1 + 1;
+    const float* up[3] = { tv[imin], tv[i1], tv[i2] };
+    const float* dn = tv[i2];
+    int nup = 3, ndn = 0;
+    if (tv[i2][2] < tv[i1][2]) {
+        nup = 2;
+        ndn = 1;
+    }
 
-    for (int z = z0; z <= z1; ++z) {
-        int n_row;
-        float* sw;
-        if (z == z1) {
-            /* The last row holds everything that is left: cutting would reproduce it exactly. */
-            sw = row;
-            row = rest;
-            rest = sw;
-            n_row = n_rest;
-            n_rest = 0;
-        } else {
-            const float cz = g->bmin[2] + (float)z * g->cs;
-            split_poly(rest, n_rest, row, &n_row, tmp, &n_rest, cz + g->cs, 2);
-            sw = rest;
-            rest = tmp;
-            tmp = sw;
+    float row[12 * 3], rest[12 * 3];
+    int n_rest = 0;
+    int ku = 0, kd = ndn - 1, started = 0;
+    float pu[3] = { 0.0f, 0.0f, 0.0f }, pd[3] = { 0.0f, 0.0f, 0.0f };
+    int z = z0;
+    for (; z < z1; ++z) {
+        const float c = (g->bmin[2] + (float)z * g->cs) + g->cs;
+        const float* cu = up[0]; /* the last point below c on each chain */
+        const float* cd = up[0];
+        if (started) {
+            if (!(pu[2] < c) || !(pd[2] < c))
+                goto fallback;
+            cu = pu;
+            cd = pd;
         }
-        if (n_row < 3 || z < 0)
-            continue;
-
-        float minx = row[0], maxx = row[0];
-        for (int i = 1; i < n_row; ++i) {
-            minx = nb_minf(minx, row[i * 3]);
-            maxx = nb_maxf(maxx, row[i * 3]);
+        int k = ku;
+        while (k < nup && up[k][2] < c)
+            cu = up[k++];
+        if (k == nup)
+            break; /* even the maximum is below c: all the rest is row z, and later rows get nothing */
+        if (up[k][2] == c)
+            goto fallback;
+        if (k == 0 && !started)
+            continue; /* the minimum is above c */
+        int m = kd;
+        if (m >= 0 && dn[2] < c) {
+            cd = dn;
+            m = -1;
         }
-        int x0 = (int)((minx - g->bmin[0]) * g->ics);
-        int x1 = (int)((maxx - g->bmin[0]) * g->ics);
-        if (x1 < 0 || x0 >= g->w)
-            continue;
-        x0 = nb_clampi(x0, -1, g->w - 1);
-        x1 = nb_clampi(x1, 0, g->w - 1);
+        if (m >= 0 && dn[2] == c)
+            goto fallback;
+        const float* hu = up[k];
+        const float* hd = m >= 0 ? dn : up[nup - 1];
 
-        int n_left = n_row;
-        for (int x = x0; x <= x1; ++x) {
-            int n_cell;
-            if (x == x1) {
-                sw = cell; /* last column: the rest of the row, as above */
-                cell = row;
-                row = sw;
-                n_cell = n_left;
-                n_left = 0;
+        /* The row, in cycle order: previous crossings, the vertices passed up, the new crossings, the vertices
+         * passed down. */
+        float b[4] = { INFINITY, -INFINITY, INFINITY, -INFINITY };
+        int n = 0;
+        if (started) {
+            memcpy(&row[0], pu, sizeof(pu));
+            box_add(b, pu);
+            n = 1;
+        }
+        for (int i = ku; i < k; ++i, ++n) {
+            memcpy(&row[n * 3], up[i], 3 * sizeof(float));
+            box_add(b, up[i]);
+        }
+        /* The crossings as split_poly computes them: edge cu -> hu going up, edge hd -> cd coming down. */
+        float qu[3], qd[3];
+        {
+            const float a = c - cu[2], d = c - hu[2], t = a / (a - d);
+            qu[0] = cu[0] + (hu[0] - cu[0]) * t;
+            qu[1] = cu[1] + (hu[1] - cu[1]) * t;
+            qu[2] = cu[2] + (hu[2] - cu[2]) * t;
+        }
+        {
+            const float a = c - hd[2], d = c - cd[2], t = a / (a - d);
+            qd[0] = hd[0] + (cd[0] - hd[0]) * t;
+            qd[1] = hd[1] + (cd[1] - hd[1]) * t;
+            qd[2] = hd[2] + (cd[2] - hd[2]) * t;
+        }
+        memcpy(&row[n * 3], qu, sizeof(qu));
+        memcpy(&row[n * 3 + 3], qd, sizeof(qd));
+        box_add(b, qu);
+        box_add(b, qd);
+        n += 2;
+        if (m < kd) { /* the vertex on the way down was passed */
+            memcpy(&row[n * 3], dn, 3 * sizeof(float));
+            box_add(b, dn);
+            ++n;
+        }
+        if (started) {
+            memcpy(&row[n * 3], pd, sizeof(pd));
+            box_add(b, pd);
+            ++n;
+        }
+        memcpy(pu, qu, sizeof(qu));
+        memcpy(pd, qd, sizeof(qd));
+        started = 1;
+        ku = k;
+        kd = m;
+        if (z < 0)
+            continue;
+        const nb_status st = rasterize_row(ctx, hf, g, row, n, b, z, area, merge_thr);
+        if (st != NB_OK)
+            return st;
+    }
+    if (tmax[2] > far_edge(g->bmin[2], z1, g->cs))
+        goto fallback; /* the triangle goes on past row z1 (so the loop ran to z1): cut it there */
+    {
+        /* What is left: the last row (z1), or row z when the loop stopped early. */
+        float b[4] = { INFINITY, -INFINITY, INFINITY, -INFINITY };
+        int n = 0;
+        if (started) {
+            memcpy(&row[0], pu, sizeof(pu));
+            box_add(b, pu);
+            n = 1;
+        }
+        for (int i = ku; i < nup; ++i, ++n) {
+            memcpy(&row[n * 3], up[i], 3 * sizeof(float));
+            box_add(b, up[i]);
+        }
+        if (kd >= 0) {
+            memcpy(&row[n * 3], dn, 3 * sizeof(float));
+            box_add(b, dn);
+            ++n;
+        }
+        if (started) {
+            memcpy(&row[n * 3], pd, sizeof(pd));
+            box_add(b, pd);
+            ++n;
+        }
+        if (n < 3 || z < 0)
+            return NB_OK;
+        return rasterize_row(ctx, hf, g, row, n, b, z, area, merge_thr);
+    }
+
+fallback:
+    /* What is left, in cycle order, goes to split_poly from row z on. */
+    if (started)
+        memcpy(&rest[n_rest++ * 3], pu, sizeof(pu));
+    for (int i = ku; i < nup; ++i)
+        memcpy(&rest[n_rest++ * 3], up[i], 3 * sizeof(float));
+    if (kd >= 0)
+        memcpy(&rest[n_rest++ * 3], dn, 3 * sizeof(float));
+    if (started)
+        memcpy(&rest[n_rest++ * 3], pd, sizeof(pd));
+    {
+        float tmp[12 * 3];
+        float *r = rest, *t = tmp, *o = row, *sw;
+        const int zend = z1 + (tmax[2] > far_edge(g->bmin[2], z1, g->cs)); /* z1 + 1: cut z1 too */
+        for (; z <= z1; ++z) {
+            int n_row;
+            if (z == zend) {
+                sw = o; /* the triangle ends in this row: all that is left (cutting would reproduce it exactly) */
+                o = r;
+                r = sw;
+                n_row = n_rest;
+                n_rest = 0;
             } else {
-                const float cx = g->bmin[0] + (float)x * g->cs;
-                split_poly(row, n_left, cell, &n_cell, tmp, &n_left, cx + g->cs, 0);
-                sw = row;
-                row = tmp;
-                tmp = sw;
+                const float cz = g->bmin[2] + (float)z * g->cs;
+                split_poly(r, n_rest, o, &n_row, t, &n_rest, cz + g->cs, 2);
+                sw = r;
+                r = t;
+                t = sw;
             }
-            if (n_cell < 3 || x < 0)
+            if (n_row < 3 || z < 0)
                 continue;
-
-            float smin = cell[1], smax = cell[1];
-            for (int i = 1; i < n_cell; ++i) {
-                smin = nb_minf(smin, cell[i * 3 + 1]);
-                smax = nb_maxf(smax, cell[i * 3 + 1]);
-            }
-            smin -= g->bmin[1];
-            smax -= g->bmin[1];
-            if (smax < 0.0f || smin > g->by)
-                continue;
-            if (smin < 0.0f)
-                smin = 0.0f;
-            if (smax > g->by)
-                smax = g->by;
-            const int ismin = nb_clampi((int)floorf(smin * g->ich), 0, NB_SPAN_MAX_HEIGHT);
-            const int ismax = nb_clampi((int)ceilf(smax * g->ich), ismin + 1, NB_SPAN_MAX_HEIGHT);
-            nb_status st = add_span(ctx, hf, (uint32_t)(x + z * g->w), (uint32_t)ismin, (uint32_t)ismax, area, merge_thr);
+            float b[4] = { o[0], o[0], o[1], o[1] };
+            for (int i = 1; i < n_row; ++i)
+                box_add(b, &o[i * 3]);
+            const nb_status st = rasterize_row(ctx, hf, g, o, n_row, b, z, area, merge_thr);
             if (st != NB_OK)
                 return st;
         }
