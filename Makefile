@@ -151,3 +151,24 @@ bench: native wasm web node_modules/.npm-ok
 
 clean:
 	rm -rf $(BUILD)
+
+# ---- demo: the three.js demo (demo/, Vite); `make demo` builds it and serves it on 127.0.0.1 -------------------
+# It imports the package from web/dist (see demo/vite.config.ts), so it needs `make web` (and so the wasm and the
+# setup pieces). `make demo-dev` runs Vite's dev server instead (hot reload of demo/; rerun `make web` after
+# changing web/src). Its browser tests are tests/e2e/demo.test.ts, run by `make test-pack`.
+DEMO_PORT  ?= 4173
+DEMO_SRC   := $(wildcard demo/*.html demo/src/*.ts demo/src/*.css) demo/vite.config.ts
+
+.PHONY: demo demo-build demo-dev
+demo-build: $(BUILD)/demo/index.html
+
+$(BUILD)/demo/index.html: $(DEMO_SRC) $(WEB_JS) | node_modules/.npm-ok
+	npx vite build --config demo/vite.config.ts --logLevel warn
+
+demo: demo-build
+	@echo "demo: serving $(BUILD)/demo at http://127.0.0.1:$(DEMO_PORT)/ (Ctrl-C stops)"
+	npx vite preview --config demo/vite.config.ts --host 127.0.0.1 --port $(DEMO_PORT) --strictPort
+
+demo-dev: $(WEB_JS) | node_modules/.npm-ok
+	@echo "demo: dev server at http://127.0.0.1:$(DEMO_PORT)/ (Ctrl-C stops)"
+	npx vite --config demo/vite.config.ts --host 127.0.0.1 --port $(DEMO_PORT) --strictPort
