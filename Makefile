@@ -33,7 +33,11 @@ WASM_OBJ   := $(patsubst c/src/%.c,$(BUILD)/wasm-obj/%.o,$(LIB_SRC) c/src/wasm_a
 # every in-range value, the only ones C defines); -mbulk-memory: memcpy/memset as memory.copy/fill. Both are
 # older than wasm SIMD, which -msimd128 already requires. TEXTDECODER=2 and SUPPORT_LONGJMP=0 drop JS fallbacks
 # nothing here uses.
-WASM_CFLAGS := -O3 -flto -msimd128 -mnontrapping-fptoint -mbulk-memory
+# WASM_SIZE_SRC: files of once-per-call code (validation, config, bake orchestration, tile build and parse, save
+# and load, messages) compiled at -Os: about 2.7 KB less gzip, no hot loop in them (their optsize attribute survives LTO;
+# navmesh.c stays -O3, since A* inlines its lookups, with NB_COLD on its setup functions instead).
+WASM_SIZE_SRC := tile.c navmesh_geometry.c serialize.c config.c bake.c bake_navmesh.c context.c
+WASM_CFLAGS = $(if $(filter $(WASM_SIZE_SRC),$(notdir $<)),-Os,-O3) -flto -msimd128 -mnontrapping-fptoint -mbulk-memory
 WASM_OPT   := wasm-opt -O3 --one-caller-inline-max-function-size=100
 WASM_FLAGS := -O3 -sBINARYEN_EXTRA_PASSES=--one-caller-inline-max-function-size=100 \
               -mnontrapping-fptoint -mbulk-memory -sTEXTDECODER=2 -sSUPPORT_LONGJMP=0 \

@@ -2,7 +2,6 @@
 #include "nb_internal.h"
 
 #include <math.h>
-#include <stdio.h>
 
 const char* nb_stat_name(nb_stat stat)
 {
@@ -110,7 +109,7 @@ nb_status nb_bake(nb_context* ctx, const nb_bake_input* input, const nb_config* 
     for (uint32_t i = 0; i < input->volume_count; ++i) {
         float lo[3], hi[3];
         char where[48];
-        snprintf(where, sizeof(where), FN_ " (volume %u)", i);
+        nb_format(where, sizeof(where), FN_ " (volume %u)", i);
         st = nb_volume_bounds(ctx, where, &input->volumes[i], lo, hi);
         if (st != NB_OK)
             return st;

@@ -2,7 +2,6 @@
 #define _POSIX_C_SOURCE 199309L /* clock_gettime */
 #include "nb_internal.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 #if defined(__EMSCRIPTEN__)
@@ -115,6 +114,211 @@ void nb_free(nb_context* ctx, void* ptr)
         ctx->allocator.free(ctx->allocator.user, ptr);
 }
 
+/* ---- message formatting ------------------------------------------------------------------------------
+ * A snprintf for exactly the conversions the library's messages use, so the wasm build carries no libc printf
+ * (printf_core + long-double fmt_fp: ~6 KB of code). Output matches printf's for those conversions, rounding
+ * included (ties to even); the only approximation is %g of values outside about 1e-17..1e27, which may differ
+ * in the last digit when they lie within 1e-16 (relative) of a rounding tie. Cold code: sized for bytes. */
+
+/* Writes v in base 10 or 16, left-padded to width with pad; returns the length. */
+NB_COLD NB_NOINLINE static int put_uint(char* p, uint64_t v, unsigned base, int width, char pad)
+{
+    char tmp[24];
+    int n = 0, len = 0;
+    do {
+        tmp[n++] = "0123456789abcdef"[v % base];
+        v /= base;
+    } while (v);
+    for (; width > n; --width)
+        p[len++] = pad;
+    while (n)
+        p[len++] = tmp[--n];
+    return len;
+}
+
+/* Error of the rounded product p = a * b (a * b - p exactly; Dekker's split, no FMA needed). */
+static double product_error(double a, double b, double p)
+{
+    const double ca = 134217729.0 * a, cb = 134217729.0 * b; /* 2^27 + 1 */
+    const double ah = ca - (ca - a), al = a - ah;
+    const double bh = cb - (cb - b), bl = b - bh;
+    return ((ah * bh - p) + ah * bl + al * bh) + al * bl;
+}
+
+/* %g (precision 6) of a finite non-zero magnitude a; returns the length. */
+NB_COLD NB_NOINLINE static int put_g(char* p, double a)
+{
+    uint64_t bits;
+    memcpy(&bits, &a, sizeof(bits));
+    int e = ((int)(bits >> 52) - 1023) * 30103 / 100000; /* log10(2^binexp): off by at most one (more for subnormals) */
+    uint32_t d;
+    for (;;) {
+        /* q ~ a * 10^(5 - e), to become the six digits; rest: the sign of the exact a * 10^(5 - e) - q (exact
+         * while |5 - e| <= 22, where every power of ten is a double) */
+        double y = a, q, rest;
+        int k = 5 - e;
+        for (; k > 22; k -= 22)
+            y *= 1e22;
+        for (; k < -22; k += 22)
+            y /= 1e22;
+        double ten = 1.0;
+        for (int i = k < 0 ? -k : k; i > 0; --i)
+            ten *= 10.0;
+        if (k >= 0) {
+            q = y * ten;
+            rest = product_error(y, ten, q);
+        } else {
+            q = y / ten;
+            const double back = q * ten;
+            rest = (y - back) - product_error(q, ten, back);
+        }
+        if (q >= 1e6 || q < 1e5) {
+            e += q >= 1e6 ? 1 : -1;
+            continue;
+        }
+        d = (uint32_t)q;
+        const double frac = q - d; /* exact; only an exact .5 needs rest to decide (ties to even, as printf) */
+        if (frac > 0.5 || (frac == 0.5 && (rest > 0 || (rest == 0 && (d & 1)))))
+            d++;
+        if (d == 1000000) {
+            d = 100000;
+            e++;
+        }
+        break;
+    }
+    char digits[8];
+    put_uint(digits, d, 10, 0, ' ');
+    int nd = 6, len = 0;
+    while (nd > 1 && digits[nd - 1] == '0')
+        nd--;
+    const int expo = e < -4 || e >= 6;
+    int point = expo ? 1 : e + 1; /* digits before the point */
+    if (point <= 0) {
+        p[len++] = '0';
+        p[len++] = '.';
+        for (; point < 0; ++point)
+            p[len++] = '0';
+        point = -1; /* written */
+    }
+    for (int i = 0; i < nd || i < point; ++i) {
+        if (i == point)
+            p[len++] = '.';
+        p[len++] = digits[i];
+    }
+    if (expo) {
+        p[len++] = 'e';
+        p[len++] = e < 0 ? '-' : '+';
+        len += put_uint(p + len, (uint64_t)(e < 0 ? -e : e), 10, 2, '0');
+    }
+    return len;
+}
+
+/* %.0f of a finite magnitude a: every integer digit, like printf; returns the length (at most 309). */
+NB_COLD NB_NOINLINE static int put_f0(char* p, double a)
+{
+    if (a < 9007199254740992.0) /* 2^53: rint is exact below, and ties go to even as in printf */
+        return put_uint(p, (uint64_t)__builtin_rint(a), 10, 0, ' ');
+    /* a = m * 2^s exactly (an integer): multiply out in base 1e9 limbs */
+    uint64_t bits;
+    memcpy(&bits, &a, sizeof(bits));
+    const uint64_t m = (bits & ((1ull << 52) - 1)) | (1ull << 52);
+    uint32_t limb[36] = { (uint32_t)(m % 1000000000u), (uint32_t)(m / 1000000000u) };
+    int n = 2, len = 0;
+    for (int s = (int)(bits >> 52) - 1075; s > 0; s -= 29) {
+        uint64_t carry = 0;
+        for (int i = 0; i < n; ++i) {
+            carry += (uint64_t)limb[i] << (s < 29 ? s : 29);
+            limb[i] = (uint32_t)(carry % 1000000000u);
+            carry /= 1000000000u;
+        }
+        if (carry)
+            limb[n++] = (uint32_t)carry;
+    }
+    while (n--)
+        len += put_uint(p + len, limb[n], 10, len ? 9 : 0, '0');
+    return len;
+}
+
+NB_COLD int nb_vformat(char* buf, size_t size, const char* fmt, va_list ap)
+{
+    size_t total = 0;
+    char tmp[320];
+    for (const char* f = fmt; *f; ++f) {
+        /* each step produces the piece s[0..n) */
+        const char* s = f;
+        size_t n = 1;
+        if (*f == '%') {
+            ++f;
+            s = tmp;
+            char pad = ' ';
+            if (*f == '0')
+                pad = *f++;
+            int width = 0;
+            while (*f >= '0' && *f <= '9')
+                width = width * 10 + (*f++ - '0');
+            while (*f == '.' || (*f >= '0' && *f <= '9'))
+                ++f; /* precision: only %.0f is used */
+            int mod = 0; /* number of 'l's; 'z': size_t */
+            while (*f == 'l' || *f == 'z')
+                mod = *f++ == 'z' ? 'z' : mod + 1;
+            const char c = *f;
+            if (c == 'd') {
+                const long long v = mod == 2 ? va_arg(ap, long long) : mod == 1 ? va_arg(ap, long) : va_arg(ap, int);
+                n = 0;
+                if (v < 0)
+                    tmp[n++] = '-';
+                n += (size_t)put_uint(tmp + n, v < 0 ? 0 - (uint64_t)v : (uint64_t)v, 10, width - (int)n, pad);
+            } else if (c == 'u' || c == 'x') {
+                const uint64_t v = mod == 'z' ? (uint64_t)va_arg(ap, size_t)
+                                   : mod == 2 ? (uint64_t)va_arg(ap, unsigned long long)
+                                   : mod == 1 ? (uint64_t)va_arg(ap, unsigned long)
+                                              : (uint64_t)va_arg(ap, unsigned);
+                n = (size_t)put_uint(tmp, v, c == 'x' ? 16 : 10, width, pad);
+            } else if (c == 'c') {
+                tmp[0] = (char)va_arg(ap, int);
+            } else if (c == 's') {
+                s = va_arg(ap, const char*);
+                s = s ? s : "(null)";
+                n = strlen(s);
+            } else if (c == 'g' || c == 'f') {
+                const double v = va_arg(ap, double), a = __builtin_fabs(v);
+                n = 0;
+                if (__builtin_signbit(v))
+                    tmp[n++] = '-';
+                if (a != a || a > 1.7976931348623157e308)
+                    memcpy(tmp + n, a != a ? "nan" : "inf", 3), n += 3;
+                else if (c == 'f')
+                    n += (size_t)put_f0(tmp + n, a);
+                else if (a == 0)
+                    tmp[n++] = '0';
+                else
+                    n += (size_t)put_g(tmp + n, a);
+            } else if (c != '%') { /* unsupported: visible in the message rather than a misread argument */
+                s = "%?";
+                n = 2;
+                f -= !c;
+            }
+            else
+                s = f;
+        }
+        for (size_t i = 0; i < n; ++i, ++total)
+            if (total + 1 < size)
+                buf[total] = s[i];
+    }
+    if (size)
+        buf[total < size ? total : size - 1] = '\0';
+    return (int)total;
+}
+
+int nb_format(char* buf, size_t size, const char* fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    const int n = nb_vformat(buf, size, fmt, ap);
+    va_end(ap);
+    return n;
+}
+
 nb_status nb_fail(nb_context* ctx, nb_status status, const char* fmt, ...)
 {
     if (!ctx)
@@ -122,9 +326,42 @@ nb_status nb_fail(nb_context* ctx, nb_status status, const char* fmt, ...)
     ctx->status = status;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(ctx->message, sizeof(ctx->message), fmt, ap);
+    nb_vformat(ctx->message, sizeof(ctx->message), fmt, ap);
     va_end(ap);
     return status;
+}
+
+static void swap_bytes(unsigned char* a, unsigned char* b, size_t size)
+{
+    for (; size; --size, ++a, ++b) {
+        const unsigned char t = *a;
+        *a = *b;
+        *b = t;
+    }
+}
+
+/* Moves element i down the max-heap of n elements to where it belongs. */
+static void sift_down(unsigned char* base, size_t i, size_t n, size_t size, int (*cmp)(const void*, const void*))
+{
+    for (size_t child; (child = 2 * i + 1) < n; i = child) {
+        if (child + 1 < n && cmp(base + child * size, base + (child + 1) * size) < 0)
+            child++;
+        if (cmp(base + i * size, base + child * size) >= 0)
+            return;
+        swap_bytes(base + i * size, base + child * size, size);
+    }
+}
+
+/* Heapsort: a fraction of libc qsort's code in the wasm build, O(n log n) with no recursion and no memory. */
+void nb_sort(void* base, size_t n, size_t size, int (*cmp)(const void*, const void*))
+{
+    unsigned char* b = (unsigned char*)base;
+    for (size_t i = n / 2; i-- > 0;)
+        sift_down(b, i, n, size, cmp);
+    for (size_t end = n; end-- > 1;) {
+        swap_bytes(b, b + end * size, size);
+        sift_down(b, 0, end, size, cmp);
+    }
 }
 
 nb_status nb_report(nb_context* ctx, nb_stage stage, uint32_t done, uint32_t total)

@@ -541,7 +541,7 @@ static nb_status bridge_holes(nb_context* ctx, nb_contour_set* cset, const conto
                 diags[nd].dist_sq = dx * dx + dz * dz;
                 ++nd;
             }
-            qsort(diags, (size_t)nd, sizeof(diagonal), compare_diagonal);
+            nb_sort(diags, (size_t)nd, sizeof(diagonal), compare_diagonal);
             for (int32_t d = 0; d < nd && ia < 0; ++d) {
                 const int32_t* from = &outline->verts[diags[d].vert * 4];
                 int blocked = segment_hits_polygon(from, corner, diags[d].vert, outline->verts, outline->nverts);
@@ -610,7 +610,7 @@ static nb_status merge_holes(nb_context* ctx, nb_contour_set* cset)
         ci->min_x = c->verts[ci->leftmost * 4];
         ci->min_z = c->verts[ci->leftmost * 4 + 2];
     }
-    qsort(info, (size_t)n, sizeof(contour_info), compare_contour_info);
+    nb_sort(info, (size_t)n, sizeof(contour_info), compare_contour_info);
     for (int32_t g = 0; g < n;) {
         int32_t end = g, first_hole = -1;
         while (end < n && info[end].reg == info[g].reg) {

@@ -83,7 +83,7 @@ static int32_t neighbour_slot(const nb_navmesh* nav, int32_t x, int32_t z, int s
 
 /* ---- create / destroy --------------------------------------------------------------------------------------- */
 
-nb_status nb_navmesh_create(nb_context* ctx, const nb_navmesh_params* params, nb_navmesh** out)
+NB_COLD nb_status nb_navmesh_create(nb_context* ctx, const nb_navmesh_params* params, nb_navmesh** out)
 {
     static const char* fn = "nb_navmesh_create";
     if (!params || !out)
@@ -146,7 +146,7 @@ static void tile_release(nb_context* ctx, nb_tile* t)
     memset(&t->v, 0, sizeof(t->v));
 }
 
-void nb_navmesh_destroy(nb_context* ctx, nb_navmesh* nav)
+NB_COLD void nb_navmesh_destroy(nb_context* ctx, nb_navmesh* nav)
 {
     if (!nav)
         return;
@@ -404,7 +404,7 @@ static uint32_t link_alloc(nb_tile* t)
     return t->nlinks++;
 }
 
-nb_status nb_navmesh_add_tile(nb_context* ctx, nb_navmesh* nav, const uint8_t* data, size_t size)
+NB_COLD nb_status nb_navmesh_add_tile(nb_context* ctx, nb_navmesh* nav, const uint8_t* data, size_t size)
 {
     if (!nav || !data)
         return nb_fail(ctx, NB_ERR_NULL_ARG, FN_ ": %s is NULL", !nav ? "nav" : "data");
@@ -600,7 +600,7 @@ static void unlink_slot(nb_tile* t, uint32_t gone)
     }
 }
 
-nb_status nb_navmesh_remove_tile(nb_context* ctx, nb_navmesh* nav, int32_t tile_x, int32_t tile_z)
+NB_COLD nb_status nb_navmesh_remove_tile(nb_context* ctx, nb_navmesh* nav, int32_t tile_x, int32_t tile_z)
 {
     if (!nav)
         return nb_fail(ctx, NB_ERR_NULL_ARG, "nb_navmesh_remove_tile: nav is NULL");
@@ -645,7 +645,7 @@ uint32_t nb_navmesh_tile_count(const nb_navmesh* nav) { return nav ? nav->tile_c
 
 const nb_navmesh_params* nb_navmesh_get_params(const nb_navmesh* nav) { return nav ? &nav->params : NULL; }
 
-nb_status nb_navmesh_poly(const nb_navmesh* nav, nb_poly_ref ref, float* verts, int32_t* vert_count, uint8_t* area,
+NB_COLD nb_status nb_navmesh_poly(const nb_navmesh* nav, nb_poly_ref ref, float* verts, int32_t* vert_count, uint8_t* area,
                           uint16_t* flags, int* is_offmesh)
 {
     if (!nav)
@@ -669,7 +669,7 @@ nb_status nb_navmesh_poly(const nb_navmesh* nav, nb_poly_ref ref, float* verts, 
     return NB_OK;
 }
 
-nb_status nb_navmesh_poly_refs(nb_context* ctx, const nb_navmesh* nav, nb_poly_ref* refs, uint32_t capacity,
+NB_COLD nb_status nb_navmesh_poly_refs(nb_context* ctx, const nb_navmesh* nav, nb_poly_ref* refs, uint32_t capacity,
                                uint32_t* count)
 {
     if (!nav || !count)
@@ -693,7 +693,7 @@ nb_status nb_navmesh_poly_refs(nb_context* ctx, const nb_navmesh* nav, nb_poly_r
     return NB_OK;
 }
 
-nb_status nb_navmesh_set_poly_flags(nb_context* ctx, nb_navmesh* nav, nb_poly_ref ref, uint16_t flags)
+NB_COLD nb_status nb_navmesh_set_poly_flags(nb_context* ctx, nb_navmesh* nav, nb_poly_ref ref, uint16_t flags)
 {
     if (!nav)
         return nb_fail(ctx, NB_ERR_NULL_ARG, "nb_navmesh_set_poly_flags: nav is NULL");

@@ -29,6 +29,30 @@ nb_status nb_fail(nb_context* ctx, nb_status status, const char* fmt, ...)
 #endif
     ;
 
+/* Code that runs once per call or only on errors (validation, setup, messages): optimized for size, since
+ * its speed does not matter and the wasm download does. clang has minsize; gcc's cold implies size. */
+#if defined(__clang__)
+#define NB_COLD __attribute__((cold, minsize))
+#elif defined(__GNUC__)
+#define NB_COLD __attribute__((cold))
+#else
+#define NB_COLD
+#endif
+
+/* snprintf for the library's messages (context.c; no libc printf in the wasm build): %s %c, %d %u %x with
+ * an optional 0-padded width and l/ll/z modifiers, %g (precision 6), %.0f, %%. Same output and return value
+ * as snprintf for those. */
+int nb_format(char* buf, size_t size, const char* fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+int nb_vformat(char* buf, size_t size, const char* fmt, va_list ap);
+
+/* Sorts like qsort, but unstable in a different way: every caller's comparator is a total order (ties broken on
+ * an index), so the result does not depend on the algorithm. */
+void nb_sort(void* base, size_t n, size_t size, int (*cmp)(const void*, const void*));
+
 /* Asks the progress callback; returns NB_ERR_CANCELLED (with message) when it asks to stop. */
 nb_status nb_report(nb_context* ctx, nb_stage stage, uint32_t done, uint32_t total);
 

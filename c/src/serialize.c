@@ -4,7 +4,6 @@
 #include "navmesh_internal.h"
 
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 
 enum {
@@ -92,7 +91,7 @@ nb_status nb_navmesh_save(nb_context* ctx, const nb_navmesh* nav, uint8_t** data
         st = nb_fail(ctx, NB_ERR_TOO_LARGE, "%s: the file would take %llu bytes", fn, (unsigned long long)total);
         goto cleanup;
     }
-    qsort(order, n, sizeof(tile_order), cmp_tile_order);
+    nb_sort(order, n, sizeof(tile_order), cmp_tile_order);
     out = (uint8_t*)nb_alloc(ctx, (size_t)total);
     if (!out) {
         st = nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "%s: out of memory 'data' (%llu)", fn, (unsigned long long)total);
@@ -198,7 +197,7 @@ nb_status nb_navmesh_load(nb_context* ctx, const uint8_t* data, size_t size, nb_
         st = nb_navmesh_add_tile(ctx, nav, data + at, len);
         if (st != NB_OK) {
             char why[NB_MESSAGE_MAX];
-            snprintf(why, sizeof(why), "%s", nb_context_message(ctx));
+            nb_format(why, sizeof(why), "%s", nb_context_message(ctx));
             if (st == NB_ERR_ALREADY_EXISTS || st == NB_ERR_TOO_LARGE)
                 st = NB_ERR_CORRUPT; /* a well-formed file never repeats a position or overfills */
             st = nb_fail(ctx, st, "%s: tile %u: %s", fn, i, why);

@@ -226,8 +226,8 @@ typedef struct bv_item {
     int32_t poly;
 } bv_item;
 
-/* qsort has no context argument: one comparator per axis. Ties break on the polygon index so the tree (and
- * thus the blob) does not depend on the qsort implementation. */
+/* nb_sort, like qsort, has no context argument: one comparator per axis. Ties break on the polygon index so
+ * the tree (and thus the blob) does not depend on the sort implementation. */
 #define BV_CMP_(axis)                                                                  \
     static int bv_cmp_##axis(const void* pa, const void* pb)                           \
     {                                                                                  \
@@ -268,7 +268,7 @@ static void bv_subdivide(bv_item* items, int n, nb_bv_node* nodes, int* cursor)
             best = node->bmax[k] - node->bmin[k];
             axis = k;
         }
-    qsort(items, (size_t)n, sizeof(bv_item), axis == 0 ? bv_cmp_0 : axis == 1 ? bv_cmp_1 : bv_cmp_2);
+    nb_sort(items, (size_t)n, sizeof(bv_item), axis == 0 ? bv_cmp_0 : axis == 1 ? bv_cmp_1 : bv_cmp_2);
     const int half = n / 2;
     bv_subdivide(items, half, nodes, cursor);
     bv_subdivide(items + half, n - half, nodes, cursor);
