@@ -815,6 +815,57 @@ nb_status nb_navmesh_detail_triangles(nb_context* ctx, const nb_navmesh* nav, fl
                                       uint32_t vertex_capacity, uint32_t* indices, uint8_t* areas,
                                       uint32_t triangle_capacity, uint32_t* vertex_count, uint32_t* triangle_count);
 
+/* ---- tile cache: live obstacles ---- */
+
+/* A tile cache keeps, for every tile of a tiled bake's grid, the compact heightfield after erosion and the
+ * bake-time area volumes (nb_bake up to NB_STAGE_AREAS), so that a change of obstacles rebuilds only the tiles
+ * it touches, from the cached heightfield (regions .. detail, then nb_tile_build): no rasterization, no input
+ * triangles. Obstacles are nb_volume's: area 0 carves a hole in the walkable surface, another id marks an
+ * area (e.g. water with a higher cost). Obstacles are applied after the bake-time volumes. Off-mesh links are
+ * not supported by the cache (tiles are built without them).
+ * Memory: each tile keeps one compact heightfield (8 bytes per column of the tile with its border, 9 per
+ * walkable span); tiles without geometry keep nothing. The cache keeps using ctx's allocator: pass the same
+ * ctx to every call and destroy the cache before the ctx. A cache is not thread-safe. */
+typedef struct nb_tile_cache nb_tile_cache;
+
+/* Computes the grid of `input` (the whole level) as nb_bake_grid does and bakes each tile up to NB_STAGE_AREAS
+ * with the tile's bounds, border and triangles exactly as nb_bake_grid_tile selects them (input->volumes are
+ * applied as bake-time areas; the input's arrays are not referenced after the call). config->tile_size must be
+ * > 0. *out is NULL on failure. Statuses: those of nb_bake_grid and nb_bake, NB_ERR_INVALID_CONFIG
+ * (tile_size 0), NB_ERR_OUT_OF_MEMORY. */
+nb_status nb_tile_cache_create(nb_context* ctx, const nb_bake_input* input, const nb_config* config,
+                               nb_tile_cache** out);
+void nb_tile_cache_destroy(nb_context* ctx, nb_tile_cache* cache);
+
+/* Builds every tile (with the current obstacles) into a new navmesh whose params are nb_bake_grid's. With no
+ * obstacles it saves to the same bytes as nb_bake_navmesh of the same level and config (no links). Clears
+ * every dirty mark. *out is NULL on failure. Statuses: those of nb_bake's later stages, nb_tile_build and
+ * nb_navmesh_add_tile, NB_ERR_NULL_ARG. */
+nb_status nb_tile_cache_build_navmesh(nb_context* ctx, nb_tile_cache* cache, nb_navmesh** out);
+
+/* Obstacles. The volume is copied (a convex volume's vertices too); ids start at 1 and are never reused. Each
+ * change marks dirty the tiles whose bounds with their border overlap the volume's box in xz (an update marks
+ * both the old and the new position); nothing is rebuilt until nb_tile_cache_update. Statuses: NB_OK,
+ * NB_ERR_NULL_ARG, NB_ERR_INVALID_ARG and NB_ERR_NONFINITE (as nb_mark_volume validates volumes),
+ * NB_ERR_NOT_FOUND (no obstacle with that id), NB_ERR_OUT_OF_MEMORY; on failure the cache is unchanged. */
+nb_status nb_tile_cache_add_obstacle(nb_context* ctx, nb_tile_cache* cache, const nb_volume* volume, uint32_t* id);
+nb_status nb_tile_cache_remove_obstacle(nb_context* ctx, nb_tile_cache* cache, uint32_t id);
+nb_status nb_tile_cache_update_obstacle(nb_context* ctx, nb_tile_cache* cache, uint32_t id, const nb_volume* volume);
+/* Number of tiles waiting for nb_tile_cache_update. */
+uint32_t nb_tile_cache_dirty_count(const nb_tile_cache* cache);
+
+/* Rebuilds every dirty tile into nav (a navmesh from nb_tile_cache_build_navmesh, or one with the same grid):
+ * each from a copy of its cached compact heightfield with every obstacle overlapping it marked, then regions ..
+ * detail and nb_tile_build; the old tile is replaced (a tile that ends with no polygons is just removed). The
+ * polygon refs of replaced tiles become stale (NB_ERR_NOT_FOUND from queries): paths through them must be
+ * planned again. rebuilt_tiles (optional, capacity pairs) receives the (tile_x, tile_z) of each rebuilt tile,
+ * in (z, x) order; *rebuilt_count (optional) their number, even beyond capacity. All new tiles are built before
+ * nav is touched: on failure nav keeps its old tiles (rolled back if a replacement fails midway) and the tiles
+ * stay dirty. Statuses: NB_OK, NB_ERR_NULL_ARG, NB_ERR_INVALID_ARG (nav's tile size differs from the cache's),
+ * those of the stages, nb_tile_build and nb_navmesh_add_tile (NB_ERR_OUT_OF_MEMORY, NB_ERR_CANCELLED, ...). */
+nb_status nb_tile_cache_update(nb_context* ctx, nb_tile_cache* cache, nb_navmesh* nav, int32_t* rebuilt_tiles,
+                               uint32_t capacity, uint32_t* rebuilt_count);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,5 +1,5 @@
 /* nb_bake: validates the input, then runs the pipeline stage by stage with timings and progress. */
-#include "nb_internal.h"
+#include "bake_internal.h"
 
 #include <math.h>
 
@@ -174,9 +174,6 @@ nb_status nb_bake(nb_context* ctx, const nb_bake_input* input, const nb_config* 
     uint8_t* areas = NULL;
     nb_heightfield* hf = NULL;
     nb_compact_heightfield* chf = NULL;
-    nb_contour_set* cset = NULL;
-    nb_poly_mesh* pmesh = NULL;
-    nb_poly_mesh_detail* dmesh = NULL;
     const double t_start = nb_now_ms();
     double t = t_start;
 #define LAP_(stat)                              \
@@ -254,21 +251,77 @@ nb_status nb_bake(nb_context* ctx, const nb_bake_input* input, const nb_config* 
     if (stop_after == NB_STAGE_AREAS)
         goto done;
 
+    /* ---- regions .. detail: shared with the tile cache, which restarts here from a cached chf ---- */
+    st = nb_bake_from_compact(ctx, &cfg, &cells, input->border_size, chf, stop_after, keep, out);
+    chf = NULL; /* taken over: in out->compact, or freed */
+    if (st != NB_OK)
+        goto cleanup;
+    out->stats[NB_STAT_MS_TOTAL] = nb_now_ms() - t_start;
+    out->heightfield = hf;
+    return NB_OK;
+
+done:
+    /* Stopped at or before NB_STAGE_AREAS: the heightfield goes unless kept or last; chf is always the last. */
+    if (hf && !(keep & NB_KEEP_HEIGHTFIELD) && stop_after > NB_STAGE_FILTER) {
+        nb_heightfield_destroy(ctx, hf);
+        hf = NULL;
+    }
+    out->stats[NB_STAT_MS_TOTAL] = nb_now_ms() - t_start;
+    out->heightfield = hf;
+    out->compact = chf;
+    return NB_OK;
+
+cleanup:
+    nb_free(ctx, areas);
+    nb_heightfield_destroy(ctx, hf);
+    nb_compact_heightfield_destroy(ctx, chf);
+    memset(out, 0, sizeof(*out));
+    return st;
+#undef LAP_
+#undef CHECK_
+}
+
+nb_status nb_bake_from_compact(nb_context* ctx, const nb_config* cfg, const nb_config_cells* cells,
+                               int32_t border_size, nb_compact_heightfield* chf, nb_stage stop_after, unsigned keep,
+                               nb_bake_result* out)
+{
+    nb_status st = NB_OK;
+    nb_contour_set* cset = NULL;
+    nb_poly_mesh* pmesh = NULL;
+    nb_poly_mesh_detail* dmesh = NULL;
+    out->compact = NULL;
+    out->contours = NULL;
+    out->poly_mesh = NULL;
+    out->detail = NULL;
+    if (stop_after == NB_STAGE_ALL)
+        stop_after = NB_STAGE_DETAIL;
+    double t = nb_now_ms();
+#define LAP_(stat)                              \
+    do {                                        \
+        const double now_ = nb_now_ms();        \
+        out->stats[stat] = now_ - t;            \
+        t = now_;                               \
+    } while (0)
+#define CHECK_(expr)            \
+    do {                                   \
+        st = (expr);                       \
+        if (st != NB_OK)                   \
+            goto cleanup;                  \
+    } while (0)
+
     /* ---- regions (watershed needs the distance field first) ---- */
     CHECK_(nb_report(ctx, NB_STAGE_REGIONS, 0, 1));
-    switch (cfg.partition) {
+    switch (cfg->partition) {
     case NB_PARTITION_MONOTONE:
-        CHECK_(nb_build_regions_monotone(ctx, chf, input->border_size, cells.min_region_area,
-                                         cells.merge_region_area));
+        CHECK_(nb_build_regions_monotone(ctx, chf, border_size, cells->min_region_area, cells->merge_region_area));
         break;
     case NB_PARTITION_LAYERS:
-        CHECK_(nb_build_regions_layers(ctx, chf, input->border_size, cells.min_region_area));
+        CHECK_(nb_build_regions_layers(ctx, chf, border_size, cells->min_region_area));
         break;
     default:
         CHECK_(nb_build_distance_field(ctx, chf));
         LAP_(NB_STAT_MS_DISTANCE);
-        CHECK_(nb_build_regions_watershed(ctx, chf, input->border_size, cells.min_region_area,
-                                          cells.merge_region_area));
+        CHECK_(nb_build_regions_watershed(ctx, chf, border_size, cells->min_region_area, cells->merge_region_area));
         break;
     }
     out->stats[NB_STAT_REGIONS] = chf->max_regions; /* as the reference counts: highest id + 1 */
@@ -278,7 +331,7 @@ nb_status nb_bake(nb_context* ctx, const nb_bake_input* input, const nb_config* 
 
     /* ---- contours ---- */
     CHECK_(nb_report(ctx, NB_STAGE_CONTOURS, 0, 1));
-    CHECK_(nb_build_contours(ctx, chf, cfg.edge_max_error, cells.max_edge_len, &cset));
+    CHECK_(nb_build_contours(ctx, chf, cfg->edge_max_error, cells->max_edge_len, &cset));
     out->stats[NB_STAT_CONTOURS] = cset->nconts;
     LAP_(NB_STAT_MS_CONTOURS);
     if (stop_after == NB_STAGE_CONTOURS)
@@ -286,7 +339,7 @@ nb_status nb_bake(nb_context* ctx, const nb_bake_input* input, const nb_config* 
 
     /* ---- convex polygons ---- */
     CHECK_(nb_report(ctx, NB_STAGE_POLYMESH, 0, 1));
-    CHECK_(nb_build_poly_mesh(ctx, cset, cfg.verts_per_poly, &pmesh));
+    CHECK_(nb_build_poly_mesh(ctx, cset, cfg->verts_per_poly, &pmesh));
     out->stats[NB_STAT_POLYS] = pmesh->npolys;
     out->stats[NB_STAT_POLY_VERTS] = pmesh->nverts;
     if (!(keep & NB_KEEP_CONTOURS)) {
@@ -299,21 +352,13 @@ nb_status nb_bake(nb_context* ctx, const nb_bake_input* input, const nb_config* 
 
     /* ---- detail height mesh ---- */
     CHECK_(nb_report(ctx, NB_STAGE_DETAIL, 0, 1));
-    CHECK_(nb_build_poly_mesh_detail(ctx, pmesh, chf, cfg.detail_sample_dist, cfg.detail_sample_max_error, &dmesh));
+    CHECK_(nb_build_poly_mesh_detail(ctx, pmesh, chf, cfg->detail_sample_dist, cfg->detail_sample_max_error, &dmesh));
     out->stats[NB_STAT_DETAIL_VERTS] = dmesh->nverts;
     out->stats[NB_STAT_DETAIL_TRIS] = dmesh->ntris;
-    if (!(keep & NB_KEEP_COMPACT)) {
-        nb_compact_heightfield_destroy(ctx, chf);
-        chf = NULL;
-    }
     LAP_(NB_STAT_MS_DETAIL);
 
 done:
     /* Intermediates the caller did not ask for go now; the last stage's output always stays. */
-    if (hf && !(keep & NB_KEEP_HEIGHTFIELD) && stop_after > NB_STAGE_FILTER) {
-        nb_heightfield_destroy(ctx, hf);
-        hf = NULL;
-    }
     if (chf && !(keep & NB_KEEP_COMPACT) && stop_after > NB_STAGE_REGIONS) {
         nb_compact_heightfield_destroy(ctx, chf);
         chf = NULL;
@@ -322,8 +367,6 @@ done:
         nb_contour_set_destroy(ctx, cset);
         cset = NULL;
     }
-    out->stats[NB_STAT_MS_TOTAL] = nb_now_ms() - t_start;
-    out->heightfield = hf;
     out->compact = chf;
     out->contours = cset;
     out->poly_mesh = pmesh;
@@ -331,13 +374,10 @@ done:
     return NB_OK;
 
 cleanup:
-    nb_free(ctx, areas);
-    nb_heightfield_destroy(ctx, hf);
     nb_compact_heightfield_destroy(ctx, chf);
     nb_contour_set_destroy(ctx, cset);
     nb_poly_mesh_destroy(ctx, pmesh);
     nb_poly_mesh_detail_destroy(ctx, dmesh);
-    memset(out, 0, sizeof(*out));
     return st;
 #undef LAP_
 #undef CHECK_

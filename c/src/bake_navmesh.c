@@ -1,7 +1,7 @@
 /* Whole-navmesh bakes: the tile grid over a mesh, one tile of it, and nb_bake_navmesh, which bakes every tile
  * in this thread. The TypeScript layer hands the same nb_bake_grid_tile jobs to workers; a navmesh assembled
  * from them saves to the same bytes whatever the order (saving sorts tiles). */
-#include "nb_internal.h"
+#include "bake_internal.h"
 
 #include <math.h>
 
@@ -86,6 +86,73 @@ static int inside_xz(const float* p, const float* lo, const float* hi)
     return p[0] >= lo[0] && p[0] < hi[0] && p[2] >= lo[2] && p[2] < hi[2];
 }
 
+void nb_grid_tile_input_release(nb_context* ctx, nb_grid_tile_input* t)
+{
+    nb_free(ctx, t->tris);
+    nb_free(ctx, t->areas);
+    memset(t, 0, sizeof(*t));
+}
+
+nb_status nb_grid_tile_select(nb_context* ctx, const char* fn, const nb_bake_input* input, const nb_config* cfg,
+                              const nb_config_cells* cells, const nb_navmesh_params* params, const float bmax[3],
+                              int32_t tile_x, int32_t tile_z, nb_grid_tile_input* out)
+{
+    memset(out, 0, sizeof(*out));
+    const nb_mesh* m = &input->mesh;
+    const float* bmin = params->origin;
+    out->lo[0] = bmin[0] + (float)tile_x * params->tile_width;
+    out->lo[1] = bmin[1];
+    out->lo[2] = bmin[2] + (float)tile_z * params->tile_depth;
+    out->hi[0] = out->lo[0] + params->tile_width;
+    out->hi[1] = bmax[1];
+    out->hi[2] = out->lo[2] + params->tile_depth;
+    const float* lo = out->lo;
+    const float* hi = out->hi;
+    const uint32_t ntris = m->indices ? m->triangle_count : m->vertex_count / 3;
+    out->tris = (uint32_t*)nb_alloc(ctx, (size_t)ntris * 3 * sizeof(uint32_t));
+    out->areas = m->areas ? (uint8_t*)nb_alloc(ctx, ntris) : NULL;
+    if (!out->tris || (m->areas && !out->areas))
+        return nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "%s: out of memory 'tris' (%u)", fn, ntris);
+    /* The triangles whose xz box overlaps the tile with its border (checked here with the mesh's own triangle
+     * numbers, so messages name the right triangle). */
+    const float border = (float)(cells->walkable_radius + 3) * cfg->cell_size;
+    uint32_t n = 0;
+    for (uint32_t t = 0; t < ntris; ++t) {
+        float tmin[2] = { 1e30f, 1e30f }, tmax[2] = { -1e30f, -1e30f };
+        for (int k = 0; k < 3; ++k) {
+            const uint32_t v = m->indices ? m->indices[t * 3 + k] : t * 3 + k;
+            if (v >= m->vertex_count)
+                return nb_fail(ctx, NB_ERR_INDEX_RANGE, "%s: triangle %u uses vertex index %u but the mesh has %u vertices",
+                               fn, t, v, m->vertex_count);
+            const float* p = &m->positions[(size_t)v * 3];
+            tmin[0] = nb_minf(tmin[0], p[0]);
+            tmax[0] = nb_maxf(tmax[0], p[0]);
+            tmin[1] = nb_minf(tmin[1], p[2]);
+            tmax[1] = nb_maxf(tmax[1], p[2]);
+        }
+        if (m->areas && m->areas[t] > 63)
+            return nb_fail(ctx, NB_ERR_INVALID_ARG, "%s: areas[%u] is %u; area ids are 0..63", fn, t,
+                           (unsigned)m->areas[t]);
+        if (tmax[0] < lo[0] - border || tmin[0] > hi[0] + border || tmax[1] < lo[2] - border ||
+            tmin[1] > hi[2] + border)
+            continue;
+        for (int k = 0; k < 3; ++k)
+            out->tris[n * 3 + k] = m->indices ? m->indices[t * 3 + k] : t * 3 + k;
+        if (out->areas)
+            out->areas[n] = m->areas[t];
+        ++n;
+    }
+    out->tri_count = n;
+    out->in = *input;
+    out->in.mesh.indices = out->tris;
+    out->in.mesh.triangle_count = n;
+    out->in.mesh.areas = out->areas;
+    out->in.bmin = out->lo;
+    out->in.bmax = out->hi;
+    out->in.border_size = cells->walkable_radius + 3;
+    return NB_OK;
+}
+
 nb_status nb_bake_grid_tile(nb_context* ctx, const nb_bake_input* input, const nb_config* config,
                             const nb_offmesh_link* links, uint32_t link_count, int32_t tile_x, int32_t tile_z,
                             uint8_t** data, size_t* size, double stats[NB_STAT_COUNT])
@@ -124,17 +191,18 @@ nb_status nb_bake_grid_tile(nb_context* ctx, const nb_bake_input* input, const n
                        ntx, ntz);
 
     const int tiled = cfg.tile_size > 0;
-    const float lo[3] = { bmin[0] + (float)tile_x * params.tile_width, bmin[1],
-                          bmin[2] + (float)tile_z * params.tile_depth };
-    const float hi[3] = { lo[0] + params.tile_width, bmax[1], lo[2] + params.tile_depth };
-    const uint32_t ntris = m->indices ? m->triangle_count : m->vertex_count / 3;
-    uint32_t* tris = NULL;
-    uint8_t* tareas = NULL;
+    nb_grid_tile_input sel;
+    memset(&sel, 0, sizeof(sel));
     nb_offmesh_link* tlinks = NULL;
     nb_bake_input in = *input;
     uint32_t nlinks = 0;
     double local_stats[NB_STAT_COUNT];
 
+    if (tiled) {
+        st = nb_grid_tile_select(ctx, fn, input, &cfg, &cells, &params, bmax, tile_x, tile_z, &sel);
+        if (st != NB_OK)
+            goto cleanup;
+    }
     if (link_count) {
         tlinks = (nb_offmesh_link*)nb_alloc(ctx, (size_t)link_count * sizeof(nb_offmesh_link));
         if (!tlinks) {
@@ -142,62 +210,18 @@ nb_status nb_bake_grid_tile(nb_context* ctx, const nb_bake_input* input, const n
             goto cleanup;
         }
         for (uint32_t i = 0; i < link_count; ++i)
-            if (!tiled || inside_xz(links[i].start, lo, hi))
+            if (!tiled || inside_xz(links[i].start, sel.lo, sel.hi))
                 tlinks[nlinks++] = links[i];
     }
     if (tiled) {
-        tris = (uint32_t*)nb_alloc(ctx, (size_t)ntris * 3 * sizeof(uint32_t));
-        tareas = m->areas ? (uint8_t*)nb_alloc(ctx, ntris) : NULL;
-        if (!tris || (m->areas && !tareas)) {
-            st = nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "%s: out of memory 'tris' (%u)", fn, ntris);
-            goto cleanup;
-        }
-        /* The triangles whose xz box overlaps the tile with its border (checked here with the mesh's own
-         * triangle numbers, so messages name the right triangle). */
-        const float border = (float)(cells.walkable_radius + 3) * cfg.cell_size;
-        uint32_t n = 0;
-        for (uint32_t t = 0; t < ntris; ++t) {
-            float tmin[2] = { 1e30f, 1e30f }, tmax[2] = { -1e30f, -1e30f };
-            for (int k = 0; k < 3; ++k) {
-                const uint32_t v = m->indices ? m->indices[t * 3 + k] : t * 3 + k;
-                if (v >= m->vertex_count) {
-                    st = nb_fail(ctx, NB_ERR_INDEX_RANGE, "%s: triangle %u uses vertex index %u but the mesh has %u vertices",
-                                 fn, t, v, m->vertex_count);
-                    goto cleanup;
-                }
-                const float* p = &m->positions[(size_t)v * 3];
-                tmin[0] = nb_minf(tmin[0], p[0]);
-                tmax[0] = nb_maxf(tmax[0], p[0]);
-                tmin[1] = nb_minf(tmin[1], p[2]);
-                tmax[1] = nb_maxf(tmax[1], p[2]);
-            }
-            if (m->areas && m->areas[t] > 63) {
-                st = nb_fail(ctx, NB_ERR_INVALID_ARG, "%s: areas[%u] is %u; area ids are 0..63", fn, t,
-                             (unsigned)m->areas[t]);
-                goto cleanup;
-            }
-            if (tmax[0] < lo[0] - border || tmin[0] > hi[0] + border || tmax[1] < lo[2] - border ||
-                tmin[1] > hi[2] + border)
-                continue;
-            for (int k = 0; k < 3; ++k)
-                tris[n * 3 + k] = m->indices ? m->indices[t * 3 + k] : t * 3 + k;
-            if (tareas)
-                tareas[n] = m->areas[t];
-            ++n;
-        }
-        if (n == 0 && nlinks == 0)
+        if (sel.tri_count == 0 && nlinks == 0)
             goto cleanup; /* nothing here: *data stays NULL */
-        if (n == 0) {
+        if (sel.tri_count == 0) {
             st = nb_fail(ctx, NB_ERR_INVALID_ARG, "%s: tile (%d, %d) has off-mesh links but no triangles", fn, tile_x,
                          tile_z);
             goto cleanup;
         }
-        in.mesh.indices = tris;
-        in.mesh.triangle_count = n;
-        in.mesh.areas = tareas;
-        in.bmin = lo;
-        in.bmax = hi;
-        in.border_size = cells.walkable_radius + 3;
+        in = sel.in;
     }
     /* The caller's config, not the resolved one: resolving twice would turn explicit zeros into defaults. */
     st = nb_bake_tile(ctx, &in, config, tlinks, nlinks, tile_x, tile_z, data, size, stats ? stats : local_stats);
@@ -208,8 +232,7 @@ nb_status nb_bake_grid_tile(nb_context* ctx, const nb_bake_input* input, const n
     }
 
 cleanup:
-    nb_free(ctx, tris);
-    nb_free(ctx, tareas);
+    nb_grid_tile_input_release(ctx, &sel);
     nb_free(ctx, tlinks);
     return st;
 }

@@ -1,0 +1,484 @@
+/* nb_tile_cache: cached per-tile compact heightfields, obstacles, dirty-tile rebuilds. */
+#include "navbake.h"
+#include "nbtest_level.h"
+
+#include <math.h>
+
+static nb_context* ctx;
+
+/* ---- a synthetic level: a flat corridor 76 m long (4 tiles of 64 x 0.3 m) and 4 m wide, along x ---- */
+
+#define CORR_SEGS 19
+#define CORR_LEN 76.0f
+#define CORR_WIDTH 4.0f
+static float corr_pos[(CORR_SEGS + 1) * 2 * 3];
+static uint32_t corr_idx[CORR_SEGS * 6];
+
+static nb_bake_input corridor(void)
+{
+    for (int i = 0; i <= CORR_SEGS; ++i)
+        for (int j = 0; j < 2; ++j) {
+            float* p = &corr_pos[(i * 2 + j) * 3];
+            p[0] = CORR_LEN * (float)i / CORR_SEGS;
+            p[1] = 0.0f;
+            p[2] = j ? CORR_WIDTH : 0.0f;
+        }
+    for (int i = 0; i < CORR_SEGS; ++i) {
+        const uint32_t a = (uint32_t)i * 2, b = a + 1, c = a + 2, d = a + 3;
+        const uint32_t t[6] = { a, b, d, a, d, c }; /* wound so the floor faces up */
+        memcpy(&corr_idx[i * 6], t, sizeof(t));
+    }
+    nb_bake_input in;
+    memset(&in, 0, sizeof(in));
+    in.mesh.positions = corr_pos;
+    in.mesh.vertex_count = (CORR_SEGS + 1) * 2;
+    in.mesh.indices = corr_idx;
+    in.mesh.triangle_count = CORR_SEGS * 2;
+    return in;
+}
+
+static nb_config tiled(void)
+{
+    nb_config cfg;
+    memset(&cfg, 0, sizeof(cfg));
+    cfg.tile_size = 64;
+    return cfg;
+}
+
+/* A box across the corridor (all of its width) between x0 and x1. */
+static nb_volume wall_box(float x0, float x1, uint8_t area)
+{
+    nb_volume v;
+    memset(&v, 0, sizeof(v));
+    v.type = NB_VOLUME_BOX;
+    v.area = area;
+    const float lo[3] = { x0, -1.0f, -1.0f }, hi[3] = { x1, 2.0f, CORR_WIDTH + 1.0f };
+    memcpy(v.bmin, lo, sizeof(lo));
+    memcpy(v.bmax, hi, sizeof(hi));
+    return v;
+}
+
+static int save_equal(nb_navmesh* a, nb_navmesh* b)
+{
+    uint8_t *da = NULL, *db = NULL;
+    size_t na = 0, nb = 0;
+    int eq = nb_navmesh_save(ctx, a, &da, &na) == NB_OK && nb_navmesh_save(ctx, b, &db, &nb) == NB_OK && na == nb &&
+             memcmp(da, db, na) == 0;
+    nb_bytes_free(ctx, da);
+    nb_bytes_free(ctx, db);
+    return eq;
+}
+
+/* NB_PATH_NONE / NB_PATH_PARTIAL / NB_PATH_COMPLETE from x0 to x1 along the corridor's middle. */
+static int corridor_path(const nb_navmesh* nav, float x0, float x1)
+{
+    nb_query* q = NULL;
+    if (nb_query_create(ctx, nav, 0, &q) != NB_OK)
+        return -1;
+    nb_query_filter f;
+    nb_query_filter_init(&f);
+    const float s[3] = { x0, 0.0f, CORR_WIDTH / 2 }, e[3] = { x1, 0.0f, CORR_WIDTH / 2 };
+    const float ext[3] = { 1.0f, 1.0f, 1.0f };
+    nb_poly_ref sr = 0, er = 0, path[256];
+    int32_t n = 0;
+    int partial = 0, result = NB_PATH_NONE;
+    nb_query_find_nearest_poly(q, s, ext, &f, &sr, NULL);
+    nb_query_find_nearest_poly(q, e, ext, &f, &er, NULL);
+    if (sr && er && nb_query_find_path(q, sr, er, s, e, &f, path, &n, 256, &partial) == NB_OK && n > 0)
+        result = partial ? NB_PATH_PARTIAL : NB_PATH_COMPLETE;
+    nb_query_destroy(ctx, q);
+    return result;
+}
+
+/* Area of the polygon under (x, z); -1 when none. */
+static int area_at(const nb_navmesh* nav, float x, float z)
+{
+    nb_query* q = NULL;
+    if (nb_query_create(ctx, nav, 0, &q) != NB_OK)
+        return -1;
+    nb_query_filter f;
+    nb_query_filter_init(&f);
+    const float p[3] = { x, 0.0f, z }, ext[3] = { 0.1f, 1.0f, 0.1f };
+    nb_poly_ref ref = 0;
+    uint8_t area = 0;
+    int result = -1;
+    if (nb_query_find_nearest_poly(q, p, ext, &f, &ref, NULL) == NB_OK && ref &&
+        nb_navmesh_poly(nav, ref, NULL, NULL, &area, NULL, NULL) == NB_OK)
+        result = area;
+    nb_query_destroy(ctx, q);
+    return result;
+}
+
+static int has_pair(const int32_t* tiles, uint32_t n, int32_t x, int32_t z)
+{
+    for (uint32_t i = 0; i < n; ++i)
+        if (tiles[2 * i] == x && tiles[2 * i + 1] == z)
+            return 1;
+    return 0;
+}
+
+static void test_no_obstacles_same_bytes_as_bake_navmesh(void)
+{
+    nb_obj obj;
+    if (nbt_load_level("dungeon.obj", &obj) != 0) {
+        CHECK(!"mesh missing");
+        return;
+    }
+    nb_bake_input in = nbt_input_of(&obj);
+    nb_config cfg = tiled();
+    nb_navmesh *ref = NULL, *nav = NULL;
+    nb_tile_cache* cache = NULL;
+    CHECK_INT(nb_bake_navmesh(ctx, &in, &cfg, NULL, 0, &ref), NB_OK);
+    CHECK_INT(nb_tile_cache_create(ctx, &in, &cfg, &cache), NB_OK);
+    CHECK_INT(nb_tile_cache_build_navmesh(ctx, cache, &nav), NB_OK);
+    CHECK(ref && nav && nb_navmesh_tile_count(nav) == nb_navmesh_tile_count(ref));
+    CHECK(nb_navmesh_tile_count(nav) > 4);
+    CHECK(save_equal(ref, nav));
+
+    /* An obstacle added and removed again: the touched tiles are rebuilt to the same bytes. */
+    const nb_navmesh_params* p = nb_navmesh_get_params(nav);
+    int32_t cx = -1, cz = -1; /* a grid corner whose four tiles all have polygons */
+    for (int32_t z = 1; z < 8 && cx < 0; ++z)
+        for (int32_t x = 1; x < 8 && cx < 0; ++x) {
+            const uint8_t* data;
+            size_t size;
+            if (nb_navmesh_tile_data(nav, x, z, &data, &size) == NB_OK &&
+                nb_navmesh_tile_data(nav, x - 1, z, &data, &size) == NB_OK &&
+                nb_navmesh_tile_data(nav, x, z - 1, &data, &size) == NB_OK &&
+                nb_navmesh_tile_data(nav, x - 1, z - 1, &data, &size) == NB_OK) {
+                cx = x;
+                cz = z;
+            }
+        }
+    CHECK(cx > 0);
+    nb_volume v;
+    memset(&v, 0, sizeof(v));
+    v.type = NB_VOLUME_CYLINDER;
+    v.center[0] = p->origin[0] + (float)cx * p->tile_width;
+    v.center[1] = -100.0f;
+    v.center[2] = p->origin[2] + (float)cz * p->tile_depth;
+    v.radius = 2.0f;
+    v.height = 200.0f;
+    uint32_t id = 0, n = 0;
+    CHECK_INT(nb_tile_cache_add_obstacle(ctx, cache, &v, &id), NB_OK);
+    CHECK_INT(nb_tile_cache_dirty_count(cache), 4); /* at a corner of four tiles */
+    CHECK_INT(nb_tile_cache_update(ctx, cache, nav, NULL, 0, &n), NB_OK);
+    CHECK_INT(n, 4);
+    CHECK_INT(nb_tile_cache_remove_obstacle(ctx, cache, id), NB_OK);
+    CHECK_INT(nb_tile_cache_update(ctx, cache, nav, NULL, 0, &n), NB_OK);
+    CHECK_INT(n, 4);
+    CHECK(save_equal(ref, nav));
+
+    nb_navmesh_destroy(ctx, nav);
+    nb_navmesh_destroy(ctx, ref);
+    nb_tile_cache_destroy(ctx, cache);
+    nb_obj_free(&obj);
+}
+
+static void test_box_blocks_corridor_and_moves(void)
+{
+    nb_bake_input in = corridor();
+    nb_config cfg = tiled();
+    nb_tile_cache* cache = NULL;
+    nb_navmesh* nav = NULL;
+    CHECK_INT(nb_tile_cache_create(ctx, &in, &cfg, &cache), NB_OK);
+    CHECK_INT(nb_tile_cache_build_navmesh(ctx, cache, &nav), NB_OK);
+    if (!nav) {
+        nb_tile_cache_destroy(ctx, cache);
+        return;
+    }
+    CHECK_INT(nb_navmesh_tile_count(nav), 4);
+    CHECK_INT(corridor_path(nav, 5.0f, 70.0f), NB_PATH_COMPLETE);
+
+    /* Tile 1 spans x 19.2 .. 38.4 (border 1.5 m): a box at 27 .. 30 touches it alone. */
+    nb_volume v = wall_box(27.0f, 30.0f, NB_NULL_AREA);
+    uint32_t id = 0, n = 0;
+    int32_t tiles[16];
+    CHECK_INT(nb_tile_cache_add_obstacle(ctx, cache, &v, &id), NB_OK);
+    CHECK(id != 0);
+    CHECK_INT(nb_tile_cache_dirty_count(cache), 1);
+    CHECK_INT(nb_tile_cache_update(ctx, cache, nav, tiles, 8, &n), NB_OK);
+    CHECK_INT(n, 1);
+    CHECK(has_pair(tiles, n, 1, 0));
+    CHECK_INT(nb_tile_cache_dirty_count(cache), 0);
+    CHECK_INT(corridor_path(nav, 5.0f, 70.0f), NB_PATH_PARTIAL);
+    CHECK_INT(corridor_path(nav, 5.0f, 20.0f), NB_PATH_COMPLETE); /* this side of the box is still one piece */
+    CHECK_INT(corridor_path(nav, 40.0f, 70.0f), NB_PATH_COMPLETE);
+
+    /* Nothing dirty: an update rebuilds nothing. */
+    CHECK_INT(nb_tile_cache_update(ctx, cache, nav, tiles, 8, &n), NB_OK);
+    CHECK_INT(n, 0);
+
+    /* Moved into tile 2 (38.4 .. 57.6): the old and the new tile are rebuilt, no other. */
+    v = wall_box(46.0f, 49.0f, NB_NULL_AREA);
+    CHECK_INT(nb_tile_cache_update_obstacle(ctx, cache, id, &v), NB_OK);
+    CHECK_INT(nb_tile_cache_update(ctx, cache, nav, tiles, 8, &n), NB_OK);
+    CHECK_INT(n, 2);
+    CHECK(has_pair(tiles, n, 1, 0) && has_pair(tiles, n, 2, 0));
+    CHECK_INT(corridor_path(nav, 5.0f, 70.0f), NB_PATH_PARTIAL);
+    CHECK_INT(corridor_path(nav, 5.0f, 40.0f), NB_PATH_COMPLETE); /* the old place is open again */
+
+    /* A box across the border of tiles 2 and 3 (57.6): both rebuilt, and the path is still cut. */
+    v = wall_box(56.5f, 58.5f, NB_NULL_AREA);
+    CHECK_INT(nb_tile_cache_update_obstacle(ctx, cache, id, &v), NB_OK);
+    CHECK_INT(nb_tile_cache_update(ctx, cache, nav, tiles, 8, &n), NB_OK);
+    CHECK_INT(n, 2);
+    CHECK(has_pair(tiles, n, 2, 0) && has_pair(tiles, n, 3, 0));
+    CHECK_INT(corridor_path(nav, 5.0f, 70.0f), NB_PATH_PARTIAL);
+
+    /* Removed: the path is complete again, and the navmesh is the one built without obstacles. */
+    CHECK_INT(nb_tile_cache_remove_obstacle(ctx, cache, id), NB_OK);
+    CHECK_INT(nb_tile_cache_update(ctx, cache, nav, NULL, 0, &n), NB_OK);
+    CHECK_INT(n, 2);
+    CHECK_INT(corridor_path(nav, 5.0f, 70.0f), NB_PATH_COMPLETE);
+    nb_navmesh* fresh = NULL;
+    CHECK_INT(nb_tile_cache_build_navmesh(ctx, cache, &fresh), NB_OK);
+    CHECK(fresh && save_equal(fresh, nav));
+
+    /* rebuilt_tiles beyond capacity: the count still says how many. */
+    v = wall_box(10.0f, 66.0f, NB_NULL_AREA);
+    CHECK_INT(nb_tile_cache_add_obstacle(ctx, cache, &v, &id), NB_OK);
+    tiles[2] = -7;
+    CHECK_INT(nb_tile_cache_update(ctx, cache, nav, tiles, 1, &n), NB_OK);
+    CHECK_INT(n, 4);
+    CHECK_INT(tiles[2], -7);
+    CHECK_INT(nb_navmesh_tile_count(nav), 2); /* tiles 1 and 2 are covered whole: no polygons, removed */
+
+    nb_navmesh_destroy(ctx, fresh);
+    nb_navmesh_destroy(ctx, nav);
+    nb_tile_cache_destroy(ctx, cache);
+}
+
+static void test_area_obstacle_sets_area_ids(void)
+{
+    nb_bake_input in = corridor();
+    nb_config cfg = tiled();
+    nb_tile_cache* cache = NULL;
+    nb_navmesh* nav = NULL;
+    CHECK_INT(nb_tile_cache_create(ctx, &in, &cfg, &cache), NB_OK);
+    CHECK_INT(nb_tile_cache_build_navmesh(ctx, cache, &nav), NB_OK);
+    if (!nav) {
+        nb_tile_cache_destroy(ctx, cache);
+        return;
+    }
+    CHECK_INT(area_at(nav, 28.5f, 2.0f), NB_WALKABLE_AREA);
+    nb_volume v = wall_box(26.0f, 31.0f, 5);
+    uint32_t id = 0, n = 0;
+    CHECK_INT(nb_tile_cache_add_obstacle(ctx, cache, &v, &id), NB_OK);
+    CHECK_INT(nb_tile_cache_update(ctx, cache, nav, NULL, 0, &n), NB_OK);
+    CHECK_INT(n, 1);
+    CHECK_INT(area_at(nav, 28.5f, 2.0f), 5);
+    CHECK_INT(area_at(nav, 22.0f, 2.0f), NB_WALKABLE_AREA);
+    CHECK_INT(area_at(nav, 35.0f, 2.0f), NB_WALKABLE_AREA);
+    CHECK_INT(corridor_path(nav, 5.0f, 70.0f), NB_PATH_COMPLETE); /* an area is not a wall */
+
+    /* A later obstacle wins where they overlap; removing it gives the first one's area back. */
+    nb_volume w = wall_box(28.0f, 29.0f, 9);
+    uint32_t id2 = 0;
+    CHECK_INT(nb_tile_cache_add_obstacle(ctx, cache, &w, &id2), NB_OK);
+    CHECK(id2 != id);
+    CHECK_INT(nb_tile_cache_update(ctx, cache, nav, NULL, 0, &n), NB_OK);
+    CHECK_INT(area_at(nav, 28.5f, 2.0f), 9);
+    CHECK_INT(area_at(nav, 26.6f, 2.0f), 5);
+    CHECK_INT(nb_tile_cache_remove_obstacle(ctx, cache, id2), NB_OK);
+    CHECK_INT(nb_tile_cache_update(ctx, cache, nav, NULL, 0, &n), NB_OK);
+    CHECK_INT(area_at(nav, 28.5f, 2.0f), 5);
+
+    /* A convex obstacle (its vertices are copied: the caller's array may go away). */
+    float verts[12] = { 60.0f, 0, 0.5f, 64.0f, 0, 0.5f, 64.0f, 0, 3.5f, 60.0f, 0, 3.5f };
+    nb_volume cv;
+    memset(&cv, 0, sizeof(cv));
+    cv.type = NB_VOLUME_CONVEX;
+    cv.area = 7;
+    cv.verts = verts;
+    cv.vert_count = 4;
+    cv.ymin = -1.0f;
+    cv.ymax = 1.0f;
+    CHECK_INT(nb_tile_cache_add_obstacle(ctx, cache, &cv, &id2), NB_OK);
+    memset(verts, 0, sizeof(verts));
+    CHECK_INT(nb_tile_cache_update(ctx, cache, nav, NULL, 0, &n), NB_OK);
+    CHECK_INT(n, 1);
+    CHECK_INT(area_at(nav, 62.0f, 2.0f), 7);
+
+    nb_navmesh_destroy(ctx, nav);
+    nb_tile_cache_destroy(ctx, cache);
+}
+
+static void test_bad_arguments(void)
+{
+    nb_bake_input in = corridor();
+    nb_config cfg = tiled();
+    nb_tile_cache* cache = NULL;
+    nb_navmesh* nav = NULL;
+    nb_config solo;
+    memset(&solo, 0, sizeof(solo));
+    CHECK_INT(nb_tile_cache_create(ctx, &in, &solo, &cache), NB_ERR_INVALID_CONFIG);
+    CHECK(cache == NULL);
+    CHECK_INT(nb_tile_cache_create(ctx, NULL, &cfg, &cache), NB_ERR_NULL_ARG);
+    CHECK_INT(nb_tile_cache_create(ctx, &in, &cfg, NULL), NB_ERR_NULL_ARG);
+    nb_bake_input empty = in;
+    empty.mesh.triangle_count = 0;
+    CHECK_INT(nb_tile_cache_create(ctx, &empty, &cfg, &cache), NB_ERR_EMPTY_MESH);
+    CHECK_INT(nb_tile_cache_create(ctx, &in, &cfg, &cache), NB_OK);
+    CHECK_INT(nb_tile_cache_build_navmesh(ctx, cache, NULL), NB_ERR_NULL_ARG);
+    CHECK_INT(nb_tile_cache_build_navmesh(ctx, NULL, &nav), NB_ERR_NULL_ARG);
+    CHECK_INT(nb_tile_cache_build_navmesh(ctx, cache, &nav), NB_OK);
+
+    uint32_t id = 123;
+    nb_volume v = wall_box(27.0f, 30.0f, 64);
+    CHECK_INT(nb_tile_cache_add_obstacle(ctx, cache, &v, &id), NB_ERR_INVALID_ARG);
+    CHECK_INT(id, 0);
+    CHECK(strstr(nb_context_message(ctx), "nb_tile_cache_add_obstacle") != NULL);
+    v = wall_box(30.0f, 27.0f, 0);
+    CHECK_INT(nb_tile_cache_add_obstacle(ctx, cache, &v, &id), NB_ERR_INVALID_ARG);
+    v = wall_box(27.0f, 30.0f, 0);
+    v.bmin[1] = NAN;
+    CHECK_INT(nb_tile_cache_add_obstacle(ctx, cache, &v, &id), NB_ERR_NONFINITE);
+    v = wall_box(27.0f, 30.0f, 0);
+    v.type = (nb_volume_type)9;
+    CHECK_INT(nb_tile_cache_add_obstacle(ctx, cache, &v, &id), NB_ERR_INVALID_ARG);
+    nb_volume cv;
+    memset(&cv, 0, sizeof(cv));
+    cv.type = NB_VOLUME_CONVEX;
+    cv.vert_count = 3;
+    CHECK_INT(nb_tile_cache_add_obstacle(ctx, cache, &cv, &id), NB_ERR_NULL_ARG);
+    nb_volume cyl;
+    memset(&cyl, 0, sizeof(cyl));
+    cyl.type = NB_VOLUME_CYLINDER;
+    cyl.radius = -1.0f;
+    CHECK_INT(nb_tile_cache_add_obstacle(ctx, cache, &cyl, &id), NB_ERR_INVALID_ARG);
+    CHECK_INT(nb_tile_cache_add_obstacle(ctx, cache, NULL, &id), NB_ERR_NULL_ARG);
+    v = wall_box(27.0f, 30.0f, 0);
+    CHECK_INT(nb_tile_cache_add_obstacle(ctx, NULL, &v, &id), NB_ERR_NULL_ARG);
+    CHECK_INT(nb_tile_cache_add_obstacle(ctx, cache, &v, NULL), NB_ERR_NULL_ARG);
+    CHECK_INT(nb_tile_cache_dirty_count(cache), 0); /* failures mark nothing */
+
+    CHECK_INT(nb_tile_cache_remove_obstacle(ctx, cache, 999), NB_ERR_NOT_FOUND);
+    CHECK_INT(nb_tile_cache_update_obstacle(ctx, cache, 999, &v), NB_ERR_NOT_FOUND);
+    CHECK_INT(nb_tile_cache_add_obstacle(ctx, cache, &v, &id), NB_OK);
+    CHECK_INT(nb_tile_cache_update(ctx, cache, nav, NULL, 0, NULL), NB_OK);
+    nb_volume bad = wall_box(46.0f, 49.0f, 70);
+    CHECK_INT(nb_tile_cache_update_obstacle(ctx, cache, id, &bad), NB_ERR_INVALID_ARG);
+    CHECK_INT(nb_tile_cache_dirty_count(cache), 0);
+    CHECK_INT(nb_tile_cache_update_obstacle(ctx, cache, id, NULL), NB_ERR_NULL_ARG);
+    CHECK_INT(nb_tile_cache_remove_obstacle(ctx, cache, id), NB_OK);
+    CHECK_INT(nb_tile_cache_remove_obstacle(ctx, cache, id), NB_ERR_NOT_FOUND);
+    CHECK_INT(nb_tile_cache_update(ctx, NULL, nav, NULL, 0, NULL), NB_ERR_NULL_ARG);
+    CHECK_INT(nb_tile_cache_update(ctx, cache, NULL, NULL, 0, NULL), NB_ERR_NULL_ARG);
+
+    /* A navmesh of another grid. */
+    nb_navmesh_params p = *nb_navmesh_get_params(nav);
+    p.tile_width *= 2.0f;
+    nb_navmesh* other = NULL;
+    CHECK_INT(nb_navmesh_create(ctx, &p, &other), NB_OK);
+    CHECK_INT(nb_tile_cache_update(ctx, cache, other, NULL, 0, NULL), NB_ERR_INVALID_ARG);
+
+    nb_navmesh_destroy(ctx, other);
+    nb_navmesh_destroy(ctx, nav);
+    nb_tile_cache_destroy(ctx, cache);
+    nb_tile_cache_destroy(ctx, NULL);
+}
+
+/* Every allocation of an update fails in turn: the update fails cleanly, nav saves to the same bytes as before,
+ * the tiles stay dirty, and a later update succeeds. Also create and build_navmesh under the same regime. */
+static void test_failing_allocator(void)
+{
+    nbt_alloc a = { 0 };
+    nb_context_desc d;
+    memset(&d, 0, sizeof(d));
+    nbt_alloc_hooks(&d, &a);
+    nb_context* fctx = nb_context_create(&d);
+    nb_bake_input in = corridor();
+    nb_config cfg = tiled();
+    nb_tile_cache* cache = NULL;
+    nb_navmesh* nav = NULL;
+    CHECK_INT(nb_tile_cache_create(fctx, &in, &cfg, &cache), NB_OK);
+    CHECK_INT(nb_tile_cache_build_navmesh(fctx, cache, &nav), NB_OK);
+    if (!nav) {
+        nb_tile_cache_destroy(fctx, cache);
+        nb_context_destroy(fctx);
+        return;
+    }
+    uint8_t* before = NULL;
+    size_t before_size = 0;
+    CHECK_INT(nb_navmesh_save(fctx, nav, &before, &before_size), NB_OK);
+    /* Across the border of tiles 1 and 2: two tiles swapped, so a failure in the second rolls the first back. */
+    nb_volume v = wall_box(37.5f, 39.5f, NB_NULL_AREA);
+    uint32_t id = 0, n = 0;
+    CHECK_INT(nb_tile_cache_add_obstacle(fctx, cache, &v, &id), NB_OK);
+    int failures = 0, ok = 0;
+    for (long k = 1; k < 20000 && !ok; ++k) {
+        a.fail_at = a.calls + k;
+        const nb_status st = nb_tile_cache_update(fctx, cache, nav, NULL, 0, &n);
+        a.fail_at = 0;
+        if (st == NB_OK) {
+            ok = 1;
+            break;
+        }
+        ++failures;
+        if (st != NB_ERR_OUT_OF_MEMORY) {
+            CHECK_INT(st, NB_ERR_OUT_OF_MEMORY);
+            break;
+        }
+        uint8_t* after = NULL;
+        size_t after_size = 0;
+        CHECK_INT(nb_navmesh_save(fctx, nav, &after, &after_size), NB_OK);
+        if (!(after_size == before_size && memcmp(after, before, before_size) == 0)) {
+            CHECK(!"a failed update changed the navmesh");
+            nb_bytes_free(fctx, after);
+            break;
+        }
+        nb_bytes_free(fctx, after);
+        CHECK_INT(nb_tile_cache_dirty_count(cache), 2);
+    }
+    CHECK(ok);
+    CHECK(failures > 10);
+    CHECK_INT(n, 2);
+    uint8_t* after = NULL;
+    size_t after_size = 0;
+    CHECK_INT(nb_navmesh_save(fctx, nav, &after, &after_size), NB_OK);
+    CHECK(!(after_size == before_size && memcmp(after, before, before_size) == 0)); /* the update did happen */
+    nb_bytes_free(fctx, after);
+    nb_bytes_free(fctx, before);
+    nb_navmesh_destroy(fctx, nav);
+    nb_tile_cache_destroy(fctx, cache);
+    nav = NULL;
+    cache = NULL;
+
+    /* create + build_navmesh + add_obstacle: every failure is clean (ASan checks for leaks). */
+    ok = 0;
+    for (long k = 1; k < 20000 && !ok; ++k) {
+        a.fail_at = a.calls + k;
+        nb_status st = nb_tile_cache_create(fctx, &in, &cfg, &cache);
+        if (st == NB_OK)
+            st = nb_tile_cache_build_navmesh(fctx, cache, &nav);
+        if (st == NB_OK)
+            st = nb_tile_cache_add_obstacle(fctx, cache, &v, &id);
+        a.fail_at = 0;
+        if (st == NB_OK)
+            ok = 1;
+        else if (st != NB_ERR_OUT_OF_MEMORY)
+            CHECK_INT(st, NB_ERR_OUT_OF_MEMORY);
+        nb_navmesh_destroy(fctx, nav);
+        nb_tile_cache_destroy(fctx, cache);
+        nav = NULL;
+        cache = NULL;
+        if (st != NB_OK && st != NB_ERR_OUT_OF_MEMORY)
+            break;
+    }
+    CHECK(ok);
+    nb_context_destroy(fctx);
+    CHECK_INT(a.live, 0);
+}
+
+int main(void)
+{
+    ctx = nb_context_create(NULL);
+    RUN(test_no_obstacles_same_bytes_as_bake_navmesh);
+    RUN(test_box_blocks_corridor_and_moves);
+    RUN(test_area_obstacle_sets_area_ids);
+    RUN(test_bad_arguments);
+    RUN(test_failing_allocator);
+    nb_context_destroy(ctx);
+    return nbt_finish("test_tile_cache");
+}
