@@ -122,7 +122,7 @@ $(BUILD)/asan/lib/%.o: c/src/%.c $(LIB_HDR)
 
 $(BUILD)/asan/test_%: tests/c/test_%.c tests/c/nbtest.h tests/c/nbtest_level.h $(ASAN_OBJ) $(TOOL_SRC)
 	@mkdir -p $(dir $@)
-	$(CC) $(CSTD) $(WARN) $(ASAN) $(INC) -Ic/tools $< $(ASAN_OBJ) c/tools/obj.c c/tools/terrain.c -lm -o $@
+	$(CC) $(CSTD) $(WARN) $(ASAN) $(INC) -Ic/tools $< $(ASAN_OBJ) c/tools/obj.c c/tools/terrain.c c/tools/world.c -lm -o $@
 
 test: test-c test-web test-pack
 

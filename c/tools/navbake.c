@@ -3,6 +3,7 @@
  *   navbake voxels MESH.obj [config flags] [--repeat N] [--json]     stages up to erosion
  *   navbake bake MESH.obj [config flags] [-o polys.obj] [--repeat N] [--json]   the whole pipeline
  *   navbake terrain [--cells N] [--seed S] -o terrain.obj    writes a rolling test terrain (N x N cells of 0.3)
+ *   navbake world [--seed S] [--triangles N] -o world.obj    writes the big test world (terrain, buildings, ...)
  *   navbake bake MESH.obj ... --save OUT.navbake               bakes a navmesh (tiled with --tile-size) and saves it
  *   navbake path MESH.obj|FILE.navbake --from x,y,z --to x,y,z [--json]
  *   navbake query MESH.obj|FILE.navbake (--pairs N --seed S | --pairs-file F) --json
@@ -12,6 +13,7 @@
 #include "navbake.h"
 #include "obj.h"
 #include "terrain.h"
+#include "world.h"
 
 #include <math.h>
 #if defined(__GLIBC__)
@@ -58,6 +60,7 @@ static void usage(FILE* f)
     fprintf(f, "usage: navbake voxels MESH.obj [options] [--json]\n"
                "       navbake bake MESH.obj [options] [-o polys.obj] [--json]\n"
                "       navbake terrain [--cells N] [--seed S] -o terrain.obj\n"
+               "       navbake world [--seed S] [--triangles N] -o world.obj   (default 1000000 triangles)\n"
                "       navbake bake MESH.obj [options] --save OUT.navbake\n"
                "       navbake path MESH.obj|FILE.navbake --from x,y,z --to x,y,z [--json]\n"
                "       navbake query MESH.obj|FILE.navbake (--pairs N --seed S | --pairs-file F) --json\n"
@@ -638,6 +641,54 @@ static int cmd_terrain(int argc, char** argv)
     return rc;
 }
 
+/* navbake world: the big procedural test world as an OBJ (benchmarks, the demo). */
+static int cmd_world(int argc, char** argv)
+{
+    uint32_t seed = 1;
+    long triangles = 1000000;
+    const char* out = NULL;
+    for (int i = 2; i < argc; ++i) {
+        if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc)
+            seed = (uint32_t)strtoul(argv[++i], NULL, 10);
+        else if (strcmp(argv[i], "--triangles") == 0 && i + 1 < argc)
+            triangles = atol(argv[++i]);
+        else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc)
+            out = argv[++i];
+        else {
+            fprintf(stderr, "navbake world: unexpected argument %s\n", argv[i]);
+            return 2;
+        }
+    }
+    if (!out || triangles < 1 || triangles > 64000000) {
+        fprintf(stderr, "navbake world: need -o FILE and --triangles 1..64000000\n");
+        return 2;
+    }
+    nb_obj w;
+    const double t0 = now_seconds();
+    if (nb_world_generate(seed, (uint32_t)triangles, &w) != 0) {
+        fprintf(stderr, "navbake world: cannot generate %ld triangles (out of memory)\n", triangles);
+        return 1;
+    }
+    const double gen_ms = (now_seconds() - t0) * 1000.0;
+    FILE* f = fopen(out, "w");
+    if (!f) {
+        nb_obj_free(&w);
+        fprintf(stderr, "navbake world: cannot write %s\n", out);
+        return 2;
+    }
+    fprintf(f, "# navbake world: seed %u, %u triangles\n", seed, w.triangle_count);
+    for (uint32_t i = 0; i < w.vertex_count; ++i)
+        fprintf(f, "v %.6g %.6g %.6g\n", w.positions[i * 3], w.positions[i * 3 + 1], w.positions[i * 3 + 2]);
+    for (uint32_t i = 0; i < w.triangle_count; ++i)
+        fprintf(f, "f %u %u %u\n", w.indices[i * 3] + 1, w.indices[i * 3 + 1] + 1, w.indices[i * 3 + 2] + 1);
+    const int rc = fclose(f) == 0 ? 0 : 2;
+    if (!rc)
+        fprintf(stderr, "navbake world: %u triangles, %u vertices, generated in %.1f ms\n", w.triangle_count,
+                w.vertex_count, gen_ms);
+    nb_obj_free(&w);
+    return rc;
+}
+
 int main(int argc, char** argv)
 {
 #if defined(__GLIBC__)
@@ -649,6 +700,8 @@ int main(int argc, char** argv)
 #endif
     if (argc >= 2 && strcmp(argv[1], "terrain") == 0)
         return cmd_terrain(argc, argv);
+    if (argc >= 2 && strcmp(argv[1], "world") == 0)
+        return cmd_world(argc, argv);
     if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0)) {
         usage(stdout);
         return 0;
