@@ -20,7 +20,8 @@ const char* nb_stat_name(nb_stat stat)
 
 /* ---- input validation: every message names what is wrong and where ---- */
 
-nb_status nb_validate_mesh(nb_context* ctx, const char* fn, const nb_mesh* m, uint32_t* tri_count_out)
+nb_status nb_validate_mesh(nb_context* ctx, const char* fn, const nb_mesh* m, int referenced_only,
+                           uint32_t* tri_count_out)
 {
     if (!m->positions && m->vertex_count > 0)
         return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: mesh.positions is NULL but vertex_count is %u", fn, m->vertex_count);
@@ -37,19 +38,23 @@ nb_status nb_validate_mesh(nb_context* ctx, const char* fn, const nb_mesh* m, ui
     if ((uint64_t)m->vertex_count * 3 > (uint64_t)SIZE_MAX / sizeof(float))
         return nb_fail(ctx, NB_ERR_TOO_LARGE, "%s: %u vertices do not fit in memory", fn, m->vertex_count);
 
-    for (uint32_t i = 0; i < m->vertex_count; ++i) {
-        const float* p = &m->positions[(size_t)i * 3];
-        for (int k = 0; k < 3; ++k)
-            if (!isfinite(p[k]))
-                return nb_fail(ctx, NB_ERR_NONFINITE, "%s: vertex %u has a non-finite coordinate (%c = %g)", fn, i,
-                               "xyz"[k], p[k]);
-    }
     if (m->indices) {
         for (uint64_t i = 0; i < (uint64_t)tri_count * 3; ++i)
             if (m->indices[i] >= m->vertex_count)
                 return nb_fail(ctx, NB_ERR_INDEX_RANGE,
                                "%s: triangle %llu uses vertex index %u but the mesh has %u vertices", fn,
                                (unsigned long long)(i / 3), m->indices[i], m->vertex_count);
+    }
+    /* Every vertex when the bounds come from the vertices; else (a tile of a bigger level, sharing its vertex
+     * array) only those the triangles use, or each tile would re-check the whole level. */
+    const uint64_t nchecks = referenced_only && m->indices ? (uint64_t)tri_count * 3 : m->vertex_count;
+    for (uint64_t c = 0; c < nchecks; ++c) {
+        const uint32_t i = referenced_only && m->indices ? m->indices[c] : (uint32_t)c;
+        const float* p = &m->positions[(size_t)i * 3];
+        for (int k = 0; k < 3; ++k)
+            if (!isfinite(p[k]))
+                return nb_fail(ctx, NB_ERR_NONFINITE, "%s: vertex %u has a non-finite coordinate (%c = %g)", fn, i,
+                               "xyz"[k], p[k]);
     }
     if (m->areas) {
         for (uint32_t i = 0; i < tri_count; ++i)
@@ -101,7 +106,7 @@ nb_status nb_bake(nb_context* ctx, const nb_bake_input* input, const nb_config* 
     if (st != NB_OK)
         return st;
     uint32_t tri_count = 0;
-    st = nb_validate_mesh(ctx, FN_, &input->mesh, &tri_count);
+    st = nb_validate_mesh(ctx, FN_, &input->mesh, input->bmin && input->bmax, &tri_count);
     if (st != NB_OK)
         return st;
     if (input->volume_count && !input->volumes)

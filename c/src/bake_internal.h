@@ -30,6 +30,13 @@ typedef struct nb_grid_tile_input {
 nb_status nb_grid_tile_select(nb_context* ctx, const char* fn, const nb_bake_input* input, const nb_config* cfg,
                               const nb_config_cells* cells, const nb_navmesh_params* params, const float bmax[3],
                               int32_t tile_x, int32_t tile_z, nb_grid_tile_input* out);
+/* The same, testing only the candidate triangles (ascending triangle numbers, a superset of the tile's; the
+ * result is then identical to testing every triangle). Indices and areas of other triangles are not checked:
+ * the caller validated the whole mesh. */
+nb_status nb_grid_tile_select_from(nb_context* ctx, const char* fn, const nb_bake_input* input, const nb_config* cfg,
+                                   const nb_config_cells* cells, const nb_navmesh_params* params, const float bmax[3],
+                                   int32_t tile_x, int32_t tile_z, const uint32_t* candidates, uint32_t ncandidates,
+                                   nb_grid_tile_input* out);
 void nb_grid_tile_input_release(nb_context* ctx, nb_grid_tile_input* t);
 
 #endif

@@ -61,8 +61,10 @@ nb_status nb_report(nb_context* ctx, nb_stage stage, uint32_t done, uint32_t tot
 nb_status nb_volume_bounds(nb_context* ctx, const char* fn, const nb_volume* v, float lo[3], float hi[3]);
 
 /* Validates bake input triangles (NULL positions, NaN/inf, index range, area ids, emptiness); fn names the
- * caller in messages. *tri_count receives the triangle count (vertex_count / 3 without indices). */
-nb_status nb_validate_mesh(nb_context* ctx, const char* fn, const nb_mesh* mesh, uint32_t* tri_count);
+ * caller in messages. referenced_only: check the finiteness of the vertices the triangles use rather than of
+ * every vertex (for explicit bounds). *tri_count receives the triangle count (vertex_count / 3 without indices). */
+nb_status nb_validate_mesh(nb_context* ctx, const char* fn, const nb_mesh* mesh, int referenced_only,
+                           uint32_t* tri_count);
 
 /* Monotonic milliseconds. */
 double nb_now_ms(void);
