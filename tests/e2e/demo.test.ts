@@ -4,12 +4,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
-import { dirname, extname, join, resolve, sep } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { inflateSync } from 'node:zlib';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
+import { launchChromium, serve } from './support';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const outDir = resolve(root, 'build/demo');
@@ -113,35 +114,6 @@ function countPixels(png: Buffer, skip: Rect[]) {
   return { navmesh, path, counted, width, height };
 }
 
-// ---- a static server for the built demo -------------------------------------------------------------------------
-
-const TYPES: Record<string, string> = {
-  '.html': 'text/html',
-  '.js': 'text/javascript',
-  '.wasm': 'application/wasm',
-  '.css': 'text/css',
-};
-
-async function serve(dir: string): Promise<{ server: Server; url: string }> {
-  const server = createServer((req, res) => {
-    const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
-    const file = resolve(dir, `.${path.endsWith('/') ? `${path}index.html` : path}`);
-    if (!file.startsWith(dir + sep)) {
-      res.writeHead(403).end();
-      return;
-    }
-    try {
-      const body = readFileSync(file);
-      res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' }).end(body);
-    } catch {
-      res.writeHead(404).end('not found');
-    }
-  });
-  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
-  const addr = server.address();
-  if (!addr || typeof addr === 'string') throw new Error('no port');
-  return { server, url: `http://127.0.0.1:${addr.port}/` };
-}
 
 // ---- the page ------------------------------------------------------------------------------------------------------
 
@@ -180,20 +152,7 @@ beforeAll(async () => {
   const s = await serve(outDir);
   server = s.server;
   profile = mkdtempSync(join(tmpdir(), 'navbake-demo-chromium-'));
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath: '/usr/bin/chromium',
-    viewport: { width: 1280, height: 800 },
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  context = await launchChromium(profile, { width: 1280, height: 800 });
   page = context.pages()[0] ?? (await context.newPage());
   page.on('console', (m) => {
     if (m.type() === 'error') consoleErrors.push(m.text());

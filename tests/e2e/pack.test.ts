@@ -8,11 +8,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
-import { dirname, extname, join, resolve, sep } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { launchChromium, serve } from './support';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const packDir = resolve(root, 'build/pack');
@@ -108,34 +107,6 @@ describe('installed into a plain Node ESM project', () => {
   });
 });
 
-const TYPES: Record<string, string> = {
-  '.html': 'text/html',
-  '.js': 'text/javascript',
-  '.wasm': 'application/wasm',
-  '.css': 'text/css',
-};
-
-/** Serves dir on 127.0.0.1 (a free port). */
-async function serve(dir: string): Promise<{ server: Server; url: string }> {
-  const server = createServer((req, res) => {
-    const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
-    const file = resolve(dir, `.${path.endsWith('/') ? `${path}index.html` : path}`);
-    if (!file.startsWith(dir + sep)) {
-      res.writeHead(403).end();
-      return;
-    }
-    try {
-      const body = readFileSync(file);
-      res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' }).end(body);
-    } catch {
-      res.writeHead(404).end('not found');
-    }
-  });
-  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
-  const addr = server.address();
-  if (!addr || typeof addr === 'string') throw new Error('no port');
-  return { server, url: `http://127.0.0.1:${addr.port}/` };
-}
 
 describe('installed into a fresh Vite project', () => {
   it('vite build succeeds and the built page bakes in a Web Worker in Chromium', async () => {
@@ -153,19 +124,7 @@ describe('installed into a fresh Vite project', () => {
     const { server, url } = await serve(join(dir, 'dist'));
     const profile = mkdtempSync(join(tmpdir(), 'navbake-chromium-'));
     temps.push(profile);
-    const context = await chromium.launchPersistentContext(profile, {
-      executablePath: '/usr/bin/chromium',
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    const context = await launchChromium(profile);
     try {
       const page = context.pages()[0] ?? (await context.newPage());
       const errors: string[] = [];
