@@ -29,4 +29,20 @@ static inline nb_bake_input nbt_input_of(const nb_obj* obj)
     return in;
 }
 
+/* The compact heightfield of a standard level after erosion and areas (default config); the caller releases res
+ * (nb_bake_result_release). NULL, with a failed check, when the level cannot be loaded or baked. */
+static inline nb_compact_heightfield* nbt_level_compact(nb_context* ctx, const char* name, nb_bake_result* res)
+{
+    nb_obj obj;
+    memset(res, 0, sizeof(*res));
+    if (nbt_load_level(name, &obj) != 0) {
+        CHECK(!"mesh loads");
+        return NULL;
+    }
+    nb_bake_input in = nbt_input_of(&obj);
+    CHECK_STATUS(ctx, nb_bake(ctx, &in, NULL, NB_STAGE_AREAS, NB_KEEP_COMPACT, res), NB_OK, "");
+    nb_obj_free(&obj);
+    return res->compact;
+}
+
 #endif

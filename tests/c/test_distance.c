@@ -1,7 +1,7 @@
 /* Distance field: chamfer distances to region borders, the box blur, borders between areas and storeys, real
  * levels, out-of-memory paths and argument checks. */
 #include "navbake.h"
-#include "nbtest.h"
+#include "nbtest_level.h"
 #include "obj.h"
 
 #include <stdint.h>
@@ -201,33 +201,10 @@ static void test_rebuild_replaces_and_empty_field(void)
     nb_compact_heightfield_destroy(ctx, chf);
 }
 
-/* The compact heightfield of a real level after erosion (default config). */
-static nb_compact_heightfield* bake_level(const char* name, nb_bake_result* res)
-{
-    char path[512];
-    nb_obj obj;
-    char err[256];
-    memset(res, 0, sizeof(*res));
-    if (nb_obj_load(nbt_mesh_path(name, path, sizeof(path)), &obj, err, sizeof(err)) != 0) {
-        fprintf(stderr, "  %s\n", err);
-        CHECK(!"mesh loads");
-        return NULL;
-    }
-    nb_bake_input in;
-    memset(&in, 0, sizeof(in));
-    in.mesh.positions = obj.positions;
-    in.mesh.vertex_count = obj.vertex_count;
-    in.mesh.indices = obj.indices;
-    in.mesh.triangle_count = obj.triangle_count;
-    CHECK_STATUS(ctx, nb_bake(ctx, &in, NULL, NB_STAGE_AREAS, NB_KEEP_COMPACT, res), NB_OK, "");
-    nb_obj_free(&obj);
-    return res->compact;
-}
-
 static void test_real_level_invariants(void)
 {
     nb_bake_result res;
-    nb_compact_heightfield* chf = bake_level("dungeon.obj", &res);
+    nb_compact_heightfield* chf = nbt_level_compact(ctx, "dungeon.obj", &res);
     if (!chf)
         return;
     CHECK_STATUS(ctx, nb_build_distance_field(ctx, chf), NB_OK, "");

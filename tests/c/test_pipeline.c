@@ -2,53 +2,12 @@
  * counts against REFERENCE.md. */
 #include "navbake.h"
 #include "nbtest.h"
+#include "nbtest_mesh.h"
 #include "obj.h"
 
 static nb_context* ctx;
 
 /* ---- geometry helpers ---- */
-
-typedef struct mesh_builder {
-    float v[3 * 512];
-    uint32_t t[3 * 512];
-    uint32_t nv, nt;
-} mesh_builder;
-
-static uint32_t add_vert(mesh_builder* m, float x, float y, float z)
-{
-    m->v[m->nv * 3 + 0] = x;
-    m->v[m->nv * 3 + 1] = y;
-    m->v[m->nv * 3 + 2] = z;
-    return m->nv++;
-}
-
-/* Upward-facing quad over [x0,x1] x [z0,z1] with heights ya at x0 and yb at x1 (a ramp along x). */
-static void add_quad(mesh_builder* m, float x0, float z0, float x1, float z1, float ya, float yb)
-{
-    const uint32_t a = add_vert(m, x0, ya, z0), b = add_vert(m, x0, ya, z1), c = add_vert(m, x1, yb, z0),
-                   d = add_vert(m, x1, yb, z1);
-    const uint32_t tris[6] = { a, b, c, c, b, d };
-    memcpy(&m->t[m->nt * 3], tris, sizeof(tris));
-    m->nt += 2;
-}
-
-/* A closed box (all six faces, outward normals). */
-static void add_box(mesh_builder* m, float x0, float y0, float z0, float x1, float y1, float z1)
-{
-    const float c[8][3] = { { x0, y0, z0 }, { x1, y0, z0 }, { x1, y0, z1 }, { x0, y0, z1 },
-                            { x0, y1, z0 }, { x1, y1, z0 }, { x1, y1, z1 }, { x0, y1, z1 } };
-    uint32_t i[8];
-    for (int k = 0; k < 8; ++k)
-        i[k] = add_vert(m, c[k][0], c[k][1], c[k][2]);
-    const int f[12][3] = { { 4, 7, 5 }, { 5, 7, 6 }, { 0, 1, 3 }, { 1, 2, 3 }, { 0, 4, 1 }, { 1, 4, 5 },
-                           { 2, 6, 3 }, { 3, 6, 7 }, { 1, 5, 2 }, { 2, 5, 6 }, { 0, 3, 4 }, { 3, 7, 4 } };
-    for (int k = 0; k < 12; ++k) {
-        m->t[m->nt * 3 + 0] = i[f[k][0]];
-        m->t[m->nt * 3 + 1] = i[f[k][1]];
-        m->t[m->nt * 3 + 2] = i[f[k][2]];
-        m->nt++;
-    }
-}
 
 static nb_status bake(const mesh_builder* m, const nb_config* cfg, nb_bake_result* r)
 {

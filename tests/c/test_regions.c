@@ -1,7 +1,7 @@
 /* Region partitions (watershed, monotone, layers): analytic layouts, tile borders, island removal, real levels
  * against the reference counts, out-of-memory and cancellation paths, argument checks. */
 #include "navbake.h"
-#include "nbtest.h"
+#include "nbtest_level.h"
 #include "obj.h"
 
 #include <stdint.h>
@@ -355,28 +355,6 @@ static void test_spiral_layers_never_stack(void)
 
 /* ---- real levels ---- */
 
-static nb_compact_heightfield* bake_level(const char* name, nb_bake_result* res)
-{
-    char path[512];
-    nb_obj obj;
-    char err[256];
-    memset(res, 0, sizeof(*res));
-    if (nb_obj_load(nbt_mesh_path(name, path, sizeof(path)), &obj, err, sizeof(err)) != 0) {
-        fprintf(stderr, "  %s\n", err);
-        CHECK(!"mesh loads");
-        return NULL;
-    }
-    nb_bake_input in;
-    memset(&in, 0, sizeof(in));
-    in.mesh.positions = obj.positions;
-    in.mesh.vertex_count = obj.vertex_count;
-    in.mesh.indices = obj.indices;
-    in.mesh.triangle_count = obj.triangle_count;
-    CHECK_STATUS(ctx, nb_bake(ctx, &in, NULL, NB_STAGE_AREAS, NB_KEEP_COMPACT, res), NB_OK, "");
-    nb_obj_free(&obj);
-    return res->compact;
-}
-
 /* Walkable spans without a region must lie in a linked piece of the level smaller than min_area. */
 static void check_dropped_are_small(const nb_compact_heightfield* chf, int min_area)
 {
@@ -420,7 +398,7 @@ static void check_dropped_are_small(const nb_compact_heightfield* chf, int min_a
 static void check_level(const char* name, const int reference[NPART])
 {
     nb_bake_result res;
-    nb_compact_heightfield* chf = bake_level(name, &res);
+    nb_compact_heightfield* chf = nbt_level_compact(ctx, name, &res);
     if (!chf)
         return;
     nb_config cfg;
@@ -469,7 +447,7 @@ static void test_out_of_memory(void)
 {
     /* A real level: enough regions and outline lists to make every buffer grow. */
     nb_bake_result res;
-    nb_compact_heightfield* chf = bake_level("dungeon.obj", &res);
+    nb_compact_heightfield* chf = nbt_level_compact(ctx, "dungeon.obj", &res);
     if (!chf)
         return;
     static const char* const fn[NPART] = { "nb_build_regions_watershed", "nb_build_regions_monotone",
