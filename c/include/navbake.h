@@ -815,30 +815,98 @@ nb_status nb_navmesh_detail_triangles(nb_context* ctx, const nb_navmesh* nav, fl
                                       uint32_t vertex_capacity, uint32_t* indices, uint8_t* areas,
                                       uint32_t triangle_capacity, uint32_t* vertex_count, uint32_t* triangle_count);
 
+/* ---- tile bakes over a triangle index; encoded tile caches ---- */
+
+/* The level's triangles bucketed by tile once (the spatial index a bake worker builds once per geometry), so that
+ * baking one tile costs time in proportion to the tile's own triangles. Validates the mesh (every vertex finite,
+ * indices, area ids), the bounds, the volumes and the config as nb_bake_grid does; config->tile_size must be > 0
+ * (NB_ERR_INVALID_CONFIG). It REFERENCES the input's arrays (positions, indices, areas, volumes): keep them alive
+ * and unchanged while the index lives (its own bounds are copied). The index is read-only after creation: one
+ * index may serve bakes on several threads, each with its own context. *out is NULL on failure. Statuses: those
+ * of nb_bake_grid, NB_ERR_INVALID_CONFIG, NB_ERR_INVALID_ARG / NB_ERR_NONFINITE (a volume), NB_ERR_TOO_LARGE,
+ * NB_ERR_OUT_OF_MEMORY. */
+typedef struct nb_grid_index nb_grid_index;
+nb_status nb_grid_index_create(nb_context* ctx, const nb_bake_input* input, const nb_config* config,
+                               nb_grid_index** out);
+void nb_grid_index_destroy(nb_context* ctx, nb_grid_index* index);
+/* The grid: the navmesh params (identical to nb_bake_grid's) and the tile counts; all outputs optional. */
+void nb_grid_index_grid(const nb_grid_index* index, nb_navmesh_params* params, int32_t* tiles_x, int32_t* tiles_z);
+/* Bakes tile (tile_x, tile_z) exactly as nb_bake_grid_tile does (the blob is byte-identical; links: the whole
+ * list, the tile keeps those whose start lies in it). *data is NULL (NB_OK) when the tile has no polygons and no
+ * links. cache and cache_size (both or neither; NULL = not wanted) receive the tile's encoded compact heightfield
+ * (nb_compact_encode of the field after erosion, the median area filter and the bake-time volumes) for
+ * nb_tile_rebuild; *cache is NULL when the tile has no triangles (such a tile never has polygons). stats
+ * (optional) as nb_bake_tile's (all -1 for a tile without triangles). Free blobs with nb_bytes_free. Statuses:
+ * NB_OK, NB_ERR_NULL_ARG, NB_ERR_INVALID_ARG (a tile outside the grid, off-mesh links in a tile without
+ * triangles), those of nb_bake, nb_tile_build and nb_compact_encode. On failure every output is NULL. */
+nb_status nb_grid_index_bake_tile(nb_context* ctx, const nb_grid_index* index, const nb_offmesh_link* links,
+                                  uint32_t link_count, int32_t tile_x, int32_t tile_z, uint8_t** data, size_t* size,
+                                  uint8_t** cache, size_t* cache_size, double stats[NB_STAT_COUNT]);
+
+/* Encoded compact heightfield: the "tile cache blob" (docs/FORMAT.md): magic "NBCC", version, a header with the
+ * tile position, the grid size, border and bounds and the cell config the field was made with (cell sizes,
+ * walkable_height, walkable_climb), then the column span counts, span floors and heights (delta coded against a
+ * neighbouring column) and area ids, run-length and varint coded; a CRC-32 over every other byte at the end.
+ * Neighbour connections are not stored: decode recomputes them as nb_compact_heightfield_build links spans (with
+ * the field's walkable_height and walkable_climb), so a field built by the bake round-trips exactly (cells, spans
+ * with their connections, areas). Region ids and the distance field are not stored (decode gives reg 0, dist
+ * NULL, max_regions and max_distance 0): the cache keeps the field as it is before the region stage. Size: about
+ * 5% of the field's in-memory size (8 bytes per column, 9 per span) on the test levels and the big world.
+ * encode: NB_OK, NB_ERR_NULL_ARG, NB_ERR_INVALID_ARG (a field whose columns are not stored in order, or an area id
+ * above 63), NB_ERR_TOO_LARGE, NB_ERR_OUT_OF_MEMORY; *data freed with nb_bytes_free.
+ * decode: never reads outside [data, data + size); NB_OK, NB_ERR_NULL_ARG, NB_ERR_CORRUPT (damaged, truncated or
+ * not a tile cache blob), NB_ERR_VERSION, NB_ERR_OUT_OF_MEMORY; *out (nb_compact_heightfield_destroy) is NULL on
+ * failure. tile_x and tile_z are optional. */
+nb_status nb_compact_encode(nb_context* ctx, const nb_compact_heightfield* chf, int32_t tile_x, int32_t tile_z,
+                            uint8_t** data, size_t* size);
+nb_status nb_compact_decode(nb_context* ctx, const uint8_t* data, size_t size, nb_compact_heightfield** out,
+                            int32_t* tile_x, int32_t* tile_z);
+
+/* Rebuilds one tile from its tile cache blob: decode, mark each obstacle volume that overlaps the tile with its
+ * border (in array order: a later one wins where they overlap), then regions .. detail and nb_tile_build with the
+ * links whose start lies in the tile (xz, [min, max): pass the whole list). Byte-identical to what
+ * nb_tile_cache_update builds for the same tile, obstacles and links, and with no obstacles to
+ * nb_grid_index_bake_tile's blob. config must be the config the cache was baked with: the blob's cell config is
+ * checked against it (NB_ERR_INVALID_ARG naming the field: cell_size, cell_height, agent_height,
+ * agent_max_climb, agent_radius (the border) or tile_size). *data is NULL (NB_OK) when the tile ends with no
+ * polygons and no links. Statuses: NB_OK, NB_ERR_NULL_ARG, NB_ERR_INVALID_CONFIG, NB_ERR_INVALID_ARG,
+ * NB_ERR_NONFINITE (an obstacle), those of nb_compact_decode, the stages and nb_tile_build. */
+nb_status nb_tile_rebuild(nb_context* ctx, const nb_config* config, const uint8_t* cache, size_t cache_size,
+                          const nb_offmesh_link* links, uint32_t link_count, const nb_volume* obstacles,
+                          uint32_t obstacle_count, uint8_t** data, size_t* size);
+/* The xz box (the tile with its border of walkable_radius + 3 cells) whose obstacles affect tile (tile_x, tile_z)
+ * of a grid: a volume whose bounds overlap it (inclusive) makes the tile dirty. lo/hi: x, z. config: the bake's
+ * (resolved here; an invalid config counts as the defaults). The native tile cache uses the same box. */
+void nb_tile_dirty_box(const nb_navmesh_params* params, const nb_config* config, int32_t tile_x, int32_t tile_z,
+                       float lo[2], float hi[2]);
+
 /* ---- tile cache: live obstacles ---- */
 
 /* A tile cache keeps, for every tile of a tiled bake's grid, the compact heightfield after erosion and the
- * bake-time area volumes (nb_bake up to NB_STAGE_AREAS), so that a change of obstacles rebuilds only the tiles
- * it touches, from the cached heightfield (regions .. detail, then nb_tile_build): no rasterization, no input
- * triangles. Obstacles are nb_volume's: area 0 carves a hole in the walkable surface, another id marks an
- * area (e.g. water with a higher cost). Obstacles are applied after the bake-time volumes. Off-mesh links are
- * not supported by the cache (tiles are built without them).
- * Memory: each tile keeps one compact heightfield (8 bytes per column of the tile with its border, 9 per
- * walkable span); tiles without geometry keep nothing. The cache keeps using ctx's allocator: pass the same
- * ctx to every call and destroy the cache before the ctx. A cache is not thread-safe. */
+ * bake-time area volumes (nb_bake up to NB_STAGE_AREAS), encoded (nb_compact_encode), so that a change of obstacles
+ * rebuilds only the tiles it touches, from the cached heightfield (decode, regions .. detail, then nb_tile_build):
+ * no rasterization, no input triangles. Obstacles are nb_volume's: area 0 carves a hole in the walkable surface,
+ * another id marks an area (e.g. water with a higher cost). Obstacles are applied after the bake-time volumes.
+ * Off-mesh links given at creation are kept and built into every (re)built tile their start lies in.
+ * Memory: each tile with geometry keeps one tile cache blob, about 5% of its compact heightfield (8 bytes per
+ * column of the tile with its border, 9 per span: 5 MB instead of 123 MB for the million-triangle world with
+ * 64-cell tiles); tiles without geometry keep nothing. A rebuild decodes the tile first (about 0.15 ms for a
+ * 64-cell tile, natively). The cache keeps using ctx's allocator: pass the same ctx to every call and destroy the
+ * cache before the ctx. A cache is not thread-safe. */
 typedef struct nb_tile_cache nb_tile_cache;
 
 /* Computes the grid of `input` (the whole level) as nb_bake_grid does and bakes each tile up to NB_STAGE_AREAS
- * with the tile's bounds, border and triangles exactly as nb_bake_grid_tile selects them (input->volumes are
- * applied as bake-time areas; the input's arrays are not referenced after the call). config->tile_size must be
- * > 0. *out is NULL on failure. Statuses: those of nb_bake_grid and nb_bake, NB_ERR_INVALID_CONFIG
- * (tile_size 0), NB_ERR_OUT_OF_MEMORY. */
+ * with the tile's bounds, border and triangles exactly as nb_bake_grid_tile selects them (through an
+ * nb_grid_index; input->volumes are applied as bake-time areas; the input's arrays are not referenced after the
+ * call). links (copied) go to the tile their start lies in, as in nb_bake_navmesh. config->tile_size must be > 0.
+ * *out is NULL on failure. Statuses: those of nb_grid_index_create and nb_bake, NB_ERR_INVALID_CONFIG (tile_size
+ * 0), NB_ERR_INVALID_ARG (links starting in a tile without triangles), NB_ERR_OUT_OF_MEMORY. */
 nb_status nb_tile_cache_create(nb_context* ctx, const nb_bake_input* input, const nb_config* config,
-                               nb_tile_cache** out);
+                               const nb_offmesh_link* links, uint32_t link_count, nb_tile_cache** out);
 void nb_tile_cache_destroy(nb_context* ctx, nb_tile_cache* cache);
 
 /* Builds every tile (with the current obstacles) into a new navmesh whose params are nb_bake_grid's. With no
- * obstacles it saves to the same bytes as nb_bake_navmesh of the same level and config (no links). Clears
+ * obstacles it saves to the same bytes as nb_bake_navmesh of the same level, config and links. Clears
  * every dirty mark. *out is NULL on failure. Statuses: those of nb_bake's later stages, nb_tile_build and
  * nb_navmesh_add_tile, NB_ERR_NULL_ARG. */
 nb_status nb_tile_cache_build_navmesh(nb_context* ctx, nb_tile_cache* cache, nb_navmesh** out);
@@ -855,8 +923,8 @@ nb_status nb_tile_cache_update_obstacle(nb_context* ctx, nb_tile_cache* cache, u
 uint32_t nb_tile_cache_dirty_count(const nb_tile_cache* cache);
 
 /* Rebuilds every dirty tile into nav (a navmesh from nb_tile_cache_build_navmesh, or one with the same grid):
- * each from a copy of its cached compact heightfield with every obstacle overlapping it marked, then regions ..
- * detail and nb_tile_build; the old tile is replaced (a tile that ends with no polygons is just removed). The
+ * each from its decoded cached compact heightfield with every obstacle overlapping it marked, then regions ..
+ * detail and nb_tile_build; the old tile is replaced (a tile that ends with no polygons and no links is removed). The
  * polygon refs of replaced tiles become stale (NB_ERR_NOT_FOUND from queries): paths through them must be
  * planned again. rebuilt_tiles (optional, capacity pairs) receives the (tile_x, tile_z) of each rebuilt tile,
  * in (z, x) order; *rebuilt_count (optional) their number, even beyond capacity. All new tiles are built before

@@ -39,4 +39,55 @@ nb_status nb_grid_tile_select_from(nb_context* ctx, const char* fn, const nb_bak
                                    nb_grid_tile_input* out);
 void nb_grid_tile_input_release(nb_context* ctx, nb_grid_tile_input* t);
 
+/* ---- the tile grid (bake_navmesh.c) ---- */
+
+/* The mesh's bounds: input->bmin/bmax when given, else the AABB of every vertex (not validated). */
+void nb_grid_mesh_bounds(const nb_bake_input* in, float bmin[3], float bmax[3]);
+/* nb_grid_mesh_bounds after checking that bmin/bmax come both or neither, are finite and ordered. */
+nb_status nb_grid_check_bounds(nb_context* ctx, const char* fn, const nb_bake_input* in, float bmin[3], float bmax[3]);
+/* The grid over [bmin, bmax] for the resolved cfg (one tile when cfg->tile_size is 0); NB_ERR_TOO_LARGE beyond
+ * NB_MAX_TILES tiles. */
+nb_status nb_grid_from(nb_context* ctx, const char* fn, const nb_config* cfg, const float bmin[3], const float bmax[3],
+                       nb_navmesh_params* params, int32_t* tiles_x, int32_t* tiles_z);
+/* Buckets the (validated) mesh's triangles by the tiles their xz box with the border may overlap: tile i's
+ * candidates are cand[first[i] .. first[i + 1]), ascending (first has ntx * ntz + 1 entries). Both freed with
+ * nb_free; NULL on failure. */
+nb_status nb_grid_bucket_triangles(nb_context* ctx, const char* fn, const nb_bake_input* input, const nb_config* cfg,
+                                   const nb_config_cells* cells, const nb_navmesh_params* params, int32_t ntx,
+                                   int32_t ntz, uint32_t** first_out, uint32_t** cand_out);
+
+/* Whether p lies in the tile [lo, hi) in xz: the tile an off-mesh link belongs to (half-open, so a link on a
+ * shared border goes to one tile only). */
+static inline int nb_inside_xz(const float* p, const float* lo, const float* hi)
+{
+    return p[0] >= lo[0] && p[0] < hi[0] && p[2] >= lo[2] && p[2] < hi[2];
+}
+
+/* ---- grid index and tile rebuilds (grid_index.c, tile_cache.c) ---- */
+
+/* nb_grid_index_create with fn naming the caller in messages. */
+nb_status nb_grid_index_create_as(nb_context* ctx, const char* fn, const nb_bake_input* input, const nb_config* config,
+                                  nb_grid_index** out);
+/* The resolved config and cells of an index. */
+const nb_config* nb_grid_index_config(const nb_grid_index* index, nb_config_cells* cells);
+/* Tile (tile_x, tile_z) of the index up to NB_STAGE_AREAS: *chf (NULL when the tile has no triangles), the tile's
+ * bounds without border (lo/hi, xz; the bounds off-mesh links are sorted by). stats (optional) receives the
+ * stages run. Checks the tile position (NB_ERR_INVALID_ARG). */
+nb_status nb_grid_index_tile_compact(nb_context* ctx, const char* fn, const nb_grid_index* index, int32_t tile_x,
+                                     int32_t tile_z, nb_compact_heightfield** chf, float lo[3], float hi[3],
+                                     double* stats);
+/* Copies the links whose start lies in [lo, hi) (nb_inside_xz) into out (link_count entries), in order;
+ * returns their number. */
+uint32_t nb_links_in_tile(const nb_offmesh_link* links, uint32_t link_count, const float lo[3], const float hi[3],
+                          nb_offmesh_link* out);
+/* Regions .. detail on chf (taken over: freed on every path) and nb_tile_build with links (already the tile's).
+ * *data NULL (NB_OK) when the tile has no polygons and no links, like nb_bake_grid_tile. stats (optional)
+ * receives the stages run here; the others are left alone. cfg/cells: resolved. */
+nb_status nb_tile_finish(nb_context* ctx, const nb_config* cfg, const nb_config_cells* cells,
+                         nb_compact_heightfield* chf, const nb_offmesh_link* links, uint32_t link_count,
+                         int32_t tile_x, int32_t tile_z, double* stats, uint8_t** data, size_t* size);
+/* The xz box of nb_tile_dirty_box from a border already in world units. */
+void nb_tile_box(const nb_navmesh_params* params, float border, int32_t tile_x, int32_t tile_z, float lo[2],
+                 float hi[2]);
+
 #endif

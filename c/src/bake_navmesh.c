@@ -5,7 +5,7 @@
 
 #include <math.h>
 
-static void mesh_bounds(const nb_bake_input* in, float bmin[3], float bmax[3])
+void nb_grid_mesh_bounds(const nb_bake_input* in, float bmin[3], float bmax[3])
 {
     if (in->bmin && in->bmax) {
         memcpy(bmin, in->bmin, 3 * sizeof(float));
@@ -23,8 +23,8 @@ static void mesh_bounds(const nb_bake_input* in, float bmin[3], float bmax[3])
 }
 
 /* Grid geometry from resolved config and bounds (float arithmetic: web/src/bake.ts repeats it). */
-static nb_status grid_from(nb_context* ctx, const char* fn, const nb_config* cfg, const float bmin[3],
-                           const float bmax[3], nb_navmesh_params* params, int32_t* tiles_x, int32_t* tiles_z)
+nb_status nb_grid_from(nb_context* ctx, const char* fn, const nb_config* cfg, const float bmin[3], const float bmax[3],
+                       nb_navmesh_params* params, int32_t* tiles_x, int32_t* tiles_z)
 {
     const int tiled = cfg->tile_size > 0;
     const float tw = tiled ? (float)cfg->tile_size * cfg->cell_size : nb_maxf(bmax[0] - bmin[0], cfg->cell_size);
@@ -45,11 +45,11 @@ static nb_status grid_from(nb_context* ctx, const char* fn, const nb_config* cfg
     return NB_OK;
 }
 
-static nb_status check_bounds(nb_context* ctx, const char* fn, const nb_bake_input* in, float bmin[3], float bmax[3])
+nb_status nb_grid_check_bounds(nb_context* ctx, const char* fn, const nb_bake_input* in, float bmin[3], float bmax[3])
 {
     if (!in->bmin != !in->bmax)
         return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: give both bmin and bmax or neither", fn);
-    mesh_bounds(in, bmin, bmax);
+    nb_grid_mesh_bounds(in, bmin, bmax);
     for (int k = 0; k < 3; ++k) {
         if (!isfinite(bmin[k]) || !isfinite(bmax[k]))
             return nb_fail(ctx, NB_ERR_NONFINITE, "%s: bounds must be finite (axis %c)", fn, "xyz"[k]);
@@ -75,15 +75,10 @@ nb_status nb_bake_grid(nb_context* ctx, const nb_bake_input* input, const nb_con
     if (st != NB_OK)
         return st;
     float bmin[3], bmax[3];
-    st = check_bounds(ctx, fn, input, bmin, bmax);
+    st = nb_grid_check_bounds(ctx, fn, input, bmin, bmax);
     if (st != NB_OK)
         return st;
-    return grid_from(ctx, fn, &cfg, bmin, bmax, params, tiles_x, tiles_z);
-}
-
-static int inside_xz(const float* p, const float* lo, const float* hi)
-{
-    return p[0] >= lo[0] && p[0] < hi[0] && p[2] >= lo[2] && p[2] < hi[2];
+    return nb_grid_from(ctx, fn, &cfg, bmin, bmax, params, tiles_x, tiles_z);
 }
 
 void nb_grid_tile_input_release(nb_context* ctx, nb_grid_tile_input* t)
@@ -188,12 +183,12 @@ nb_status nb_bake_grid_tile(nb_context* ctx, const nb_bake_input* input, const n
         return st != NB_OK ? st : nb_fail(ctx, NB_ERR_EMPTY_MESH, "%s: the mesh has no vertices", fn);
     }
     float bmin[3], bmax[3];
-    st = check_bounds(ctx, fn, input, bmin, bmax);
+    st = nb_grid_check_bounds(ctx, fn, input, bmin, bmax);
     if (st != NB_OK)
         return st;
     nb_navmesh_params params;
     int32_t ntx, ntz;
-    st = grid_from(ctx, fn, &cfg, bmin, bmax, &params, &ntx, &ntz);
+    st = nb_grid_from(ctx, fn, &cfg, bmin, bmax, &params, &ntx, &ntz);
     if (st != NB_OK)
         return st;
     if (tile_x < 0 || tile_z < 0 || tile_x >= ntx || tile_z >= ntz)
@@ -220,7 +215,7 @@ nb_status nb_bake_grid_tile(nb_context* ctx, const nb_bake_input* input, const n
             goto cleanup;
         }
         for (uint32_t i = 0; i < link_count; ++i)
-            if (!tiled || inside_xz(links[i].start, sel.lo, sel.hi))
+            if (!tiled || nb_inside_xz(links[i].start, sel.lo, sel.hi))
                 tlinks[nlinks++] = links[i];
     }
     if (tiled) {
@@ -251,9 +246,9 @@ cleanup:
  * scanning every triangle (three quarters of a million-triangle tiled bake). Each bucket lists triangle numbers
  * in ascending order; the ranges are widened by a hair so float rounding can only add candidates, and the exact
  * overlap test in nb_grid_tile_select_from then keeps precisely what a full scan would. */
-static nb_status bucket_triangles(nb_context* ctx, const char* fn, const nb_bake_input* input, const nb_config* cfg,
-                                  const nb_config_cells* cells, const nb_navmesh_params* params, int32_t ntx,
-                                  int32_t ntz, uint32_t** first_out, uint32_t** cand_out)
+nb_status nb_grid_bucket_triangles(nb_context* ctx, const char* fn, const nb_bake_input* input, const nb_config* cfg,
+                                   const nb_config_cells* cells, const nb_navmesh_params* params, int32_t ntx,
+                                   int32_t ntz, uint32_t** first_out, uint32_t** cand_out)
 {
     const nb_mesh* m = &input->mesh;
     const uint32_t ntris = m->indices ? m->triangle_count : m->vertex_count / 3;
@@ -342,74 +337,39 @@ nb_status nb_bake_navmesh(nb_context* ctx, const nb_bake_input* input, const nb_
         return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: input is NULL", fn);
     if (link_count && !links)
         return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: links is NULL but link_count is %u", fn, link_count);
+    nb_config cfg;
+    nb_status st = nb_config_resolve(ctx, config, &cfg, NULL);
+    if (st != NB_OK)
+        return st;
+    /* Tiled: the triangles bucketed by tile once (a grid index), instead of every tile scanning every triangle
+     * (three quarters of a million-triangle tiled bake); each tile is then exactly nb_bake_grid_tile's. */
+    nb_grid_index* index = NULL;
     nb_navmesh_params params;
-    int32_t ntx, ntz;
-    nb_status st = nb_bake_grid(ctx, input, config, &params, &ntx, &ntz);
-    if (st != NB_OK)
-        return st;
+    int32_t ntx = 0, ntz = 0;
+    if (cfg.tile_size > 0) {
+        st = nb_grid_index_create_as(ctx, fn, input, config, &index);
+        if (st == NB_OK)
+            nb_grid_index_grid(index, &params, &ntx, &ntz);
+    } else {
+        st = nb_bake_grid(ctx, input, config, &params, &ntx, &ntz);
+    }
     nb_navmesh* nav = NULL;
-    st = nb_navmesh_create(ctx, &params, &nav);
-    if (st != NB_OK)
-        return st;
-    /* Bounds once for all tiles (each tile would otherwise scan every vertex again). */
-    float bmin[3], bmax[3];
-    mesh_bounds(input, bmin, bmax);
-    nb_bake_input in = *input;
-    in.bmin = bmin;
-    in.bmax = bmax;
+    if (st == NB_OK)
+        st = nb_navmesh_create(ctx, &params, &nav);
     uint8_t* data = NULL;
     size_t size = 0;
-    nb_config cfg;
-    nb_config_cells cells;
-    nb_config_resolve(ctx, config, &cfg, &cells); /* validated by nb_bake_grid */
-    uint32_t* first = NULL; /* per tile: start of its candidate triangles in `cand` (ntiles + 1 entries) */
-    uint32_t* cand = NULL;
-    nb_offmesh_link* tlinks = NULL;
-    nb_grid_tile_input sel;
-    memset(&sel, 0, sizeof(sel));
-    if (cfg.tile_size > 0) {
-        st = bucket_triangles(ctx, fn, input, &cfg, &cells, &params, ntx, ntz, &first, &cand);
-        if (st == NB_OK && link_count) {
-            tlinks = (nb_offmesh_link*)nb_alloc(ctx, (size_t)link_count * sizeof(nb_offmesh_link));
-            if (!tlinks)
-                st = nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "%s: out of memory 'links' (%u)", fn, link_count);
-        }
-    }
     for (int32_t tz = 0; tz < ntz && st == NB_OK; ++tz)
         for (int32_t tx = 0; tx < ntx && st == NB_OK; ++tx) {
-            if (cfg.tile_size == 0) { /* solo: the one tile holds everything */
-                st = nb_bake_grid_tile(ctx, &in, config, links, link_count, tx, tz, &data, &size, NULL);
-            } else {
-                /* The tile's triangles from its bucket (the same set and order nb_bake_grid_tile selects) and
-                 * the links starting in it; then the same bake. */
-                const uint32_t ti = (uint32_t)(tx + tz * ntx);
-                st = nb_grid_tile_select_from(ctx, fn, &in, &cfg, &cells, &params, bmax, tx, tz, cand + first[ti],
-                                              first[ti + 1] - first[ti], &sel);
-                uint32_t nlinks = 0;
-                for (uint32_t i = 0; st == NB_OK && i < link_count; ++i)
-                    if (inside_xz(links[i].start, sel.lo, sel.hi))
-                        tlinks[nlinks++] = links[i];
-                if (st == NB_OK && sel.tri_count == 0 && nlinks)
-                    st = nb_fail(ctx, NB_ERR_INVALID_ARG, "%s: tile (%d, %d) has off-mesh links but no triangles", fn,
-                                 tx, tz);
-                if (st == NB_OK && sel.tri_count) {
-                    double stats[NB_STAT_COUNT];
-                    st = nb_bake_tile(ctx, &sel.in, config, tlinks, nlinks, tx, tz, &data, &size, stats);
-                    if (st == NB_OK && stats[NB_STAT_POLYS] <= 0 && nlinks == 0) {
-                        nb_bytes_free(ctx, data); /* an empty tile: left out */
-                        data = NULL;
-                    }
-                }
-                nb_grid_tile_input_release(ctx, &sel);
-            }
+            if (index)
+                st = nb_grid_index_bake_tile(ctx, index, links, link_count, tx, tz, &data, &size, NULL, NULL, NULL);
+            else
+                st = nb_bake_grid_tile(ctx, input, config, links, link_count, tx, tz, &data, &size, NULL);
             if (st == NB_OK && data)
                 st = nb_navmesh_add_tile(ctx, nav, data, size);
             nb_bytes_free(ctx, data);
             data = NULL;
         }
-    nb_free(ctx, first);
-    nb_free(ctx, cand);
-    nb_free(ctx, tlinks);
+    nb_grid_index_destroy(ctx, index);
     if (st != NB_OK) {
         nb_navmesh_destroy(ctx, nav);
         return st;

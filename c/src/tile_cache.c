@@ -1,5 +1,6 @@
-/* Tile cache: per-tile compact heightfields (after erosion and bake-time areas) kept between rebuilds, so that
- * an obstacle change only reruns regions .. detail of the tiles it touches. */
+/* Tile cache: per-tile compact heightfields (after erosion and bake-time areas), kept encoded (nb_compact_encode)
+ * between rebuilds, so that an obstacle change only decodes and reruns regions .. detail of the tiles it touches.
+ * Also nb_tile_rebuild, the same rebuild from a blob the caller keeps (the TypeScript workers' path). */
 #include "bake_internal.h"
 
 #include <math.h>
@@ -11,19 +12,192 @@ typedef struct cache_obstacle {
     float lo[3], hi[3]; /* the volume's box */
 } cache_obstacle;
 
+typedef struct cache_tile {
+    uint8_t* blob; /* the encoded compact heightfield; NULL = no geometry there */
+    uint32_t size;
+    float lo[3], hi[3]; /* the tile's bounds without border (as nb_grid_tile_select gives them: links sort by them) */
+} cache_tile;
+
 struct nb_tile_cache {
     nb_config cfg; /* resolved */
     nb_config_cells cells;
     nb_navmesh_params params;
     int32_t tiles_x, tiles_z;
     float border; /* [world] the tiles' border: walkable_radius + 3 cells */
-    nb_compact_heightfield** tiles; /* tiles_x * tiles_z; NULL = no geometry there */
+    cache_tile* tiles; /* tiles_x * tiles_z */
     uint8_t* dirty;
     uint32_t dirty_count;
+    nb_offmesh_link* links; /* our copy */
+    uint32_t link_count;
     cache_obstacle* obstacles; /* in the order they were added: later ones win where they overlap */
     uint32_t obstacle_count, obstacle_capacity;
     uint32_t next_id;
 };
+
+/* ---- one tile from its compact heightfield (shared by every tiled bake path) ---- */
+
+nb_status nb_tile_finish(nb_context* ctx, const nb_config* cfg, const nb_config_cells* cells,
+                         nb_compact_heightfield* chf, const nb_offmesh_link* links, uint32_t link_count,
+                         int32_t tile_x, int32_t tile_z, double* stats, uint8_t** data, size_t* size)
+{
+    *data = NULL;
+    *size = 0;
+    nb_bake_result r;
+    memset(&r, 0, sizeof(r));
+    for (int i = 0; i < NB_STAT_COUNT; ++i)
+        r.stats[i] = -1.0;
+    r.config = *cfg;
+    nb_status st = nb_bake_from_compact(ctx, cfg, cells, chf->border_size, chf, NB_STAGE_DETAIL, 0, &r);
+    if (st != NB_OK)
+        return st; /* chf freed there */
+    if (stats)
+        for (int i = 0; i < NB_STAT_COUNT; ++i)
+            if (r.stats[i] >= 0)
+                stats[i] = r.stats[i];
+    /* As nb_bake_grid_tile: a tile without polygons is left out unless links start in it. */
+    if (r.poly_mesh->npolys > 0 || link_count > 0) {
+        nb_tile_params tp;
+        memset(&tp, 0, sizeof(tp));
+        tp.poly_mesh = r.poly_mesh;
+        tp.detail = r.detail;
+        tp.links = links;
+        tp.link_count = link_count;
+        tp.tile_x = tile_x;
+        tp.tile_z = tile_z;
+        tp.walkable_height = cfg->agent_height;
+        tp.walkable_radius = cfg->agent_radius;
+        tp.walkable_climb = cfg->agent_max_climb;
+        st = nb_tile_build(ctx, &tp, data, size);
+    }
+    nb_bake_result_release(ctx, &r);
+    return st;
+}
+
+void nb_tile_box(const nb_navmesh_params* params, float border, int32_t tile_x, int32_t tile_z, float lo[2],
+                 float hi[2])
+{
+    lo[0] = params->origin[0] + (float)tile_x * params->tile_width - border;
+    lo[1] = params->origin[2] + (float)tile_z * params->tile_depth - border;
+    hi[0] = lo[0] + params->tile_width + 2.0f * border;
+    hi[1] = lo[1] + params->tile_depth + 2.0f * border;
+}
+
+void nb_tile_dirty_box(const nb_navmesh_params* params, const nb_config* config, int32_t tile_x, int32_t tile_z,
+                       float lo[2], float hi[2])
+{
+    if (!params || !lo || !hi)
+        return;
+    nb_config cfg;
+    nb_config_cells cells;
+    nb_config_resolve(NULL, config, &cfg, &cells); /* on failure cfg and cells hold the defaults */
+    nb_tile_box(params, (float)(cells.walkable_radius + 3) * cfg.cell_size, tile_x, tile_z, lo, hi);
+}
+
+static int box_overlaps(const float lo[2], const float hi[2], const float vlo[3], const float vhi[3])
+{
+    return vlo[0] <= hi[0] && vhi[0] >= lo[0] && vlo[2] <= hi[1] && vhi[2] >= lo[1];
+}
+
+/* Checks a decoded field against the config the caller says it was baked with. */
+static nb_status check_field_config(nb_context* ctx, const char* fn, const nb_compact_heightfield* chf,
+                                    const nb_config* cfg, const nb_config_cells* cells)
+{
+    if (chf->cell_size != cfg->cell_size)
+        return nb_fail(ctx, NB_ERR_INVALID_ARG, "%s: cell_size is %g but the cache was baked with %g", fn,
+                       cfg->cell_size, chf->cell_size);
+    if (chf->cell_height != cfg->cell_height)
+        return nb_fail(ctx, NB_ERR_INVALID_ARG, "%s: cell_height is %g but the cache was baked with %g", fn,
+                       cfg->cell_height, chf->cell_height);
+    if (chf->walkable_height != cells->walkable_height)
+        return nb_fail(ctx, NB_ERR_INVALID_ARG, "%s: agent_height gives %d cells but the cache was baked with %d", fn,
+                       cells->walkable_height, chf->walkable_height);
+    if (chf->walkable_climb != cells->walkable_climb)
+        return nb_fail(ctx, NB_ERR_INVALID_ARG, "%s: agent_max_climb gives %d cells but the cache was baked with %d",
+                       fn, cells->walkable_climb, chf->walkable_climb);
+    if (chf->border_size != cells->walkable_radius + 3)
+        return nb_fail(ctx, NB_ERR_INVALID_ARG,
+                       "%s: agent_radius gives a border of %d cells but the cache was baked with %d", fn,
+                       cells->walkable_radius + 3, chf->border_size);
+    /* The tile proper spans tile_size cells: compare in world units, half a cell of slack for float rounding. */
+    const float tile = (float)cfg->tile_size * cfg->cell_size;
+    const float got = (chf->bmax[0] - chf->bmin[0]) - 2.0f * (float)chf->border_size * chf->cell_size;
+    if (cfg->tile_size <= 0 || fabsf(got - tile) > 0.5f * cfg->cell_size)
+        return nb_fail(ctx, NB_ERR_INVALID_ARG, "%s: tile_size is %d but the cache's tiles are %.0f cells wide", fn,
+                       cfg->tile_size, (double)(got / chf->cell_size));
+    return NB_OK;
+}
+
+nb_status nb_tile_rebuild(nb_context* ctx, const nb_config* config, const uint8_t* cache, size_t cache_size,
+                          const nb_offmesh_link* links, uint32_t link_count, const nb_volume* obstacles,
+                          uint32_t obstacle_count, uint8_t** data, size_t* size)
+{
+    static const char* fn = "nb_tile_rebuild";
+    if (!data || !size)
+        return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: %s is NULL", fn, !data ? "data" : "size");
+    *data = NULL;
+    *size = 0;
+    if (!cache)
+        return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: cache is NULL", fn);
+    if (link_count && !links)
+        return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: links is NULL but link_count is %u", fn, link_count);
+    if (obstacle_count && !obstacles)
+        return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: obstacles is NULL but obstacle_count is %u", fn, obstacle_count);
+    nb_config cfg;
+    nb_config_cells cells;
+    nb_status st = nb_config_resolve(ctx, config, &cfg, &cells);
+    if (st != NB_OK)
+        return st;
+    for (uint32_t i = 0; i < obstacle_count; ++i) {
+        float lo[3], hi[3];
+        char where[48];
+        nb_format(where, sizeof(where), "%s (obstacle %u)", fn, i);
+        st = nb_volume_bounds(ctx, where, &obstacles[i], lo, hi);
+        if (st != NB_OK)
+            return st;
+    }
+    nb_compact_heightfield* chf = NULL;
+    nb_offmesh_link* tlinks = NULL;
+    int32_t tx = 0, tz = 0;
+    st = nb_compact_decode(ctx, cache, cache_size, &chf, &tx, &tz);
+    if (st != NB_OK)
+        return st;
+    st = check_field_config(ctx, fn, chf, &cfg, &cells);
+    if (st != NB_OK)
+        goto cleanup;
+    const float box_lo[2] = { chf->bmin[0], chf->bmin[2] }, box_hi[2] = { chf->bmax[0], chf->bmax[2] };
+    for (uint32_t i = 0; i < obstacle_count; ++i) {
+        float lo[3], hi[3];
+        nb_volume_bounds(ctx, fn, &obstacles[i], lo, hi); /* validated above */
+        if (!box_overlaps(box_lo, box_hi, lo, hi))
+            continue; /* cannot touch a span of this tile */
+        st = nb_mark_volume(ctx, &obstacles[i], chf);
+        if (st != NB_OK)
+            goto cleanup;
+    }
+    uint32_t nlinks = 0;
+    if (link_count) {
+        tlinks = (nb_offmesh_link*)nb_alloc(ctx, (size_t)link_count * sizeof(nb_offmesh_link));
+        if (!tlinks) {
+            st = nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "%s: out of memory 'links' (%u)", fn, link_count);
+            goto cleanup;
+        }
+        /* The tile proper, computed as the contour stage shrinks the field's bounds (the bounds the tile blob
+         * records). */
+        const float pad = (float)chf->border_size * chf->cell_size;
+        const float lo[3] = { chf->bmin[0] + pad, chf->bmin[1], chf->bmin[2] + pad };
+        const float hi[3] = { chf->bmax[0] - pad, chf->bmax[1], chf->bmax[2] - pad };
+        nlinks = nb_links_in_tile(links, link_count, lo, hi, tlinks);
+    }
+    st = nb_tile_finish(ctx, &cfg, &cells, chf, tlinks, nlinks, tx, tz, NULL, data, size);
+    chf = NULL; /* taken over */
+
+cleanup:
+    nb_compact_heightfield_destroy(ctx, chf);
+    nb_free(ctx, tlinks);
+    return st;
+}
+
+/* ---- the native cache ---- */
 
 void nb_tile_cache_destroy(nb_context* ctx, nb_tile_cache* cache)
 {
@@ -31,17 +205,18 @@ void nb_tile_cache_destroy(nb_context* ctx, nb_tile_cache* cache)
         return;
     if (cache->tiles)
         for (int32_t i = 0; i < cache->tiles_x * cache->tiles_z; ++i)
-            nb_compact_heightfield_destroy(ctx, cache->tiles[i]);
+            nb_bytes_free(ctx, cache->tiles[i].blob);
     for (uint32_t i = 0; i < cache->obstacle_count; ++i)
         nb_free(ctx, cache->obstacles[i].verts);
     nb_free(ctx, cache->obstacles);
+    nb_free(ctx, cache->links);
     nb_free(ctx, cache->tiles);
     nb_free(ctx, cache->dirty);
     nb_free(ctx, cache);
 }
 
 nb_status nb_tile_cache_create(nb_context* ctx, const nb_bake_input* input, const nb_config* config,
-                               nb_tile_cache** out)
+                               const nb_offmesh_link* links, uint32_t link_count, nb_tile_cache** out)
 {
     static const char* fn = "nb_tile_cache_create";
     if (!out)
@@ -49,128 +224,93 @@ nb_status nb_tile_cache_create(nb_context* ctx, const nb_bake_input* input, cons
     *out = NULL;
     if (!input)
         return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: input is NULL", fn);
-    nb_config cfg;
-    nb_config_cells cells;
-    nb_status st = nb_config_resolve(ctx, config, &cfg, &cells);
+    if (link_count && !links)
+        return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: links is NULL but link_count is %u", fn, link_count);
+    nb_grid_index* index = NULL;
+    nb_status st = nb_grid_index_create_as(ctx, fn, input, config, &index);
     if (st != NB_OK)
         return st;
-    if (cfg.tile_size <= 0)
-        return nb_fail(ctx, NB_ERR_INVALID_CONFIG, "%s: tile_size must be > 0 for a tile cache (got %d)", fn,
-                       cfg.tile_size);
-    nb_navmesh_params params;
-    int32_t ntx, ntz;
-    st = nb_bake_grid(ctx, input, config, &params, &ntx, &ntz);
-    if (st != NB_OK)
-        return st;
-    /* The level's top (nb_bake_grid validated the mesh and bounds; the origin is the bottom corner). */
-    float bmax[3];
-    if (input->bmax) {
-        memcpy(bmax, input->bmax, sizeof(bmax));
-    } else {
-        memcpy(bmax, input->mesh.positions, sizeof(bmax));
-        for (uint32_t i = 1; i < input->mesh.vertex_count; ++i)
-            for (int k = 0; k < 3; ++k)
-                bmax[k] = nb_maxf(bmax[k], input->mesh.positions[(size_t)i * 3 + k]);
-    }
-
-    nb_grid_tile_input sel;
-    memset(&sel, 0, sizeof(sel));
-    nb_bake_result r;
-    memset(&r, 0, sizeof(r));
-    const size_t ntiles = (size_t)ntx * (size_t)ntz;
+    nb_compact_heightfield* chf = NULL;
     nb_tile_cache* c = (nb_tile_cache*)nb_calloc(ctx, 1, sizeof(*c));
-    if (!c)
-        return nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "%s: out of memory 'cache'", fn);
-    c->cfg = cfg;
-    c->cells = cells;
-    c->params = params;
-    c->tiles_x = ntx;
-    c->tiles_z = ntz;
-    c->border = (float)(cells.walkable_radius + 3) * cfg.cell_size;
+    if (!c) {
+        st = nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "%s: out of memory 'cache'", fn);
+        goto cleanup;
+    }
+    c->cfg = *nb_grid_index_config(index, &c->cells);
+    nb_grid_index_grid(index, &c->params, &c->tiles_x, &c->tiles_z);
+    c->border = (float)(c->cells.walkable_radius + 3) * c->cfg.cell_size;
     c->next_id = 1;
-    c->tiles = (nb_compact_heightfield**)nb_calloc(ctx, ntiles, sizeof(*c->tiles));
+    const size_t ntiles = (size_t)c->tiles_x * (size_t)c->tiles_z;
+    c->tiles = (cache_tile*)nb_calloc(ctx, ntiles, sizeof(*c->tiles));
     c->dirty = (uint8_t*)nb_calloc(ctx, ntiles, 1);
     if (!c->tiles || !c->dirty) {
         st = nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "%s: out of memory 'tiles' (%zu)", fn, ntiles);
         goto cleanup;
     }
-    for (int32_t tz = 0; tz < ntz; ++tz)
-        for (int32_t tx = 0; tx < ntx; ++tx) {
-            st = nb_grid_tile_select(ctx, fn, input, &cfg, &cells, &params, bmax, tx, tz, &sel);
+    if (link_count) {
+        c->links = (nb_offmesh_link*)nb_alloc(ctx, (size_t)link_count * sizeof(nb_offmesh_link));
+        if (!c->links) {
+            st = nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "%s: out of memory 'links' (%u)", fn, link_count);
+            goto cleanup;
+        }
+        memcpy(c->links, links, (size_t)link_count * sizeof(nb_offmesh_link));
+        c->link_count = link_count;
+    }
+    for (int32_t tz = 0; tz < c->tiles_z; ++tz)
+        for (int32_t tx = 0; tx < c->tiles_x; ++tx) {
+            cache_tile* t = &c->tiles[tx + tz * c->tiles_x];
+            st = nb_grid_index_tile_compact(ctx, fn, index, tx, tz, &chf, t->lo, t->hi, NULL);
             if (st != NB_OK)
                 goto cleanup;
-            if (sel.tri_count > 0) {
-                /* The caller's config: resolving twice would turn explicit zeros into defaults. */
-                st = nb_bake(ctx, &sel.in, config, NB_STAGE_AREAS, NB_KEEP_COMPACT, &r);
-                if (st != NB_OK)
+            int has_links = 0;
+            for (uint32_t i = 0; i < link_count && !has_links; ++i)
+                has_links = nb_inside_xz(links[i].start, t->lo, t->hi);
+            if (!chf) {
+                if (has_links) {
+                    st = nb_fail(ctx, NB_ERR_INVALID_ARG, "%s: tile (%d, %d) has off-mesh links but no triangles", fn,
+                                 tx, tz);
                     goto cleanup;
-                c->tiles[tx + tz * ntx] = r.compact;
-                r.compact = NULL;
-                nb_bake_result_release(ctx, &r);
+                }
+                continue;
             }
-            nb_grid_tile_input_release(ctx, &sel);
+            size_t size = 0;
+            st = nb_compact_encode(ctx, chf, tx, tz, &t->blob, &size);
+            if (st != NB_OK)
+                goto cleanup;
+            t->size = (uint32_t)size;
+            nb_compact_heightfield_destroy(ctx, chf);
+            chf = NULL;
         }
     *out = c;
-    return NB_OK;
+    c = NULL;
 
 cleanup:
-    nb_grid_tile_input_release(ctx, &sel);
-    nb_bake_result_release(ctx, &r);
+    nb_compact_heightfield_destroy(ctx, chf);
     nb_tile_cache_destroy(ctx, c);
+    nb_grid_index_destroy(ctx, index);
     return st;
-}
-
-static nb_status copy_compact(nb_context* ctx, const char* fn, const nb_compact_heightfield* src,
-                              nb_compact_heightfield** out)
-{
-    *out = NULL;
-    const size_t ncols = (size_t)src->width * (size_t)src->height;
-    nb_compact_heightfield* chf = (nb_compact_heightfield*)nb_alloc(ctx, sizeof(*chf));
-    if (!chf)
-        return nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "%s: out of memory 'chf'", fn);
-    *chf = *src;
-    chf->dist = NULL; /* the cached field has none (it stops before the distance field) */
-    chf->cells = (nb_compact_cell*)nb_alloc(ctx, ncols * sizeof(nb_compact_cell));
-    chf->spans = (nb_compact_span*)nb_alloc(ctx, (size_t)src->span_count * sizeof(nb_compact_span));
-    chf->areas = (uint8_t*)nb_alloc(ctx, src->span_count);
-    if (!chf->cells || !chf->spans || !chf->areas) {
-        nb_compact_heightfield_destroy(ctx, chf);
-        return nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "%s: out of memory 'chf spans' (%u)", fn, src->span_count);
-    }
-    memcpy(chf->cells, src->cells, ncols * sizeof(nb_compact_cell));
-    memcpy(chf->spans, src->spans, (size_t)src->span_count * sizeof(nb_compact_span));
-    memcpy(chf->areas, src->areas, src->span_count);
-    *out = chf;
-    return NB_OK;
-}
-
-/* The tile's bounds with its border (xz), the region whose spans the tile's polygons depend on. */
-static void tile_box(const nb_tile_cache* c, int32_t tx, int32_t tz, float lo[2], float hi[2])
-{
-    lo[0] = c->params.origin[0] + (float)tx * c->params.tile_width - c->border;
-    lo[1] = c->params.origin[2] + (float)tz * c->params.tile_depth - c->border;
-    hi[0] = lo[0] + c->params.tile_width + 2.0f * c->border;
-    hi[1] = lo[1] + c->params.tile_depth + 2.0f * c->border;
 }
 
 static int overlaps_tile(const nb_tile_cache* c, int32_t tx, int32_t tz, const float vlo[3], const float vhi[3])
 {
     float lo[2], hi[2];
-    tile_box(c, tx, tz, lo, hi);
-    return vlo[0] <= hi[0] && vhi[0] >= lo[0] && vlo[2] <= hi[1] && vhi[2] >= lo[1];
+    nb_tile_box(&c->params, c->border, tx, tz, lo, hi);
+    return box_overlaps(lo, hi, vlo, vhi);
 }
 
-/* Bakes tile (tx, tz) from its cached heightfield with the obstacles; *data NULL for a tile without polygons. */
+/* Bakes tile (tx, tz) from its cached heightfield with the obstacles and links; *data NULL for a tile without
+ * polygons and links. */
 static nb_status build_tile(nb_context* ctx, const char* fn, nb_tile_cache* c, int32_t tx, int32_t tz,
                             uint8_t** data, size_t* size)
 {
     *data = NULL;
     *size = 0;
-    const nb_compact_heightfield* cached = c->tiles[tx + tz * c->tiles_x];
-    if (!cached)
+    const cache_tile* t = &c->tiles[tx + tz * c->tiles_x];
+    if (!t->blob)
         return NB_OK;
     nb_compact_heightfield* chf = NULL;
-    nb_status st = copy_compact(ctx, fn, cached, &chf);
+    nb_offmesh_link* tlinks = NULL;
+    nb_status st = nb_compact_decode(ctx, t->blob, t->size, &chf, NULL, NULL);
     if (st != NB_OK)
         return st;
     for (uint32_t i = 0; i < c->obstacle_count; ++i) {
@@ -178,32 +318,24 @@ static nb_status build_tile(nb_context* ctx, const char* fn, nb_tile_cache* c, i
         if (!overlaps_tile(c, tx, tz, o->lo, o->hi))
             continue;
         st = nb_mark_volume(ctx, &o->volume, chf);
-        if (st != NB_OK) {
-            nb_compact_heightfield_destroy(ctx, chf);
-            return st;
+        if (st != NB_OK)
+            goto cleanup;
+    }
+    uint32_t nlinks = 0;
+    if (c->link_count) {
+        tlinks = (nb_offmesh_link*)nb_alloc(ctx, (size_t)c->link_count * sizeof(nb_offmesh_link));
+        if (!tlinks) {
+            st = nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "%s: out of memory 'links' (%u)", fn, c->link_count);
+            goto cleanup;
         }
+        nlinks = nb_links_in_tile(c->links, c->link_count, t->lo, t->hi, tlinks);
     }
-    nb_bake_result r;
-    memset(&r, 0, sizeof(r));
-    for (int i = 0; i < NB_STAT_COUNT; ++i)
-        r.stats[i] = -1.0;
-    r.config = c->cfg;
-    st = nb_bake_from_compact(ctx, &c->cfg, &c->cells, cached->border_size, chf, NB_STAGE_DETAIL, 0, &r);
-    if (st != NB_OK)
-        return st; /* chf freed there */
-    if (r.poly_mesh->npolys > 0) {
-        nb_tile_params tp;
-        memset(&tp, 0, sizeof(tp));
-        tp.poly_mesh = r.poly_mesh;
-        tp.detail = r.detail;
-        tp.tile_x = tx;
-        tp.tile_z = tz;
-        tp.walkable_height = c->cfg.agent_height;
-        tp.walkable_radius = c->cfg.agent_radius;
-        tp.walkable_climb = c->cfg.agent_max_climb;
-        st = nb_tile_build(ctx, &tp, data, size);
-    }
-    nb_bake_result_release(ctx, &r);
+    st = nb_tile_finish(ctx, &c->cfg, &c->cells, chf, tlinks, nlinks, tx, tz, NULL, data, size);
+    chf = NULL; /* taken over */
+
+cleanup:
+    nb_compact_heightfield_destroy(ctx, chf);
+    nb_free(ctx, tlinks);
     return st;
 }
 
@@ -254,7 +386,7 @@ static void mark_dirty(nb_tile_cache* c, const float lo[3], const float hi[3])
     for (int32_t tz = z0; tz <= z1; ++tz)
         for (int32_t tx = x0; tx <= x1; ++tx) {
             const int32_t i = tx + tz * c->tiles_x;
-            if (!c->tiles[i] || c->dirty[i] || !overlaps_tile(c, tx, tz, lo, hi))
+            if (!c->tiles[i].blob || c->dirty[i] || !overlaps_tile(c, tx, tz, lo, hi))
                 continue;
             c->dirty[i] = 1;
             c->dirty_count++;

@@ -55,4 +55,29 @@ static inline void add_box(mesh_builder* m, float x0, float y0, float z0, float 
     }
 }
 
+/* A staircase of n solid steps along x, each step a closed box standing on y0: it rises from y0 at x = xa to y1 at
+ * x = xb (xa < xb climbs towards +x, xa > xb towards -x), between z0 and z1. Step i (0 = the lowest) reaches
+ * y0 + (i + 1) * (y1 - y0) / n and runs from its front edge to xb, so the top step ends at xb at height y1. */
+static inline void add_stairs_x(mesh_builder* m, float xa, float xb, float z0, float z1, float y0, float y1, int n)
+{
+    for (int i = 0; i < n; ++i) {
+        const float front = xa + (xb - xa) * (float)i / (float)n;
+        const float top = y0 + (y1 - y0) * (float)(i + 1) / (float)n;
+        add_box(m, front < xb ? front : xb, y0, z0, front < xb ? xb : front, top, z1);
+    }
+}
+
+/* The same along z: rises from y0 at z = za to y1 at z = zb, between x0 and x1. */
+static inline void add_stairs_z(mesh_builder* m, float za, float zb, float x0, float x1, float y0, float y1, int n)
+{
+    for (int i = 0; i < n; ++i) {
+        const float front = za + (zb - za) * (float)i / (float)n;
+        const float top = y0 + (y1 - y0) * (float)(i + 1) / (float)n;
+        add_box(m, x0, y0, front < zb ? front : zb, x1, top, front < zb ? zb : front);
+    }
+}
+
+/* A bake input over the builder's triangles (no areas, volumes or bounds). */
+#define MB_INPUT(m) ((nb_bake_input){ .mesh = { (m)->v, (m)->nv, (m)->t, (m)->nt, NULL } })
+
 #endif

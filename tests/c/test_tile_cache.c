@@ -129,7 +129,7 @@ static void test_no_obstacles_same_bytes_as_bake_navmesh(void)
     nb_navmesh *ref = NULL, *nav = NULL;
     nb_tile_cache* cache = NULL;
     CHECK_INT(nb_bake_navmesh(ctx, &in, &cfg, NULL, 0, &ref), NB_OK);
-    CHECK_INT(nb_tile_cache_create(ctx, &in, &cfg, &cache), NB_OK);
+    CHECK_INT(nb_tile_cache_create(ctx, &in, &cfg, NULL, 0, &cache), NB_OK);
     CHECK_INT(nb_tile_cache_build_navmesh(ctx, cache, &nav), NB_OK);
     CHECK(ref && nav && nb_navmesh_tile_count(nav) == nb_navmesh_tile_count(ref));
     CHECK(nb_navmesh_tile_count(nav) > 4);
@@ -181,7 +181,7 @@ static void test_box_blocks_corridor_and_moves(void)
     nb_config cfg = tiled();
     nb_tile_cache* cache = NULL;
     nb_navmesh* nav = NULL;
-    CHECK_INT(nb_tile_cache_create(ctx, &in, &cfg, &cache), NB_OK);
+    CHECK_INT(nb_tile_cache_create(ctx, &in, &cfg, NULL, 0, &cache), NB_OK);
     CHECK_INT(nb_tile_cache_build_navmesh(ctx, cache, &nav), NB_OK);
     if (!nav) {
         nb_tile_cache_destroy(ctx, cache);
@@ -255,7 +255,7 @@ static void test_area_obstacle_sets_area_ids(void)
     nb_config cfg = tiled();
     nb_tile_cache* cache = NULL;
     nb_navmesh* nav = NULL;
-    CHECK_INT(nb_tile_cache_create(ctx, &in, &cfg, &cache), NB_OK);
+    CHECK_INT(nb_tile_cache_create(ctx, &in, &cfg, NULL, 0, &cache), NB_OK);
     CHECK_INT(nb_tile_cache_build_navmesh(ctx, cache, &nav), NB_OK);
     if (!nav) {
         nb_tile_cache_destroy(ctx, cache);
@@ -312,14 +312,14 @@ static void test_bad_arguments(void)
     nb_navmesh* nav = NULL;
     nb_config solo;
     memset(&solo, 0, sizeof(solo));
-    CHECK_INT(nb_tile_cache_create(ctx, &in, &solo, &cache), NB_ERR_INVALID_CONFIG);
+    CHECK_INT(nb_tile_cache_create(ctx, &in, &solo, NULL, 0, &cache), NB_ERR_INVALID_CONFIG);
     CHECK(cache == NULL);
-    CHECK_INT(nb_tile_cache_create(ctx, NULL, &cfg, &cache), NB_ERR_NULL_ARG);
-    CHECK_INT(nb_tile_cache_create(ctx, &in, &cfg, NULL), NB_ERR_NULL_ARG);
+    CHECK_INT(nb_tile_cache_create(ctx, NULL, &cfg, NULL, 0, &cache), NB_ERR_NULL_ARG);
+    CHECK_INT(nb_tile_cache_create(ctx, &in, &cfg, NULL, 0, NULL), NB_ERR_NULL_ARG);
     nb_bake_input empty = in;
     empty.mesh.triangle_count = 0;
-    CHECK_INT(nb_tile_cache_create(ctx, &empty, &cfg, &cache), NB_ERR_EMPTY_MESH);
-    CHECK_INT(nb_tile_cache_create(ctx, &in, &cfg, &cache), NB_OK);
+    CHECK_INT(nb_tile_cache_create(ctx, &empty, &cfg, NULL, 0, &cache), NB_ERR_EMPTY_MESH);
+    CHECK_INT(nb_tile_cache_create(ctx, &in, &cfg, NULL, 0, &cache), NB_OK);
     CHECK_INT(nb_tile_cache_build_navmesh(ctx, cache, NULL), NB_ERR_NULL_ARG);
     CHECK_INT(nb_tile_cache_build_navmesh(ctx, NULL, &nav), NB_ERR_NULL_ARG);
     CHECK_INT(nb_tile_cache_build_navmesh(ctx, cache, &nav), NB_OK);
@@ -392,7 +392,7 @@ static void test_failing_allocator(void)
     nb_config cfg = tiled();
     nb_tile_cache* cache = NULL;
     nb_navmesh* nav = NULL;
-    CHECK_INT(nb_tile_cache_create(fctx, &in, &cfg, &cache), NB_OK);
+    CHECK_INT(nb_tile_cache_create(fctx, &in, &cfg, NULL, 0, &cache), NB_OK);
     CHECK_INT(nb_tile_cache_build_navmesh(fctx, cache, &nav), NB_OK);
     if (!nav) {
         nb_tile_cache_destroy(fctx, cache);
@@ -449,7 +449,7 @@ static void test_failing_allocator(void)
     ok = 0;
     for (long k = 1; k < 20000 && !ok; ++k) {
         a.fail_at = a.calls + k;
-        nb_status st = nb_tile_cache_create(fctx, &in, &cfg, &cache);
+        nb_status st = nb_tile_cache_create(fctx, &in, &cfg, NULL, 0, &cache);
         if (st == NB_OK)
             st = nb_tile_cache_build_navmesh(fctx, cache, &nav);
         if (st == NB_OK)
@@ -471,6 +471,363 @@ static void test_failing_allocator(void)
     CHECK_INT(a.live, 0);
 }
 
+/* ---- nb_tile_rebuild: the same bytes as the cache's update ---- */
+
+/* The cache blob of every tile of a level (NULL where a tile has no triangles), from a grid index. */
+static uint8_t** index_blobs(const nb_bake_input* in, const nb_config* cfg, size_t** sizes, int32_t* ntx, int32_t* ntz)
+{
+    nb_grid_index* index = NULL;
+    CHECK_INT(nb_grid_index_create(ctx, in, cfg, &index), NB_OK);
+    nb_grid_index_grid(index, NULL, ntx, ntz);
+    const int32_t n = *ntx * *ntz;
+    uint8_t** blobs = (uint8_t**)calloc((size_t)n, sizeof(uint8_t*));
+    *sizes = (size_t*)calloc((size_t)n, sizeof(size_t));
+    for (int32_t i = 0; i < n; ++i) {
+        uint8_t* tile = NULL;
+        size_t size = 0;
+        CHECK_INT(nb_grid_index_bake_tile(ctx, index, NULL, 0, i % *ntx, i / *ntx, &tile, &size, &blobs[i],
+                                          &(*sizes)[i], NULL),
+                  NB_OK);
+        nb_bytes_free(ctx, tile);
+    }
+    nb_grid_index_destroy(ctx, index);
+    return blobs;
+}
+
+static void free_blobs(uint8_t** blobs, size_t* sizes, int32_t n)
+{
+    for (int32_t i = 0; i < n; ++i)
+        nb_bytes_free(ctx, blobs[i]);
+    free(blobs);
+    free(sizes);
+}
+
+/* Every tile: nb_tile_rebuild from the index's cache blob with the obstacles and links gives the bytes nav holds
+ * for it (or neither has the tile). Returns the number of tiles compared that have data. */
+static int rebuild_matches_nav(const nb_navmesh* nav, const nb_config* cfg, uint8_t** blobs, const size_t* sizes,
+                               int32_t ntx, int32_t ntz, const nb_offmesh_link* links, uint32_t nlinks,
+                               const nb_volume* obstacles, uint32_t nobstacles)
+{
+    int with_data = 0, mismatches = 0;
+    for (int32_t i = 0; i < ntx * ntz; ++i) {
+        const uint8_t* cur = NULL;
+        size_t cur_size = 0;
+        const int has = nb_navmesh_tile_data(nav, i % ntx, i / ntx, &cur, &cur_size) == NB_OK;
+        if (!blobs[i]) {
+            mismatches += has;
+            continue;
+        }
+        uint8_t* data = NULL;
+        size_t size = 0;
+        CHECK_INT(nb_tile_rebuild(ctx, cfg, blobs[i], sizes[i], links, nlinks, obstacles, nobstacles, &data, &size),
+                  NB_OK);
+        if ((data != NULL) != has || (data && (size != cur_size || memcmp(data, cur, size) != 0))) {
+            if (mismatches++ < 3)
+                fprintf(stderr, "  tile (%d, %d) differs (%zu vs %zu bytes)\n", i % ntx, i / ntx, size, cur_size);
+        }
+        with_data += data != NULL;
+        nb_bytes_free(ctx, data);
+    }
+    CHECK_INT(mismatches, 0);
+    return with_data;
+}
+
+static void test_rebuild_matches_update(void)
+{
+    nb_obj obj;
+    if (nbt_load_level("dungeon.obj", &obj) != 0) {
+        CHECK(!"mesh missing");
+        return;
+    }
+    nb_bake_input in = nbt_input_of(&obj);
+    nb_config cfg = tiled();
+    size_t* sizes = NULL;
+    int32_t ntx = 0, ntz = 0;
+    uint8_t** blobs = index_blobs(&in, &cfg, &sizes, &ntx, &ntz);
+    nb_tile_cache* cache = NULL;
+    nb_navmesh* nav = NULL;
+    CHECK_INT(nb_tile_cache_create(ctx, &in, &cfg, NULL, 0, &cache), NB_OK);
+    CHECK_INT(nb_tile_cache_build_navmesh(ctx, cache, &nav), NB_OK);
+    if (!nav) {
+        nb_tile_cache_destroy(ctx, cache);
+        free_blobs(blobs, sizes, ntx * ntz);
+        nb_obj_free(&obj);
+        return;
+    }
+    /* no obstacles: every tile as baked */
+    CHECK(rebuild_matches_nav(nav, &cfg, blobs, sizes, ntx, ntz, NULL, 0, NULL, 0) > 4);
+
+    /* three obstacles, overlapping, across tile borders: the later wins where they overlap */
+    const nb_navmesh_params* p = nb_navmesh_get_params(nav);
+    nb_volume obs[3];
+    memset(obs, 0, sizeof(obs));
+    obs[0].type = NB_VOLUME_CYLINDER;
+    obs[0].area = NB_NULL_AREA;
+    obs[0].center[0] = p->origin[0] + 2.0f * p->tile_width;
+    obs[0].center[1] = -100.0f;
+    obs[0].center[2] = p->origin[2] + 1.0f * p->tile_depth + 3.0f;
+    obs[0].radius = 3.0f;
+    obs[0].height = 300.0f;
+    obs[1].type = NB_VOLUME_BOX;
+    obs[1].area = 7;
+    obs[1].bmin[0] = obs[0].center[0] - 6.0f;
+    obs[1].bmin[1] = -100.0f;
+    obs[1].bmin[2] = obs[0].center[2] - 2.0f;
+    obs[1].bmax[0] = obs[0].center[0] + 1.0f;
+    obs[1].bmax[1] = 100.0f;
+    obs[1].bmax[2] = obs[0].center[2] + 9.0f;
+    obs[2] = obs[0];
+    obs[2].area = 12;
+    obs[2].center[0] -= 0.5f * p->tile_width;
+    obs[2].radius = 1.5f;
+    uint32_t ids[3], n = 0;
+    for (int k = 0; k < 3; ++k)
+        CHECK_INT(nb_tile_cache_add_obstacle(ctx, cache, &obs[k], &ids[k]), NB_OK);
+    CHECK_INT(nb_tile_cache_update(ctx, cache, nav, NULL, 0, &n), NB_OK);
+    CHECK(n >= 2);
+    CHECK(rebuild_matches_nav(nav, &cfg, blobs, sizes, ntx, ntz, NULL, 0, obs, 3) > 4);
+
+    /* the dirty box: exactly the tiles whose box the volume's overlaps were rebuilt */
+    float lo[2], hi[2];
+    uint32_t expect = 0;
+    for (int32_t i = 0; i < ntx * ntz; ++i) {
+        nb_tile_dirty_box(p, &cfg, i % ntx, i / ntx, lo, hi);
+        expect += blobs[i] && obs[2].center[0] + obs[2].radius >= lo[0] && obs[2].center[0] - obs[2].radius <= hi[0] &&
+                  obs[2].center[2] + obs[2].radius >= lo[1] && obs[2].center[2] - obs[2].radius <= hi[1];
+    }
+    CHECK_INT(nb_tile_cache_remove_obstacle(ctx, cache, ids[2]), NB_OK);
+    CHECK_INT(nb_tile_cache_dirty_count(cache), expect);
+    CHECK_INT(nb_tile_cache_update(ctx, cache, nav, NULL, 0, &n), NB_OK);
+    CHECK(rebuild_matches_nav(nav, &cfg, blobs, sizes, ntx, ntz, NULL, 0, obs, 2) > 4);
+
+    nb_navmesh_destroy(ctx, nav);
+    nb_tile_cache_destroy(ctx, cache);
+    free_blobs(blobs, sizes, ntx * ntz);
+    nb_obj_free(&obj);
+}
+
+static void test_rebuild_errors(void)
+{
+    nb_bake_input in = corridor();
+    nb_config cfg = tiled();
+    size_t* sizes = NULL;
+    int32_t ntx = 0, ntz = 0;
+    uint8_t** blobs = index_blobs(&in, &cfg, &sizes, &ntx, &ntz);
+    CHECK_INT(ntx, 4);
+    if (!blobs[1]) {
+        free_blobs(blobs, sizes, ntx * ntz);
+        return;
+    }
+    uint8_t* data = (uint8_t*)1;
+    size_t size = 9;
+    CHECK_INT(nb_tile_rebuild(ctx, &cfg, blobs[1], sizes[1], NULL, 0, NULL, 0, &data, &size), NB_OK);
+    CHECK(data != NULL);
+    nb_bytes_free(ctx, data);
+    /* a config the cache was not baked with: each field named */
+    static const struct {
+        int field;
+        double value;
+        const char* needle;
+    } wrong[] = {
+        { 0, 0.31, "cell_size" },       { 1, 0.25, "cell_height" },    { 2, 3.0, "agent_height" },
+        { 4, 0.5, "agent_max_climb" },  { 3, 1.2, "agent_radius" },    { -1, 32, "tile_size" },
+    };
+    for (size_t k = 0; k < sizeof(wrong) / sizeof(wrong[0]); ++k) {
+        nb_config c = cfg;
+        if (wrong[k].field < 0)
+            c.tile_size = (int32_t)wrong[k].value;
+        else
+            nb_config_set(&c, nb_config_field_index(wrong[k].needle), wrong[k].value);
+        CHECK_STATUS(ctx, nb_tile_rebuild(ctx, &c, blobs[1], sizes[1], NULL, 0, NULL, 0, &data, &size),
+                     NB_ERR_INVALID_ARG, wrong[k].needle);
+        CHECK(data == NULL);
+    }
+    nb_config solo = cfg;
+    solo.tile_size = 0;
+    CHECK_STATUS(ctx, nb_tile_rebuild(ctx, &solo, blobs[1], sizes[1], NULL, 0, NULL, 0, &data, &size),
+                 NB_ERR_INVALID_ARG, "tile_size");
+    nb_config bad = cfg;
+    bad.cell_size = -1.0f;
+    CHECK_INT(nb_tile_rebuild(ctx, &bad, blobs[1], sizes[1], NULL, 0, NULL, 0, &data, &size), NB_ERR_INVALID_CONFIG);
+    /* a region-only setting is not part of the field: allowed (a different but valid tile) */
+    nb_config other = cfg;
+    other.region_min_size = 2.0f;
+    CHECK_INT(nb_tile_rebuild(ctx, &other, blobs[1], sizes[1], NULL, 0, NULL, 0, &data, &size), NB_OK);
+    nb_bytes_free(ctx, data);
+    nb_volume v = wall_box(27.0f, 30.0f, 64);
+    CHECK_STATUS(ctx, nb_tile_rebuild(ctx, &cfg, blobs[1], sizes[1], NULL, 0, &v, 1, &data, &size),
+                 NB_ERR_INVALID_ARG, "obstacle 0");
+    CHECK_INT(nb_tile_rebuild(ctx, &cfg, blobs[1], sizes[1], NULL, 0, NULL, 1, &data, &size), NB_ERR_NULL_ARG);
+    CHECK_INT(nb_tile_rebuild(ctx, &cfg, blobs[1], sizes[1], NULL, 2, NULL, 0, &data, &size), NB_ERR_NULL_ARG);
+    CHECK_INT(nb_tile_rebuild(ctx, &cfg, NULL, 0, NULL, 0, NULL, 0, &data, &size), NB_ERR_NULL_ARG);
+    CHECK_INT(nb_tile_rebuild(ctx, &cfg, blobs[1], sizes[1], NULL, 0, NULL, 0, NULL, &size), NB_ERR_NULL_ARG);
+    CHECK_INT(nb_tile_rebuild(ctx, &cfg, blobs[1], sizes[1] - 1, NULL, 0, NULL, 0, &data, &size), NB_ERR_CORRUPT);
+    /* an obstacle covering the tile whole: no polygons, no tile */
+    v = wall_box(10.0f, 50.0f, NB_NULL_AREA);
+    CHECK_INT(nb_tile_rebuild(ctx, &cfg, blobs[1], sizes[1], NULL, 0, &v, 1, &data, &size), NB_OK);
+    CHECK(data == NULL && size == 0);
+
+    /* failing allocator: clean failures, then the same bytes */
+    v = wall_box(27.0f, 30.0f, 5);
+    uint8_t* ref = NULL;
+    size_t ref_size = 0;
+    CHECK_INT(nb_tile_rebuild(ctx, &cfg, blobs[1], sizes[1], NULL, 0, &v, 1, &ref, &ref_size), NB_OK);
+    nbt_alloc a = { 0 };
+    nb_context_desc d;
+    memset(&d, 0, sizeof(d));
+    nbt_alloc_hooks(&d, &a);
+    nb_context* fctx = nb_context_create(&d);
+    int ok = 0, failures = 0;
+    for (long k = 1; k < 20000 && !ok; ++k) {
+        a.fail_at = a.calls + k;
+        data = NULL;
+        const nb_status st = nb_tile_rebuild(fctx, &cfg, blobs[1], sizes[1], NULL, 0, &v, 1, &data, &size);
+        a.fail_at = 0;
+        if (st == NB_OK) {
+            ok = 1;
+            CHECK(ref && size == ref_size && memcmp(data, ref, size) == 0);
+        } else {
+            ++failures;
+            CHECK(data == NULL);
+            if (st != NB_ERR_OUT_OF_MEMORY) {
+                CHECK_INT(st, NB_ERR_OUT_OF_MEMORY);
+                break;
+            }
+        }
+        nb_bytes_free(fctx, data);
+        CHECK_INT(a.live, 1);
+        if (a.live != 1)
+            break;
+    }
+    CHECK(ok);
+    CHECK(failures > 10);
+    nb_context_destroy(fctx);
+    nb_bytes_free(ctx, ref);
+    free_blobs(blobs, sizes, ntx * ntz);
+}
+
+/* ---- off-mesh links in the cache ---- */
+
+static nb_offmesh_link corridor_link(float x0, float x1)
+{
+    nb_offmesh_link l;
+    memset(&l, 0, sizeof(l));
+    l.start[0] = x0;
+    l.start[2] = CORR_WIDTH / 2;
+    l.end[0] = x1;
+    l.end[2] = CORR_WIDTH / 2;
+    l.radius = 1.0f;
+    l.user_id = (uint32_t)x0;
+    return l;
+}
+
+/* Straight path along the corridor's middle: NB_PATH_* and the number of off-mesh points on it. */
+static int corridor_straight(const nb_navmesh* nav, float x0, float x1, int* offmesh_points)
+{
+    *offmesh_points = 0;
+    nb_query* q = NULL;
+    if (nb_query_create(ctx, nav, 0, &q) != NB_OK)
+        return -1;
+    nb_query_filter f;
+    nb_query_filter_init(&f);
+    const float s[3] = { x0, 0.0f, CORR_WIDTH / 2 }, e[3] = { x1, 0.0f, CORR_WIDTH / 2 };
+    const float ext[3] = { 1.0f, 1.0f, 1.0f };
+    nb_poly_ref sr = 0, er = 0, path[256];
+    int32_t n = 0, np = 0;
+    int partial = 0, result = NB_PATH_NONE;
+    float pts[3 * 64];
+    uint8_t flags[64];
+    nb_query_find_nearest_poly(q, s, ext, &f, &sr, NULL);
+    nb_query_find_nearest_poly(q, e, ext, &f, &er, NULL);
+    if (sr && er && nb_query_find_path(q, sr, er, s, e, &f, path, &n, 256, &partial) == NB_OK && n > 0) {
+        result = partial ? NB_PATH_PARTIAL : NB_PATH_COMPLETE;
+        if (nb_query_straight_path(q, s, e, path, n, pts, flags, NULL, &np, 64, 0) == NB_OK)
+            for (int32_t i = 0; i < np; ++i)
+                *offmesh_points += (flags[i] & NB_STRAIGHT_POINT_OFFMESH) != 0;
+    }
+    nb_query_destroy(ctx, q);
+    return result;
+}
+
+static void test_links_survive_updates(void)
+{
+    nb_bake_input in = corridor();
+    nb_config cfg = tiled();
+    /* tile 1 is x 19.2 .. 38.4, tile 2 is 38.4 .. 57.6: one link inside tile 1, one from tile 1 into tile 2 */
+    const nb_offmesh_link links[2] = { corridor_link(20.0f, 35.0f), corridor_link(36.5f, 45.0f) };
+    nb_tile_cache* cache = NULL;
+    nb_navmesh *nav = NULL, *ref = NULL;
+    CHECK_INT(nb_tile_cache_create(ctx, &in, &cfg, links, 2, &cache), NB_OK);
+    CHECK_INT(nb_tile_cache_build_navmesh(ctx, cache, &nav), NB_OK);
+    CHECK_INT(nb_bake_navmesh(ctx, &in, &cfg, links, 2, &ref), NB_OK);
+    if (!nav || !ref) {
+        nb_navmesh_destroy(ctx, ref);
+        nb_navmesh_destroy(ctx, nav);
+        nb_tile_cache_destroy(ctx, cache);
+        return;
+    }
+    CHECK(save_equal(ref, nav)); /* links and all */
+    int off = 0;
+    CHECK_INT(corridor_straight(nav, 5.0f, 70.0f, &off), NB_PATH_COMPLETE);
+
+    /* a wall in tile 1 between the first link's ends: only the link gets past it */
+    nb_volume wall = wall_box(27.0f, 30.0f, NB_NULL_AREA);
+    uint32_t id1 = 0, id2 = 0, n = 0;
+    int32_t tiles[8];
+    CHECK_INT(nb_tile_cache_add_obstacle(ctx, cache, &wall, &id1), NB_OK);
+    CHECK_INT(nb_tile_cache_update(ctx, cache, nav, tiles, 4, &n), NB_OK);
+    CHECK_INT(n, 1);
+    CHECK(has_pair(tiles, n, 1, 0));
+    CHECK_INT(corridor_straight(nav, 5.0f, 70.0f, &off), NB_PATH_COMPLETE);
+    CHECK_INT(off, 2); /* the link's two ends */
+
+    /* a wall in tile 2 only, between the second link's ends: tile 2 is rebuilt, the link from tile 1 lands again */
+    nb_volume wall2 = wall_box(41.0f, 43.0f, NB_NULL_AREA);
+    CHECK_INT(nb_tile_cache_add_obstacle(ctx, cache, &wall2, &id2), NB_OK);
+    CHECK_INT(nb_tile_cache_update(ctx, cache, nav, tiles, 4, &n), NB_OK);
+    CHECK_INT(n, 1);
+    CHECK(has_pair(tiles, n, 2, 0));
+    CHECK_INT(corridor_straight(nav, 5.0f, 70.0f, &off), NB_PATH_COMPLETE);
+    CHECK_INT(off, 4);
+    /* the same cache without links: both walls cut the corridor */
+    nb_tile_cache* plain = NULL;
+    nb_navmesh* pnav = NULL;
+    CHECK_INT(nb_tile_cache_create(ctx, &in, &cfg, NULL, 0, &plain), NB_OK);
+    CHECK_INT(nb_tile_cache_add_obstacle(ctx, plain, &wall, &id1), NB_OK);
+    CHECK_INT(nb_tile_cache_build_navmesh(ctx, plain, &pnav), NB_OK);
+    CHECK_INT(corridor_straight(pnav, 5.0f, 70.0f, &off), NB_PATH_PARTIAL);
+    nb_navmesh_destroy(ctx, pnav);
+    nb_tile_cache_destroy(ctx, plain);
+
+    /* nb_tile_rebuild with the same links and obstacles: the bytes the cache put in nav */
+    size_t* sizes = NULL;
+    int32_t ntx = 0, ntz = 0;
+    uint8_t** blobs = index_blobs(&in, &cfg, &sizes, &ntx, &ntz);
+    const nb_volume obs[2] = { wall, wall2 };
+    CHECK_INT(rebuild_matches_nav(nav, &cfg, blobs, sizes, ntx, ntz, links, 2, obs, 2), 4);
+    free_blobs(blobs, sizes, ntx * ntz);
+
+    nb_tile_cache* c2 = (nb_tile_cache*)1;
+    /* a link starting in a tile without triangles is refused, as nb_bake_navmesh refuses it */
+    nb_bake_input part = in;
+    part.mesh.triangle_count = 10; /* the first 5 segments, x 0 .. 20; the bounds keep the 4 tiles */
+    const float bmin[3] = { 0, 0, 0 }, bmax[3] = { CORR_LEN, 0, CORR_WIDTH };
+    part.bmin = bmin;
+    part.bmax = bmax;
+    const nb_offmesh_link stray = corridor_link(50.0f, 55.0f);
+    nb_navmesh* n2 = NULL;
+    CHECK_STATUS(ctx, nb_bake_navmesh(ctx, &part, &cfg, &stray, 1, &n2), NB_ERR_INVALID_ARG, "no triangles");
+    CHECK_STATUS(ctx, nb_tile_cache_create(ctx, &part, &cfg, &stray, 1, &c2), NB_ERR_INVALID_ARG, "no triangles");
+    CHECK(c2 == NULL);
+    c2 = (nb_tile_cache*)1;
+    CHECK_INT(nb_tile_cache_create(ctx, &in, &cfg, NULL, 1, &c2), NB_ERR_NULL_ARG);
+    CHECK(c2 == NULL);
+
+    nb_navmesh_destroy(ctx, ref);
+    nb_navmesh_destroy(ctx, nav);
+    nb_tile_cache_destroy(ctx, cache);
+}
+
 int main(void)
 {
     ctx = nb_context_create(NULL);
@@ -479,6 +836,9 @@ int main(void)
     RUN(test_area_obstacle_sets_area_ids);
     RUN(test_bad_arguments);
     RUN(test_failing_allocator);
+    RUN(test_rebuild_matches_update);
+    RUN(test_rebuild_errors);
+    RUN(test_links_survive_updates);
     nb_context_destroy(ctx);
     return nbt_finish("test_tile_cache");
 }
