@@ -28,24 +28,24 @@ WASM_OBJ   := $(patsubst c/src/%.c,$(BUILD)/wasm-obj/%.o,$(LIB_SRC) c/src/wasm_a
 # rate) and link at -O3 with binaryen's one-caller inlining capped (BINARYEN_EXTRA_PASSES adds the option to
 # emcc's own wasm-opt run; WASM_OPT repeats it): uncapped, -O3 inlines every single-caller stage into one giant
 # bake function, which V8 compiles much worse (measured: stages 1.3-1.8x slower). Capped, each stage stays its
-# own function. Linking at -O2+ (rather than -O1 as before) also minifies the JS glue: 8.5 -> 4.0 KB gzip.
+# own function.
 # -mnontrapping-fptoint: float->int casts are one instruction instead of a range check and branch (identical for
 # every in-range value, the only ones C defines); -mbulk-memory: memcpy/memset as memory.copy/fill. Both are
-# older than wasm SIMD, which -msimd128 already requires. TEXTDECODER=2 and SUPPORT_LONGJMP=0 drop JS fallbacks
-# nothing here uses.
+# older than wasm SIMD, which -msimd128 already requires. SUPPORT_LONGJMP=0: nothing here uses setjmp.
+# The module is linked standalone (-o navbake.wasm): no Emscripten JS glue (about 20 KB raw, 4.3 KB gzip, and a
+# page loads it twice: main thread and worker); web/src/navbake.mjs instantiates it with the three imports it needs
+# and gives the object wasm.ts, the tests and the benchmarks use. Standalone linking keeps the export names
+# (nbw_*), which that loader reads.
 # WASM_SIZE_SRC: files of once-per-call code (validation, config, bake orchestration, tile build and parse, save
 # and load, messages) compiled at -Os: about 2.7 KB less gzip, no hot loop in them (their optsize attribute survives LTO;
 # navmesh.c stays -O3, since A* inlines its lookups, with NB_COLD on its setup functions instead).
-WASM_SIZE_SRC := tile.c navmesh_geometry.c serialize.c config.c bake.c bake_navmesh.c context.c
+WASM_SIZE_SRC := tile.c navmesh_geometry.c serialize.c config.c bake.c bake_navmesh.c context.c wasm_inspect.c
 WASM_CFLAGS = $(if $(filter $(WASM_SIZE_SRC),$(notdir $<)),-Os,-O3) -flto -msimd128 -mnontrapping-fptoint -mbulk-memory
 WASM_OPT   := wasm-opt -O3 --one-caller-inline-max-function-size=100
 WASM_FLAGS := -O3 -sBINARYEN_EXTRA_PASSES=--one-caller-inline-max-function-size=100 \
-              -mnontrapping-fptoint -mbulk-memory -sTEXTDECODER=2 -sSUPPORT_LONGJMP=0 \
-              -sMODULARIZE=1 -sEXPORT_ES6=1 -sEXPORT_NAME=createNavBake \
-              -sENVIRONMENT=web,worker -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=4GB -sFILESYSTEM=0 \
-              -sMALLOC=emmalloc -sWASM_BIGINT=1 -sDYNAMIC_EXECUTION=0 \
-              -sINCOMING_MODULE_JS_API=wasmBinary,locateFile,instantiateWasm --no-entry \
-              -sEXPORTED_FUNCTIONS=_malloc,_free -sEXPORTED_RUNTIME_METHODS=UTF8ToString
+              -mnontrapping-fptoint -mbulk-memory -sSUPPORT_LONGJMP=0 \
+              -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=4GB -sFILESYSTEM=0 \
+              -sMALLOC=emmalloc -sWASM_BIGINT=1 --no-entry -sEXPORTED_FUNCTIONS=_malloc,_free
 
 MESHES     ?= $(abspath ../shared/meshes)
 export NB_MESHES := $(MESHES)
@@ -94,10 +94,11 @@ $(BUILD)/wasm-obj/%.o: c/src/%.c $(LIB_HDR) | $(BUILD)/.apt-ok
 	@mkdir -p $(dir $@)
 	$(EMCC) $(CSTD) $(WARN) $(INC) $(WASM_CFLAGS) -c $< -o $@
 
-$(WASM_JS): $(WASM_OBJ) | $(BUILD)/.apt-ok
+$(WASM_JS): $(WASM_OBJ) web/src/navbake.mjs | $(BUILD)/.apt-ok
 	@mkdir -p $(dir $@)
-	$(EMCC) $(WASM_FLAGS) $(WASM_OBJ) -o $@
+	$(EMCC) $(WASM_FLAGS) $(WASM_OBJ) -o $(BUILD)/wasm/navbake.wasm
 	$(WASM_OPT) $(BUILD)/wasm/navbake.wasm -o $(BUILD)/wasm/navbake.wasm
+	cp web/src/navbake.mjs $@
 
 # ---- web: the npm package's JavaScript (web/dist: tsc output with the wasm module copied next to it) -----
 WEB_SRC    := $(wildcard web/src/*.ts web/src/*/*.ts web/src/*.mts web/bin/*.ts) web/tsconfig.json web/bin/tsconfig.json \

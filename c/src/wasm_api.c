@@ -1,8 +1,11 @@
 /* The WebAssembly exports: flat-argument wrappers over the C API, and nothing else. Doubles carry config
  * values and statistics so JavaScript reads them without knowing struct layouts. */
 #include "navbake.h"
+#include "navmesh_internal.h"
 
 #include <emscripten.h>
+#include <emscripten/emmalloc.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -270,10 +273,11 @@ EMSCRIPTEN_KEEPALIVE void nbw_context_set_js_progress(nb_context* ctx, int enabl
 }
 
 /* ---- tiled bakes spread over workers: one tile of the grid, assembly ----
- * nbw_bake_grid_tile is nb_bake_grid_tile (bake_navmesh.c), the step nb_bake_navmesh repeats for every tile;
  * web/src/bake.ts computes the grid itself (in float32, as the C does) so the main thread never copies the
- * geometry into its own heap. Tiles baked in several workers and added to a navmesh made with
- * nbw_navmesh_create save to the very bytes nb_bake_navmesh gives (tests/web/workers.test.ts compares them). */
+ * geometry into its own heap; the workers bake through the grid index (nbw_grid_index_*, below), and
+ * nbw_bake_grid_tile (nb_bake_grid_tile, which scans the whole mesh per tile) stays for the raw API. Tiles baked in
+ * several workers and added to a navmesh made with nbw_navmesh_create save to the very bytes nb_bake_navmesh gives
+ * (tests/web/workers.test.ts and tiled.test.ts compare them). */
 
 /* Bakes tile (tile_x, tile_z) of the grid. out: [blob pointer, size]; a blob of 0 with NB_OK means the tile has
  * no polygons (nb_bake_navmesh leaves such tiles out). Free with nbw_bytes_free. */
@@ -316,4 +320,213 @@ EMSCRIPTEN_KEEPALIVE nb_navmesh* nbw_navmesh_create(nb_context* ctx, const doubl
 EMSCRIPTEN_KEEPALIVE int nbw_navmesh_add_tile(nb_context* ctx, nb_navmesh* nav, const uint8_t* data, uint32_t size)
 {
     return (int)nb_navmesh_add_tile(ctx, nav, data, size);
+}
+
+/* ---- volumes and off-mesh links at bake time ----
+ * web/src/wasm.ts writes nb_volume and nb_offmesh_link structs straight into the heap (a convex volume's verts
+ * pointing at a float array it wrote too); these asserts pin the wasm32 layout it assumes. */
+_Static_assert(sizeof(nb_volume) == 68 && offsetof(nb_volume, area) == 4 && offsetof(nb_volume, bmin) == 8 &&
+                   offsetof(nb_volume, bmax) == 20 && offsetof(nb_volume, center) == 32 &&
+                   offsetof(nb_volume, radius) == 44 && offsetof(nb_volume, height) == 48 &&
+                   offsetof(nb_volume, verts) == 52 && offsetof(nb_volume, vert_count) == 56 &&
+                   offsetof(nb_volume, ymin) == 60 && offsetof(nb_volume, ymax) == 64,
+               "nb_volume layout changed: update web/src/wasm.ts (writeVolumes)");
+_Static_assert(sizeof(nb_offmesh_link) == 36 && offsetof(nb_offmesh_link, end) == 12 &&
+                   offsetof(nb_offmesh_link, radius) == 24 && offsetof(nb_offmesh_link, flags) == 28 &&
+                   offsetof(nb_offmesh_link, area) == 30 && offsetof(nb_offmesh_link, bidirectional) == 31 &&
+                   offsetof(nb_offmesh_link, user_id) == 32,
+               "nb_offmesh_link layout changed: update web/src/wasm.ts (writeLinks)");
+
+/* nbw_navmesh_bake with bake-time area volumes and off-mesh links (both optional). */
+EMSCRIPTEN_KEEPALIVE nb_navmesh* nbw_navmesh_bake_ex(nb_context* ctx, const float* positions, uint32_t vertex_count,
+                                                     const uint32_t* indices, uint32_t triangle_count,
+                                                     const uint8_t* areas, const nb_volume* volumes,
+                                                     uint32_t volume_count, const nb_offmesh_link* links,
+                                                     uint32_t link_count, const double* config)
+{
+    nb_bake_input input;
+    memset(&input, 0, sizeof(input));
+    input.mesh.positions = positions;
+    input.mesh.vertex_count = vertex_count;
+    input.mesh.indices = indices;
+    input.mesh.triangle_count = triangle_count;
+    input.mesh.areas = areas;
+    input.volumes = volumes;
+    input.volume_count = volume_count;
+    nb_config cfg;
+    config_from_values(config, &cfg);
+    nb_navmesh* nav = NULL;
+    return nb_bake_navmesh(ctx, &input, &cfg, links, link_count, &nav) == NB_OK ? nav : NULL;
+}
+
+/* ---- streaming: single tiles in and out of a navmesh ---- */
+
+/* out: origin xyz, tile_width, tile_depth, max_tiles. */
+EMSCRIPTEN_KEEPALIVE void nbw_navmesh_params(const nb_navmesh* nav, double* out)
+{
+    const nb_navmesh_params* p = nb_navmesh_get_params(nav);
+    for (int k = 0; k < 3; ++k)
+        out[k] = p->origin[k];
+    out[3] = p->tile_width;
+    out[4] = p->tile_depth;
+    out[5] = p->max_tiles;
+}
+
+/* out: [blob pointer (owned by the navmesh), size]; NB_ERR_NOT_FOUND without a message when there is no tile. */
+EMSCRIPTEN_KEEPALIVE int nbw_navmesh_tile_data(const nb_navmesh* nav, int32_t tile_x, int32_t tile_z, uint32_t* out)
+{
+    const uint8_t* data = NULL;
+    size_t size = 0;
+    const nb_status st = nb_navmesh_tile_data(nav, tile_x, tile_z, &data, &size);
+    out[0] = (uint32_t)(uintptr_t)data;
+    out[1] = (uint32_t)size;
+    return (int)st;
+}
+
+EMSCRIPTEN_KEEPALIVE int nbw_navmesh_remove_tile(nb_context* ctx, nb_navmesh* nav, int32_t tile_x, int32_t tile_z)
+{
+    return (int)nb_navmesh_remove_tile(ctx, nav, tile_x, tile_z);
+}
+
+/* Adds a tile blob, replacing the tile already at its position. The blob is validated first; on any failure the
+ * navmesh keeps the tile it had (the old blob is put back). */
+EMSCRIPTEN_KEEPALIVE int nbw_navmesh_put_tile(nb_context* ctx, nb_navmesh* nav, const uint8_t* data, uint32_t size)
+{
+    int32_t tx = 0, tz = 0;
+    nb_status st = nb_tile_validate(ctx, data, size);
+    if (st == NB_OK)
+        st = nb_tile_position(ctx, data, size, &tx, &tz);
+    if (st != NB_OK)
+        return (int)st;
+    const uint8_t* old = NULL;
+    size_t old_size = 0;
+    if (nb_navmesh_tile_data(nav, tx, tz, &old, &old_size) != NB_OK)
+        return (int)nb_navmesh_add_tile(ctx, nav, data, size);
+    uint8_t* keep = (uint8_t*)malloc(old_size);
+    if (!keep)
+        return (int)nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "nbw_navmesh_put_tile: out of memory 'old tile' (%u)",
+                            (unsigned)old_size);
+    memcpy(keep, old, old_size);
+    st = nb_navmesh_remove_tile(ctx, nav, tx, tz);
+    if (st == NB_OK) {
+        st = nb_navmesh_add_tile(ctx, nav, data, size);
+        if (st != NB_OK)
+            (void)nb_navmesh_add_tile(ctx, nav, keep, old_size); /* it fitted before: only memory can fail */
+    }
+    free(keep);
+    return (int)st;
+}
+
+/* Every tile as (tile_x, tile_z, polygons) int32 triples, in slot order; returns the tile count (fills at most
+ * capacity triples). polygons counts off-mesh link polygons too. */
+EMSCRIPTEN_KEEPALIVE uint32_t nbw_navmesh_tiles(const nb_navmesh* nav, int32_t* out, uint32_t capacity)
+{
+    uint32_t n = 0;
+    for (uint32_t s = 0; s < nav->params.max_tiles; ++s) {
+        const nb_tile* t = &nav->tiles[s];
+        if (!t->data)
+            continue;
+        if (n < capacity) {
+            out[n * 3] = t->v.tile_x;
+            out[n * 3 + 1] = t->v.tile_z;
+            out[n * 3 + 2] = (int32_t)t->v.npolys;
+        }
+        ++n;
+    }
+    return n;
+}
+
+/* Bytes in use on the wasm heap (emmalloc: the dynamic heap minus its free blocks), for leak tests. */
+EMSCRIPTEN_KEEPALIVE double nbw_heap_used(void)
+{
+    return (double)(emmalloc_dynamic_heap_size() - emmalloc_free_dynamic_memory());
+}
+
+/* ---- tiled bakes over a triangle index (one per worker session), tile caches, live obstacles ---- */
+
+/* Builds the tile index over the input (whose arrays it references: keep them until nbw_grid_index_destroy).
+ * grid receives origin xyz, tile_width, tile_depth, max_tiles, tiles_x, tiles_z. NULL with the status in ctx. */
+EMSCRIPTEN_KEEPALIVE nb_grid_index* nbw_grid_index_create(nb_context* ctx, const float* positions, uint32_t vertex_count,
+                                                          const uint32_t* indices, uint32_t triangle_count,
+                                                          const uint8_t* areas, const nb_volume* volumes,
+                                                          uint32_t volume_count, const double* config, double* grid)
+{
+    nb_bake_input input;
+    memset(&input, 0, sizeof(input));
+    input.mesh.positions = positions;
+    input.mesh.vertex_count = vertex_count;
+    input.mesh.indices = indices;
+    input.mesh.triangle_count = triangle_count;
+    input.mesh.areas = areas;
+    input.volumes = volumes;
+    input.volume_count = volume_count;
+    nb_config cfg;
+    config_from_values(config, &cfg);
+    nb_grid_index* index = NULL;
+    if (nb_grid_index_create(ctx, &input, &cfg, &index) != NB_OK)
+        return NULL;
+    nb_navmesh_params p;
+    int32_t tx = 0, tz = 0;
+    nb_grid_index_grid(index, &p, &tx, &tz);
+    for (int k = 0; k < 3; ++k)
+        grid[k] = p.origin[k];
+    grid[3] = p.tile_width;
+    grid[4] = p.tile_depth;
+    grid[5] = p.max_tiles;
+    grid[6] = tx;
+    grid[7] = tz;
+    return index;
+}
+
+EMSCRIPTEN_KEEPALIVE void nbw_grid_index_destroy(nb_context* ctx, nb_grid_index* index)
+{
+    nb_grid_index_destroy(ctx, index);
+}
+
+/* out: [blob, size, cache blob, cache size] (free both with nbw_bytes_free); want_cache 0 leaves the cache out. */
+EMSCRIPTEN_KEEPALIVE int nbw_grid_index_bake_tile(nb_context* ctx, const nb_grid_index* index,
+                                                  const nb_offmesh_link* links, uint32_t link_count, int32_t tile_x,
+                                                  int32_t tile_z, int want_cache, uint32_t* out)
+{
+    uint8_t *data = NULL, *cache = NULL;
+    size_t size = 0, cache_size = 0;
+    const nb_status st = nb_grid_index_bake_tile(ctx, index, links, link_count, tile_x, tile_z, &data, &size,
+                                                 want_cache ? &cache : NULL, want_cache ? &cache_size : NULL, NULL);
+    out[0] = (uint32_t)(uintptr_t)data;
+    out[1] = (uint32_t)size;
+    out[2] = (uint32_t)(uintptr_t)cache;
+    out[3] = (uint32_t)cache_size;
+    return (int)st;
+}
+
+/* out: [blob, size] (0 with NB_OK: the tile ends with no polygons). */
+EMSCRIPTEN_KEEPALIVE int nbw_tile_rebuild(nb_context* ctx, const double* config, const uint8_t* cache,
+                                          uint32_t cache_size, const nb_offmesh_link* links, uint32_t link_count,
+                                          const nb_volume* obstacles, uint32_t obstacle_count, uint32_t* out)
+{
+    nb_config cfg;
+    config_from_values(config, &cfg);
+    uint8_t* data = NULL;
+    size_t size = 0;
+    const nb_status st =
+        nb_tile_rebuild(ctx, &cfg, cache, cache_size, links, link_count, obstacles, obstacle_count, &data, &size);
+    out[0] = (uint32_t)(uintptr_t)data;
+    out[1] = (uint32_t)size;
+    return (int)st;
+}
+
+/* params: as nbw_navmesh_create's; out: lo x, lo z, hi x, hi z. */
+EMSCRIPTEN_KEEPALIVE void nbw_tile_dirty_box(const double* params, const double* config, int32_t tile_x,
+                                             int32_t tile_z, float* out)
+{
+    nb_navmesh_params p;
+    memset(&p, 0, sizeof(p));
+    for (int k = 0; k < 3; ++k)
+        p.origin[k] = (float)params[k];
+    p.tile_width = (float)params[3];
+    p.tile_depth = (float)params[4];
+    p.max_tiles = (uint32_t)params[5];
+    nb_config cfg;
+    config_from_values(config, &cfg);
+    nb_tile_dirty_box(&p, &cfg, tile_x, tile_z, &out[0], &out[2]);
 }

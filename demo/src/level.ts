@@ -61,6 +61,27 @@ export const LEVEL_END: Vec3 = [26, 6, -16];
 /** Just outside the yard's narrow east door, and inside the yard: the path must take the wide south door. */
 export const YARD_OUTSIDE: Vec3 = [-5, groundHeight(-5, 14.5), 14.5];
 export const YARD_INSIDE: Vec3 = [-12, groundHeight(-12, 14.5), 14.5];
+/** On the first floor (y 3) near its north edge, and on the ground just below that edge. */
+export const FLOOR_EDGE: Vec3 = [5, 3, -3];
+export const BELOW_FLOOR_EDGE: Vec3 = [5, groundHeight(5, 3), 3];
+
+/** An off-mesh link of the built-in level (the shape of the package's OffMeshLink). */
+export interface LevelLink {
+  start: Vec3;
+  end: Vec3;
+  radius: number;
+  bidirectional: boolean;
+}
+
+/**
+ * Jumps down that the walkable surface alone does not offer, one way each: off the first floor's north edge to
+ * the ground (instead of the stairs at the far west end), and off the tower's top to the ground beside it
+ * (instead of the long ramp).
+ */
+export const LEVEL_LINKS: readonly LevelLink[] = [
+  { start: [5, 3, -1.2], end: [5, groundHeight(5, 1.6), 1.6], radius: 0.6, bidirectional: false },
+  { start: [23.9, 6, -12.9], end: [21.8, groundHeight(21.8, -10.5), -10.5], radius: 0.6, bidirectional: false },
+];
 
 const COLORS = {
   ground: 0x6f6a55,

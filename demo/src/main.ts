@@ -1,15 +1,22 @@
 // The navbake demo: bakes the built-in level (or a dropped model) in Web Workers, shows the navmesh with the
-// package's three.js helpers, and finds paths between clicked points. Every bake option is in the panel.
+// package's three.js helpers, and finds paths between clicked points. Every bake option is in the panel. After
+// each bake, inspect() (also in the workers) fetches the intermediate stages for the debug views (voxels, regions,
+// contours) and the stage times and memory in the stats panel.
 // window.__navbakeDemo exposes the state and a few actions for the browser tests (tests/e2e/demo.test.ts).
 import GUI, { type Controller } from 'lil-gui';
 import {
   bake,
   defaultWorkerCount,
   DEFAULTS,
+  inspect,
   NavMesh,
   type BakeProgress,
   type BakeStage,
+  type Geometry,
+  type Inspection,
   type NavBakeConfig,
+  type ObstacleUpdate,
+  type StageTimes,
   type Vec3Like,
 } from 'navbake';
 import { geometryFromObject3D, NavMeshHelper, PathHelper } from 'navbake/three';
@@ -40,7 +47,20 @@ import {
 import { OrbitControls } from 'three/examples/jsm/controls/OrbitControls.js';
 import { GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js';
 import { OBJLoader } from 'three/examples/jsm/loaders/OBJLoader.js';
-import { buildLevel, LEVEL_END, LEVEL_START, YARD_INSIDE, YARD_OUTSIDE, type Vec3 } from './level';
+import { InspectionViews, linkArcs, MAX_VOXELS } from './debug';
+import { Obstacles } from './obstacles';
+import {
+  BELOW_FLOOR_EDGE,
+  buildLevel,
+  FLOOR_EDGE,
+  LEVEL_END,
+  LEVEL_LINKS,
+  LEVEL_START,
+  YARD_INSIDE,
+  YARD_OUTSIDE,
+  type LevelLink,
+  type Vec3,
+} from './level';
 import './style.css';
 
 // ---- state (also the test hook) ------------------------------------------------------------------------------
@@ -63,7 +83,36 @@ interface BakeStats {
   bytes: number;
 }
 
-type Views = { level: boolean; navmesh: boolean; edges: boolean; detail: boolean; tiles: boolean; path: boolean };
+/** What inspect() told about the last bake (a tiled bake: its tiles inspected one by one, summed). */
+interface InspectStats {
+  /** inspections: 1 for a solo bake, the tiles with triangles for a tiled one */
+  tiles: number;
+  spans: number;
+  regions: number;
+  contours: number;
+  /** per stage, summed over the tiles [ms] */
+  times: StageTimes;
+  /** largest peak of the bake's own allocations (per tile) [bytes] */
+  peakBytes: number;
+  /** largest wasm memory of the workers that ran them [bytes] */
+  heapBytes: number;
+  /** wall time of the whole inspect [ms] */
+  ms: number;
+}
+
+type Views = {
+  level: boolean;
+  navmesh: boolean;
+  edges: boolean;
+  detail: boolean;
+  tiles: boolean;
+  path: boolean;
+  voxels: boolean;
+  regions: boolean;
+  contours: boolean;
+  rawContours: boolean;
+  links: boolean;
+};
 
 const demo = {
   phase: 'loading' as Phase,
@@ -80,15 +129,53 @@ const demo = {
   longestFrameDuringBake: 0,
   /** from Cancel to the bake's end [ms] */
   cancelMs: null as number | null,
+  /** performance.now() at the start and end of the last bake() call that completed */
+  lastBake: null as { start: number; end: number } | null,
+  /** performance.now() of the first and the latest progress event of the current (or last) bake */
+  progressWindow: null as { first: number; last: number } | null,
+  /** main-thread tasks over 50 ms (PerformanceObserver 'longtask'), the latest 200 */
+  longTasks: [] as { start: number; duration: number }[],
+  /** the render loop: frames per second and the mean frame time over the last 30 frames [ms] */
+  fps: 0,
+  frameMs: 0,
+  /** performance.now() of the latest animation frames (up to 1000) */
+  frameTimes: [] as number[],
+  /**
+   * Test hook: the animation loop keeps running but draws nothing. Headless Chromium draws WebGL in software on
+   * the main thread (over 100 ms a frame for this scene); with drawing paused, what is left on the main thread
+   * during a bake is the page's own work, which the responsiveness test measures.
+   */
+  renderPaused: false,
   stats: null as BakeStats | null,
+  /** whether the shown navmesh takes live obstacles (a tiled bake with tile caches) */
+  obstaclesLive: false,
+  /** paths re-planned because an obstacle update touched them */
+  replans: 0,
+  inspectPhase: 'idle' as 'idle' | 'running' | 'done' | 'cancelled' | 'error',
+  inspectsDone: 0,
+  inspection: null as InspectStats | null,
   path: null as PathState | null,
   error: null as string | null,
   source: 'built-in level',
   /** Known points of the built-in level. */
-  points: { LEVEL_START, LEVEL_END, YARD_OUTSIDE, YARD_INSIDE },
+  points: { LEVEL_START, LEVEL_END, YARD_OUTSIDE, YARD_INSIDE, FLOOR_EDGE, BELOW_FLOOR_EDGE },
+  /** Off-mesh links baked with the shown level (the built-in level's jumps; none for dropped models). */
+  links: LEVEL_LINKS as readonly LevelLink[],
   config: { ...DEFAULTS } as Required<NavBakeConfig>,
   options: { workers: defaultWorkerCount(), autoBake: true },
-  views: { level: true, navmesh: true, edges: true, detail: false, tiles: true, path: true } as Views,
+  views: {
+    level: true,
+    navmesh: true,
+    edges: true,
+    detail: false,
+    tiles: true,
+    path: true,
+    voxels: false,
+    regions: false,
+    contours: false,
+    rawContours: false,
+    links: true,
+  } as Views,
   /** Starts a bake with the panel's settings (plus `config` over them); resolves when it ends, however. */
   bake: (config?: NavBakeConfig) => runBake(config),
   cancel: () => cancelBake(),
@@ -115,6 +202,36 @@ const demo = {
   },
   /** The GUI panel's box on the page (tests leave it out when counting navmesh pixels). */
   panelRect: () => gui.domElement.getBoundingClientRect().toJSON(),
+  /** Boxes drawn by the voxel view (0 when not built). */
+  voxelCount: () => (inspectionViews.voxels ? (inspectionViews.voxels.geometry.index?.count ?? 0) / 6 : 0),
+  /**
+   * Drops a box obstacle (at `at`, else halfway along the path); bakes in tiles first when the navmesh cannot take
+   * obstacles. Resolves with the box's index once the navmesh has it, or -1 when that bake failed.
+   */
+  dropObstacle: (at?: Vec3) => dropBox(at),
+  moveObstacle: (i: number, at: Vec3) => obstacles.moveTo(obstacles.items[i], at),
+  removeObstacle: (i: number) => obstacles.remove(obstacles.items[i]),
+  clearObstacles: () => obstacles.clear(),
+  obstacleState: () => ({
+    count: obstacles.items.length,
+    bases: obstacles.items.map((it) => it.base),
+    updates: obstacles.updates,
+    inFlight: obstacles.inFlight,
+    maxInFlight: obstacles.maxInFlight,
+    lastTiles: obstacles.lastTiles,
+    flashing: obstacles.flashing,
+    dragging: obstacles.isDragging,
+  }),
+  /** Where a world point is on the page (CSS pixels), for pointer tests. */
+  screenOf: (p: Vec3) => {
+    const v = new Vector3(...p).project(camera);
+    const r = canvas.getBoundingClientRect();
+    return { x: r.left + ((v.x + 1) / 2) * r.width, y: r.top + ((1 - v.y) / 2) * r.height };
+  },
+  /** Line segments of the off-mesh link arcs drawn. */
+  linkSegments: () => (linkView.geometry.getAttribute('position')?.count ?? 0) / 2,
+  /** Line segments of the (simplified) contour view. */
+  contourSegments: () => (inspectionViews.contours.geometry.getAttribute('position')?.count ?? 0) / 2,
   hudRect: () => hud.getBoundingClientRect().toJSON(),
 };
 (window as unknown as { __navbakeDemo: typeof demo }).__navbakeDemo = demo;
@@ -151,7 +268,29 @@ const pathTube = new Group();
 const tubeMaterial = new MeshBasicMaterial({ color: 0xff3366, depthTest: false, transparent: true, opacity: 0.85 });
 const tubeGeometry = new CylinderGeometry(0.12, 0.12, 1, 8, 1, true).translate(0, 0.5, 0);
 pathTube.renderOrder = 2;
-scene.add(detail, tileGrid, pathHelper, pathTube);
+const inspectionViews = new InspectionViews();
+/** The baked off-mesh links as arcs (the NavMeshHelper draws them as straight edges). */
+let linkView = linkArcs([]);
+scene.add(detail, tileGrid, pathHelper, pathTube, inspectionViews, linkView);
+
+/** Arcs for the shown navmesh's off-mesh links (its link polygons: start and end), one-way unless baked otherwise. */
+function showLinks(): void {
+  scene.remove(linkView);
+  linkView.geometry.dispose();
+  linkView.material.dispose();
+  const shapes = (nav?.polygons() ?? [])
+    .filter((p) => p.offMesh && p.vertices.length >= 6)
+    .map((p) => {
+      const v = p.vertices;
+      const start: Vec3 = [v[0], v[1], v[2]];
+      const end: Vec3 = [v[3], v[4], v[5]];
+      const baked = demo.links.find((l) => Math.hypot(l.start[0] - start[0], l.start[2] - start[2]) < 1e-3);
+      return { start, end, bidirectional: baked?.bidirectional ?? false };
+    });
+  linkView = linkArcs(shapes);
+  scene.add(linkView);
+  applyViews();
+}
 
 function setTube(points: ArrayLike<number>): void {
   pathTube.clear();
@@ -219,12 +358,28 @@ renderer.setAnimationLoop(() => {
   }
   fpsSamples.push(now - lastFrame);
   if (fpsSamples.length > 30) fpsSamples.shift();
+  demo.frameMs = fpsSamples.reduce((a, b) => a + b, 0) / fpsSamples.length;
+  demo.fps = demo.frameMs > 0 ? 1000 / demo.frameMs : 0;
   lastFrame = now;
+  demo.frameTimes.push(now);
+  if (demo.frameTimes.length > 1000) demo.frameTimes.splice(0, 200);
+  obstacles.tick(now);
   controls.update();
-  renderer.render(scene, camera);
+  if (!demo.renderPaused) renderer.render(scene, camera);
   demo.frames++;
 });
 const fpsSamples: number[] = [];
+
+// Main-thread tasks over 50 ms: what would make the page stutter. A bake on this thread would show up here as one
+// task of its whole length; in the workers it does not.
+try {
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) demo.longTasks.push({ start: e.startTime, duration: e.duration });
+    if (demo.longTasks.length > 200) demo.longTasks.splice(0, demo.longTasks.length - 200);
+  }).observe({ type: 'longtask', buffered: true });
+} catch {
+  // no Long Tasks API in this browser: the readout shows frame times only
+}
 
 // ---- HUD -----------------------------------------------------------------------------------------------------
 
@@ -245,9 +400,13 @@ function message(text: string): void {
   el('message').textContent = text;
 }
 
+const MiB = (bytes: number) => `${(bytes / 1048576).toFixed(1)} MiB`;
+
 function showStats(): void {
   const s = demo.stats;
-  const fps = fpsSamples.length ? 1000 / (fpsSamples.reduce((a, b) => a + b, 0) / fpsSamples.length) : 0;
+  const insp = demo.inspection;
+  const recent = demo.longTasks.filter((t) => t.start > performance.now() - 5000);
+  const longest = recent.reduce((m, t) => Math.max(m, t.duration), 0);
   const rows: [string, string][] = [
     ['source', demo.source],
     ['bake', s ? `${s.ms.toFixed(0)} ms` : '—'],
@@ -255,11 +414,61 @@ function showStats(): void {
     ['tiles', s ? String(s.tiles) : '—'],
     ['surface', s ? `${s.triangles} triangles` : '—'],
     ['navmesh', s ? `${(s.bytes / 1024).toFixed(1)} KiB (.navbake)` : '—'],
-    ['frame rate', `${fps.toFixed(0)} fps`],
+    ['voxels', insp ? `${insp.spans} walkable spans, ${insp.regions} regions, ${insp.contours} contours` : inspectNote()],
+    ['memory', insp ? `bake peak ${MiB(insp.peakBytes)} · wasm heap ${MiB(insp.heapBytes)}` : '—'],
+    ['obstacles', obstacleNote()],
+    ['frame', `${demo.fps.toFixed(0)} fps · ${demo.frameMs.toFixed(0)} ms/frame`],
+    ['main thread', recent.length ? `longest task ${longest.toFixed(0)} ms (last 5 s)` : 'no task over 50 ms (last 5 s)'],
   ];
   el('stats').innerHTML = rows.map(([k, v]) => `<dt>${k}</dt><dd>${escapeHtml(v)}</dd>`).join('');
+  showStageTimes(insp);
   const p = demo.lastProgress;
   el('stages').textContent = p ? `last progress: ${p.stage} ${p.done}/${p.total} · ${demo.progressEvents} events` : '';
+}
+
+function obstacleNote(): string {
+  const n = obstacles.items.length;
+  if (!n) return 'none (Obstacles: drop a box)';
+  if (!demo.obstaclesLive) return `${n} box${n > 1 ? 'es' : ''}, inactive (a solo bake has no tiles to rebuild)`;
+  const t = obstacles.lastTiles.length;
+  const u = obstacles.updates;
+  return `${n} box${n > 1 ? 'es' : ''} · ${u} update${u === 1 ? '' : 's'} · last rebuilt ${t} tile${t === 1 ? '' : 's'}`;
+}
+
+function inspectNote(): string {
+  return demo.inspectPhase === 'running' ? 'inspecting…' : demo.inspectPhase === 'error' ? 'inspect failed' : '—';
+}
+
+const TIMED_STAGES: readonly (keyof StageTimes)[] = [
+  'rasterize',
+  'filter',
+  'compact',
+  'erode',
+  'areas',
+  'distance',
+  'regions',
+  'contours',
+  'polymesh',
+  'detail',
+];
+
+/** Milliseconds per stage as bars (from inspect: the C bake's own timers, summed over tiles). */
+function showStageTimes(insp: InspectStats | null): void {
+  const box = el('stage-times');
+  if (!insp) {
+    box.innerHTML = '';
+    return;
+  }
+  const t = insp.times;
+  const max = Math.max(...TIMED_STAGES.map((k) => t[k]), 1e-6);
+  const what = insp.tiles > 1 ? `stage times, summed over ${insp.tiles} tiles` : 'stage times';
+  box.innerHTML =
+    `<div class="title">${what}: ${t.total.toFixed(1)} ms</div>` +
+    TIMED_STAGES.map(
+      (k) =>
+        `<div class="row"><span class="name">${k}</span><span class="bar"><i style="width:${((100 * t[k]) / max).toFixed(1)}%"></i></span>` +
+        `<span class="ms">${t[k].toFixed(1)}</span></div>`,
+    ).join('');
 }
 setInterval(showStats, 500);
 
@@ -276,6 +485,9 @@ function applyViews(): void {
     navHelper.edges.visible = demo.views.edges;
   }
   detail.visible = demo.views.detail && nav !== null;
+  const v = demo.views;
+  inspectionViews.apply({ voxels: v.voxels, regions: v.regions, contours: v.contours, rawContours: v.rawContours });
+  linkView.visible = v.links && nav !== null;
   tileGrid.visible = demo.views.tiles && tileGrid.geometry.getAttribute('position') !== undefined;
   pathHelper.visible = pathTube.visible = demo.views.path;
 }
@@ -323,6 +535,7 @@ function showNavmesh(next: NavMesh): void {
     scene.add(navHelper);
   }
   updateDetail();
+  showLinks();
   applyViews();
 }
 
@@ -352,6 +565,85 @@ function updatePath(): PathState | null {
 }
 
 const raycaster = new Raycaster();
+
+// ---- obstacles: boxes dropped on the level, dragged along the ground; their tiles rebuild live --------------------
+
+/** Tile width of the shown tiled bake [world] (0: solo). */
+let bakedTileWidth = 0;
+let reinspectTimer: ReturnType<typeof setTimeout> | undefined;
+
+const obstacles = new Obstacles({
+  navmesh: () => (demo.obstaclesLive ? nav : null),
+  camera,
+  canvas,
+  ground: () => [level],
+  tileRect: (x, z) => {
+    if (!bakedBounds || bakedTileWidth <= 0) return null;
+    const [x0, y0, z0] = bakedBounds;
+    const tw = bakedTileWidth;
+    return [x0 + x * tw, z0 + z * tw, x0 + (x + 1) * tw, z0 + (z + 1) * tw, y0 + 0.1];
+  },
+  setCameraEnabled: (on) => {
+    controls.enabled = on;
+  },
+  updated: (r: ObstacleUpdate) => {
+    // Only paths through a rebuilt tile can have changed.
+    if (demo.path && r.touches(demo.path.points)) {
+      demo.replans++;
+      updatePath();
+    }
+    // The voxel, region and contour views follow once the boxes stand still.
+    clearTimeout(reinspectTimer);
+    reinspectTimer = setTimeout(() => {
+      const v = demo.views;
+      if (inspectInput && !obstacles.busy && (v.voxels || v.regions || v.contours || v.rawContours)) {
+        void runInspect(inspectInput.geometry, inspectInput.config);
+      }
+    }, 400);
+    showStats();
+  },
+  failed: (e) => {
+    message(`obstacle update failed: ${e instanceof Error ? e.message : String(e)}`);
+    console.warn('navbake demo: obstacle update failed', e);
+  },
+});
+scene.add(obstacles.group);
+
+/** Halfway along the drawn path, or where the middle of the view meets the level. */
+function dropPoint(): Vec3 | null {
+  const pts = demo.path?.points;
+  if (pts && pts.length >= 6) {
+    let total = 0;
+    for (let i = 3; i < pts.length; i += 3) total += Math.hypot(pts[i] - pts[i - 3], pts[i + 1] - pts[i - 2], pts[i + 2] - pts[i - 1]);
+    let left = total / 2;
+    for (let i = 3; i < pts.length; i += 3) {
+      const d = Math.hypot(pts[i] - pts[i - 3], pts[i + 1] - pts[i - 2], pts[i + 2] - pts[i - 1]);
+      if (d >= left && d > 0) {
+        const t = left / d;
+        return [0, 1, 2].map((k) => pts[i - 3 + k] + (pts[i + k] - pts[i - 3 + k]) * t) as Vec3;
+      }
+      left -= d;
+    }
+  }
+  raycaster.setFromCamera(new Vector2(0, 0), camera);
+  const hit = raycaster.intersectObject(level, true)[0];
+  return hit ? [hit.point.x, hit.point.y, hit.point.z] : null;
+}
+
+async function dropBox(at?: Vec3): Promise<number> {
+  if (!demo.obstaclesLive) {
+    // Obstacles rebuild tiles: a solo bake has none to rebuild.
+    const tileSize = demo.config.tileSize > 0 ? demo.config.tileSize : 32;
+    message(`obstacles rebuild tiles: baking in tiles of ${tileSize} cells first`);
+    await runBake({ tileSize });
+    if (!demo.obstaclesLive) return -1;
+    message('');
+  }
+  const base = at ?? dropPoint();
+  if (!base) return -1;
+  const item = await obstacles.add(base);
+  return obstacles.items.indexOf(item);
+}
 let downAt: [number, number] | null = null;
 canvas.addEventListener('pointerdown', (e) => {
   downAt = [e.clientX, e.clientY];
@@ -389,6 +681,7 @@ function cancelBake(): void {
 
 async function runBake(extra?: NavBakeConfig): Promise<void> {
   running?.abort();
+  stopInspect();
   const ac = new AbortController();
   running = ac;
   if (extra) Object.assign(demo.config, extra);
@@ -397,6 +690,7 @@ async function runBake(extra?: NavBakeConfig): Promise<void> {
   demo.bakesStarted++;
   demo.progressEvents = 0;
   demo.lastProgress = null;
+  demo.progressWindow = null;
   demo.framesDuringBake = 0;
   demo.longestFrameDuringBake = 0;
   demo.error = null;
@@ -409,12 +703,19 @@ async function runBake(extra?: NavBakeConfig): Promise<void> {
     const geometry = geometryFromObject3D(level, { skipInvisible: false });
     const b = new Box3().setFromArray(geometry.positions);
     bakedBounds = [b.min.x, b.min.y, b.min.z, b.max.x, b.max.y, b.max.z];
-    const result = await bake(geometry, config, {
+    // bake() takes the buffers (transfer: true); inspect() gets its own copy afterwards
+    const forInspect: Geometry = { positions: geometry.positions.slice(), indices: geometry.indices.slice() };
+    const links = demo.links;
+    const result = await bake({ ...geometry, links }, config, {
       workers: demo.options.workers,
       signal: ac.signal,
       transfer: true,
+      // tiled bakes keep their tiles' heightfields, so that box obstacles rebuild single tiles
+      obstacles: config.tileSize > 0,
       onProgress: (p) => {
         if (running !== ac) return;
+        const at = performance.now();
+        demo.progressWindow = { first: demo.progressWindow?.first ?? at, last: at };
         demo.progressEvents++;
         demo.lastProgress = p;
         // Solo bakes report the 9 stages in order; tiled bakes report finished tiles.
@@ -430,8 +731,12 @@ async function runBake(extra?: NavBakeConfig): Promise<void> {
       result.dispose();
       return;
     }
+    demo.lastBake = { start: t0, end: now };
     const ms = now - t0;
+    bakedTileWidth = config.tileSize > 0 ? Math.fround(config.tileSize * Math.fround(config.cellSize)) : 0;
+    demo.obstaclesLive = config.tileSize > 0;
     showNavmesh(result);
+    void obstacles.attach(); // the boxes already dropped go into the new navmesh
     const surface = result.toGeometry();
     demo.stats = {
       ms,
@@ -446,6 +751,7 @@ async function runBake(extra?: NavBakeConfig): Promise<void> {
     demo.phase = 'baked';
     demo.bakesDone++;
     setProgress(1, `baked in ${ms.toFixed(0)} ms`, 'done');
+    void runInspect(forInspect, config);
   } catch (e) {
     if (running !== ac) return;
     if (ac.signal.aborted) {
@@ -465,6 +771,114 @@ async function runBake(extra?: NavBakeConfig): Promise<void> {
       running = null;
       cancelButton.disabled = true;
     }
+    showStats();
+  }
+}
+
+// ---- inspect: the intermediate stages for the debug views and the stage times -----------------------------------
+
+let inspecting: AbortController | null = null;
+
+/** Stops a running inspect; what it showed stays until the next one replaces it. */
+function abortInspect(): void {
+  inspecting?.abort();
+  inspecting = null;
+}
+
+/** Stops inspecting and clears the views: what they showed no longer matches the navmesh. */
+function stopInspect(): void {
+  abortInspect();
+  inspectionViews.reset();
+  demo.inspection = null;
+  demo.inspectPhase = 'idle';
+}
+
+/** The tiles of the grid bake() lays over the geometry (float32 arithmetic, as the package computes it). */
+function gridTiles(tileSize: number, cellSize: number): [number, number][] {
+  if (!bakedBounds) return [];
+  const [x0, , z0, x1, , z1] = bakedBounds;
+  const tw = Math.fround(tileSize * Math.fround(cellSize));
+  const nx = Math.max(1, Math.ceil((x1 - x0) / tw));
+  const nz = Math.max(1, Math.ceil((z1 - z0) / tw));
+  const out: [number, number][] = [];
+  for (let z = 0; z < nz; z++) for (let x = 0; x < nx; x++) out.push([x, z]);
+  return out;
+}
+
+/** What the last bake was inspected from (inspected again, with the obstacles, after they change). */
+let inspectInput: { geometry: Geometry; config: Required<NavBakeConfig> } | null = null;
+
+/**
+ * Tile inspections in flight at once. The pool runs tasks in order: an obstacle update waits behind at most these
+ * (a few milliseconds of worker time each), not behind a whole level's worth of tiles; and each result costs the
+ * page a message, so several in flight keep the workers busy while the page handles them.
+ */
+const INSPECT_IN_FLIGHT = 8;
+
+/**
+ * Inspects what was just baked: a solo bake as one inspection, a tiled bake tile by tile (on the same workers,
+ * a few at a time), so the regions and contours shown are the ones the tiles really have. The boxes dropped on a
+ * tiled navmesh go in as area volumes: what a tile rebuild does with them.
+ */
+async function runInspect(geometry: Geometry, config: Required<NavBakeConfig>): Promise<void> {
+  abortInspect();
+  inspectInput = { geometry, config };
+  const ac = new AbortController();
+  inspecting = ac;
+  demo.inspectPhase = 'running';
+  const t0 = performance.now();
+  const opts = { workers: demo.options.workers, signal: ac.signal };
+  const volumes = demo.obstaclesLive ? obstacles.items.map((it) => Obstacles.volume(it.base)) : [];
+  const input = { ...geometry, volumes };
+  try {
+    let list: Inspection[];
+    if (config.tileSize > 0) {
+      const tiles = gridTiles(config.tileSize, config.cellSize);
+      const found: (Inspection | null)[] = [];
+      let next = 0;
+      const lane = async () => {
+        while (next < tiles.length && !ac.signal.aborted) {
+          const k = next++;
+          found[k] = await inspect(input, config, { ...opts, tile: tiles[k] }).catch((e: { code?: string }) => {
+            if (e?.code === 'NB_ERR_EMPTY_MESH') return null; // no triangles near this tile: nothing baked there
+            throw e;
+          });
+        }
+      };
+      await Promise.all(Array.from({ length: INSPECT_IN_FLIGHT }, lane));
+      list = found.filter((i) => i != null);
+    } else {
+      list = [await inspect(input, config, opts)];
+    }
+    if (inspecting !== ac) return;
+    inspectionViews.set(list);
+    const times = Object.fromEntries([...TIMED_STAGES, 'total'].map((k) => [k, 0])) as unknown as StageTimes;
+    for (const i of list) for (const k of Object.keys(times) as (keyof StageTimes)[]) times[k] += i.times[k];
+    demo.inspection = {
+      tiles: list.length,
+      spans: list.reduce((n, i) => n + i.spans.count, 0),
+      regions: list.reduce((n, i) => n + i.regionCount, 0),
+      contours: list.reduce((n, i) => n + i.contours.count, 0),
+      times,
+      peakBytes: Math.max(0, ...list.map((i) => i.memory.peakBytes)),
+      heapBytes: Math.max(0, ...list.map((i) => i.memory.heapBytes)),
+      ms: performance.now() - t0,
+    };
+    demo.inspectPhase = 'done';
+    demo.inspectsDone++;
+    if (demo.inspection.spans > MAX_VOXELS) message(`voxel view: ${demo.inspection.spans} spans, too many to draw`);
+    applyViews();
+  } catch (e) {
+    if (inspecting !== ac) return;
+    if (ac.signal.aborted) {
+      demo.inspectPhase = 'cancelled';
+      return;
+    }
+    demo.inspectPhase = 'error';
+    message(`inspect failed: ${e instanceof Error ? e.message : String(e)}`);
+    console.warn('navbake demo: inspect failed', e);
+  } finally {
+    if (inspecting === ac) inspecting = null;
     showStats();
   }
 }
@@ -491,6 +905,7 @@ function configChanged(): void {
 // ---- files: drop a model to bake it, export and load .navbake ------------------------------------------------
 
 function useLevel(object: Object3D, name: string): void {
+  stopInspect();
   scene.remove(level);
   level = object;
   scene.add(level);
@@ -507,8 +922,11 @@ async function openFile(file: File): Promise<void> {
   try {
     if (ext === 'navbake') {
       running?.abort();
+      stopInspect(); // a loaded navmesh has no stages to inspect
       const loaded = await NavMesh.load(new Uint8Array(await file.arrayBuffer()));
       bakedBounds = null;
+      demo.obstaclesLive = false; // a loaded navmesh has no tile caches
+      void obstacles.attach();
       showNavmesh(loaded);
       updateTileGrid(0, 0);
       demo.stats = {
@@ -536,6 +954,7 @@ async function openFile(file: File): Promise<void> {
     }
     const group = new Group();
     group.add(object);
+    demo.links = [];
     useLevel(group, name);
     await runBake();
   } catch (e) {
@@ -605,6 +1024,7 @@ const actions = {
     configChanged();
   },
   builtIn: () => {
+    demo.links = LEVEL_LINKS;
     useLevel(buildLevel(), 'built-in level');
     startPoint = LEVEL_START;
     endPoint = LEVEL_END;
@@ -613,6 +1033,8 @@ const actions = {
   exportNavmesh,
   load: () => fileInput.click(),
   frame: () => frame(level),
+  dropBox: () => void dropBox(),
+  clearObstacles: () => void obstacles.clear(),
 };
 gui.add(actions, 'bake').name('Bake');
 gui.add(actions, 'cancel').name('Cancel');
@@ -638,6 +1060,14 @@ views.add(demo.views, 'edges').name('polygon edges').onChange(applyViews);
 views.add(demo.views, 'detail').name('detail mesh').onChange(applyViews);
 views.add(demo.views, 'tiles').name('tile borders').onChange(applyViews);
 views.add(demo.views, 'path').name('path').onChange(applyViews);
+views.add(demo.views, 'voxels').name('walkable voxels (by area)').onChange(applyViews);
+views.add(demo.views, 'regions').name('regions in colour').onChange(applyViews);
+views.add(demo.views, 'contours').name('contours').onChange(applyViews);
+views.add(demo.views, 'rawContours').name('contours (raw)').onChange(applyViews);
+views.add(demo.views, 'links').name('off-mesh links').onChange(applyViews);
+const obstacleFolder = gui.addFolder('Obstacles (drag a box to move it, double-click it to remove it)');
+obstacleFolder.add(actions, 'dropBox').name('Drop box obstacle');
+obstacleFolder.add(actions, 'clearObstacles').name('Clear obstacles');
 const files = gui.addFolder('Files');
 files.add(actions, 'exportNavmesh').name('Export .navbake');
 files.add(actions, 'load').name('Load .navbake / model…');

@@ -26,10 +26,27 @@ interface DemoState {
   frames: number;
   framesDuringBake: number;
   cancelMs: number | null;
+  lastBake: { start: number; end: number } | null;
+  progressWindow: { first: number; last: number } | null;
+  longTasks: { start: number; duration: number }[];
+  fps: number;
+  frameMs: number;
   stats: { ms: number; polygons: number; tiles: number; triangles: number; bytes: number } | null;
+  inspectPhase: string;
+  inspectsDone: number;
+  inspection: {
+    tiles: number;
+    spans: number;
+    regions: number;
+    contours: number;
+    times: Record<string, number>;
+    peakBytes: number;
+    heapBytes: number;
+    ms: number;
+  } | null;
   path: { status: string; length: number; points: number[]; start: Vec3; end: Vec3 } | null;
   error: string | null;
-  points: Record<'LEVEL_START' | 'LEVEL_END' | 'YARD_OUTSIDE' | 'YARD_INSIDE', Vec3>;
+  points: Record<'LEVEL_START' | 'LEVEL_END' | 'YARD_OUTSIDE' | 'YARD_INSIDE' | 'FLOOR_EDGE' | 'BELOW_FLOOR_EDGE', Vec3>;
 }
 type Rect = { x: number; y: number; width: number; height: number };
 
@@ -138,6 +155,87 @@ async function frames(n: number): Promise<void> {
   const start = await page.evaluate(() => (window as any).__navbakeDemo.frames as number);
   await page.waitForFunction((s) => (window as any).__navbakeDemo.frames >= s, start + n, { timeout: 10_000 });
 }
+/** Waits for the inspection of the last bake (it follows each bake, in the workers). */
+async function inspected(timeout = 30_000): Promise<DemoState> {
+  await page
+    .waitForFunction(() => ['done', 'error'].includes((window as any).__navbakeDemo.inspectPhase), undefined, {
+      timeout,
+      polling: 50,
+    })
+    .catch(async (e) => {
+      throw new Error(`inspect never finished: ${JSON.stringify(await state())}\n${e}`);
+    });
+  return state();
+}
+/** Fraction of the pixels (outside the panels) that differ clearly between two screenshots of the same size. */
+function changed(a: Buffer, b: Buffer, skip: Rect[]): number {
+  const pa = decodePng(a);
+  const pb = decodePng(b);
+  let n = 0;
+  let counted = 0;
+  for (let y = 0; y < pa.height; y++) {
+    for (let x = 0; x < pa.width; x++) {
+      if (skip.some((r) => x >= r.x && x < r.x + r.width && y >= r.y && y < r.y + r.height)) continue;
+      counted++;
+      const i = (y * pa.width + x) * 4;
+      const d = Math.abs(pa.rgba[i] - pb.rgba[i]) + Math.abs(pa.rgba[i + 1] - pb.rgba[i + 1]) + Math.abs(pa.rgba[i + 2] - pb.rgba[i + 2]);
+      if (d > 40) n++;
+    }
+  }
+  return n / counted;
+}
+async function setViews(views: Record<string, boolean>): Promise<void> {
+  await page.evaluate((v) => {
+    const d = (window as any).__navbakeDemo;
+    for (const [k, on] of Object.entries(v)) d.setView(k, on);
+  }, views);
+  await frames(2);
+}
+interface ObstacleState {
+  count: number;
+  bases: Vec3[];
+  updates: number;
+  inFlight: number;
+  maxInFlight: number;
+  lastTiles: [number, number][];
+  flashing: number;
+  dragging: boolean;
+}
+const obstacleState = () => page.evaluate(() => (window as any).__navbakeDemo.obstacleState() as ObstacleState);
+/** Waits until no obstacle update runs or waits (after a drag, say). */
+async function obstaclesSettled(): Promise<ObstacleState> {
+  let last = -1;
+  for (let i = 0; i < 100; i++) {
+    const o = await obstacleState();
+    if (o.inFlight === 0 && o.updates === last) return o;
+    last = o.inFlight === 0 ? o.updates : -1;
+    await page.waitForTimeout(150);
+  }
+  throw new Error(`obstacle updates never settled: ${JSON.stringify(await obstacleState())}`);
+}
+/** Points halfway along the path's longer segments on the ground (y below 1), longest first. */
+function groundPoints(points: number[]): Vec3[] {
+  const out: [number, Vec3][] = [];
+  for (let i = 3; i + 2 < points.length; i += 3) {
+    const a = points.slice(i - 3, i) as Vec3;
+    const b = points.slice(i, i + 3) as Vec3;
+    const len = Math.hypot(b[0] - a[0], b[2] - a[2]);
+    if (a[1] < 1 && b[1] < 1 && len > 5) out.push([len, [(a[0] + b[0]) / 2, (a[1] + b[1]) / 2, (a[2] + b[2]) / 2]]);
+  }
+  return out.sort((p, q) => q[0] - p[0]).map(([, p]) => p);
+}
+/** Whether a polyline enters the xz rectangle [x0, x1] x [z0, z1] (segments sampled every 5 cm). */
+function entersBox(points: number[], x0: number, x1: number, z0: number, z1: number): boolean {
+  for (let i = 3; i + 2 < points.length; i += 3) {
+    const n = Math.ceil(Math.hypot(points[i] - points[i - 3], points[i + 2] - points[i - 1]) / 0.05);
+    for (let k = 0; k <= n; k++) {
+      const x = points[i - 3] + ((points[i] - points[i - 3]) * k) / n;
+      const z = points[i - 1] + ((points[i + 2] - points[i - 1]) * k) / n;
+      if (x > x0 && x < x1 && z > z0 && z < z1) return true;
+    }
+  }
+  return false;
+}
 async function panels(): Promise<Rect[]> {
   return page.evaluate(() => [(window as any).__navbakeDemo.panelRect(), (window as any).__navbakeDemo.hudRect()]);
 }
@@ -201,6 +299,23 @@ describe('demo page', () => {
     expect(r.length).toBeGreaterThan(20);
   });
 
+  it('jumps down the level\'s off-mesh links, one way only, and draws them as arcs', async () => {
+    const r = await page.evaluate(() => {
+      const d = (window as any).__navbakeDemo;
+      return {
+        down: d.findPath(d.points.FLOOR_EDGE, d.points.BELOW_FLOOR_EDGE),
+        up: d.findPath(d.points.BELOW_FLOOR_EDGE, d.points.FLOOR_EDGE),
+        arcs: d.linkSegments(),
+      };
+    });
+    // Down: off the edge, 3 m to the ground (the link); up: round to the stairs at the west end and back.
+    expect(r.down.status).toBe('complete');
+    expect(r.down.length).toBeLessThan(12);
+    expect(r.up.status).toBe('complete');
+    expect(r.up.length).toBeGreaterThan(25);
+    expect(r.arcs).toBeGreaterThanOrEqual(2 * 16); // two links, 16 segments an arc (plus arrow heads)
+  });
+
   it('draws the navmesh and the path (screenshot under build/e2e/)', async () => {
     await frames(3);
     const shot = await page.screenshot();
@@ -227,6 +342,47 @@ describe('demo page', () => {
     });
   });
 
+  it('inspects each bake in a worker: stage times and memory in the panel, voxels, regions and contours drawn', async () => {
+    const s = await inspected();
+    expect(s.inspectPhase).toBe('done');
+    const i = s.inspection!;
+    expect(i.tiles).toBe(1);
+    expect(i.spans).toBeGreaterThan(10_000); // about 60 x 60 m of floors at 0.3 m cells
+    expect(i.regions).toBeGreaterThan(5);
+    expect(i.contours).toBeGreaterThanOrEqual(5);
+    const stages = ['rasterize', 'filter', 'compact', 'erode', 'areas', 'distance', 'regions', 'contours', 'polymesh', 'detail'];
+    const sum = stages.reduce((a, k) => a + i.times[k], 0);
+    for (const k of ['rasterize', 'regions', 'contours', 'polymesh', 'detail']) expect(i.times[k], k).toBeGreaterThan(0);
+    expect(sum).toBeLessThanOrEqual(i.times.total + 0.5);
+    expect(sum).toBeGreaterThan(i.times.total * 0.8);
+    expect(i.peakBytes).toBeGreaterThan(i.spans * 8);
+    expect(i.heapBytes).toBeGreaterThan(i.peakBytes);
+    const panel = await page.textContent('#hud');
+    expect(panel).toMatch(/stage times: \d+\.\d ms/);
+    expect(panel).toMatch(/rasterize\s*\d+\.\d/);
+    expect(panel).toMatch(/bake peak \d+\.\d MiB · wasm heap \d+\.\d MiB/);
+    expect(panel).toMatch(/\d+ fps · \d+ ms\/frame/);
+    expect(panel).toContain(`${i.spans} walkable spans, ${i.regions} regions`);
+
+    // Each view changes the picture: voxels over the level, then recoloured by region, then contours.
+    const skip = await panels();
+    await setViews({ navmesh: false, edges: false, path: false });
+    const plain = await page.screenshot();
+    await setViews({ voxels: true });
+    expect(await page.evaluate(() => (window as any).__navbakeDemo.voxelCount())).toBe(i.spans);
+    const voxels = await page.screenshot();
+    expect(changed(plain, voxels, skip)).toBeGreaterThan(0.05);
+    await setViews({ regions: true });
+    const regions = await page.screenshot();
+    expect(changed(voxels, regions, skip)).toBeGreaterThan(0.02);
+    await setViews({ voxels: false, regions: false, contours: true });
+    expect(await page.evaluate(() => (window as any).__navbakeDemo.contourSegments())).toBeGreaterThan(i.contours * 3);
+    const contours = await page.screenshot();
+    expect(changed(plain, contours, skip)).toBeGreaterThan(0.002);
+    await setViews({ contours: false, navmesh: true, edges: true, path: true });
+    expect(consoleErrors).toEqual([]);
+  });
+
   it('bakes in tiles over two workers and the path still reaches the tower', async () => {
     await page.evaluate(() => {
       const d = (window as any).__navbakeDemo;
@@ -239,6 +395,111 @@ describe('demo page', () => {
     expect(s.lastProgress?.stage).toBe('tiles');
     expect(s.lastProgress!.done).toBe(s.lastProgress!.total);
     expect(s.path!.status).toBe('complete');
+    // inspected tile by tile: every tile with polygons had triangles; stage times summed over them
+    const t = await inspected();
+    expect(t.inspectPhase).toBe('done');
+    expect(t.inspection!.tiles).toBeGreaterThanOrEqual(s.stats!.tiles);
+    expect(t.inspection!.times.rasterize).toBeGreaterThan(0);
+    expect(await page.textContent('#stage-times')).toContain(`summed over ${t.inspection!.tiles} tiles`);
+  });
+
+  it('a box obstacle dropped on the path reroutes it live (its tiles rebuilt); removing it restores the path', async () => {
+    await page.evaluate(() => (window as any).__navbakeDemo.bake({ tileSize: 32 }));
+    const s = await phase(['baked', 'error']);
+    expect(s.error).toBeNull();
+    const before = s.path!;
+    expect(before.status).toBe('complete');
+    const at = groundPoints(before.points)[0];
+    expect(at, 'a long ground segment on the path').toBeDefined();
+    const replans = (s as DemoState & { replans: number }).replans;
+    const inspectedBefore = await inspected();
+    await setViews({ contours: true }); // with a stage view on, the level is inspected again with the box in it
+
+    const i = await page.evaluate((p) => (window as any).__navbakeDemo.dropObstacle(p), at);
+    expect(i).toBe(0);
+    const o = await obstaclesSettled();
+    expect(o.updates).toBeGreaterThanOrEqual(1);
+    expect(o.lastTiles.length).toBeGreaterThanOrEqual(1);
+    expect(o.maxInFlight).toBe(1);
+    const after = (await state()) as DemoState & { replans: number };
+    expect(after.replans).toBeGreaterThan(replans);
+    const p = after.path!;
+    expect(p.status).toBe('complete');
+    expect(p.points).not.toEqual(before.points);
+    // The new path keeps out of the box, the old one went through it. (Not necessarily longer: the polygon search
+    // is not exact, and a changed corridor can even come out shorter.) The carved hole's outline is simplified
+    // (edgeMaxError, 0.4 m here) and may cut the 2.4 m box's corners: the test takes its middle 1.2 m.
+    const box = [at[0] - 0.6, at[0] + 0.6, at[2] - 0.6, at[2] + 0.6] as const;
+    expect(entersBox(before.points, ...box)).toBe(true);
+    expect(entersBox(p.points, ...box), JSON.stringify({ at, before: before.points, after: p.points })).toBe(false);
+    expect(await page.textContent('#stats')).toMatch(/1 box · \d+ updates? · last rebuilt \d+ tiles?/);
+    // the inspection follows: the box carved walkable spans away (2.4 m square: about 64 cells)
+    await page.waitForFunction((n) => (window as any).__navbakeDemo.inspectsDone > n, inspectedBefore.inspectsDone, {
+      timeout: 30_000,
+    });
+    const carved = await inspected();
+    expect(carved.inspection!.spans).toBeLessThan(inspectedBefore.inspection!.spans - 30);
+    await setViews({ contours: false });
+
+    await page.evaluate(() => (window as any).__navbakeDemo.removeObstacle(0));
+    await obstaclesSettled();
+    const restored = (await state()).path!;
+    expect(restored.length).toBeCloseTo(before.length, 4);
+    expect(restored.points).toEqual(before.points);
+    expect(consoleErrors).toEqual([]);
+  });
+
+  it('drags a box with the pointer: it follows the ground, one update at a time, and the path re-plans', async () => {
+    const s = await state();
+    const before = s.path!;
+    // a target on the path that is on screen, clear of the panels; the box starts 6 m beside it
+    const skip = await panels();
+    const onScreen = async (p: Vec3) => {
+      const q = await page.evaluate((w) => (window as any).__navbakeDemo.screenOf(w), p);
+      const inPanel = skip.some((r) => q.x >= r.x - 20 && q.x < r.x + r.width + 20 && q.y >= r.y - 20 && q.y < r.y + r.height + 20);
+      return !inPanel && q.x > 20 && q.x < 1260 && q.y > 20 && q.y < 780 ? (q as { x: number; y: number }) : null;
+    };
+    let target: Vec3 | null = null;
+    let from: Vec3 | null = null;
+    for (const t of groundPoints(before.points)) {
+      for (const dx of [6, -6]) {
+        const f: Vec3 = [t[0] + dx, t[1], t[2]];
+        if ((await onScreen(t)) && (await onScreen([f[0], f[1] + 0.8, f[2]]))) [target, from] = [t, f];
+        if (target) break;
+      }
+      if (target) break;
+    }
+    expect(target, 'a path point and a start point on screen').not.toBeNull();
+    expect(await page.evaluate((p) => (window as any).__navbakeDemo.dropObstacle(p), from)).toBe(0);
+    const o0 = await obstaclesSettled();
+    const camera0 = await page.evaluate(() => (window as any).__navbakeDemo.screenOf([0, 0, 0]));
+
+    const grab = (await onScreen([from![0], from![1] + 0.8, from![2]]))!;
+    const drop = (await onScreen(target!))!;
+    await page.mouse.move(grab.x, grab.y);
+    await page.mouse.down();
+    expect((await obstacleState()).dragging).toBe(true);
+    for (let k = 1; k <= 12; k++) {
+      await page.mouse.move(grab.x + ((drop.x - grab.x) * k) / 12, grab.y + ((drop.y - grab.y) * k) / 12);
+    }
+    await page.mouse.up();
+    const o = await obstaclesSettled();
+    expect(o.dragging).toBe(false);
+    expect(o.maxInFlight).toBe(1); // coalesced: never two updates at once
+    expect(o.updates).toBeGreaterThan(o0.updates);
+    const base = o.bases[0];
+    expect(Math.hypot(base[0] - target![0], base[2] - target![2])).toBeLessThan(1); // it followed the pointer
+    // the camera stayed put while the box was dragged
+    expect(await page.evaluate(() => (window as any).__navbakeDemo.screenOf([0, 0, 0]))).toEqual(camera0);
+    const p = (await state()).path!;
+    expect(p.status).toBe('complete');
+    expect(entersBox(before.points, base[0] - 0.6, base[0] + 0.6, base[2] - 0.6, base[2] + 0.6)).toBe(true);
+    expect(entersBox(p.points, base[0] - 0.6, base[0] + 0.6, base[2] - 0.6, base[2] + 0.6)).toBe(false);
+
+    await page.evaluate(() => (window as any).__navbakeDemo.clearObstacles());
+    await obstaclesSettled();
+    expect((await state()).path!.points).toEqual(before.points);
+    expect(consoleErrors).toEqual([]);
   });
 
   it('Cancel stops a long bake, the page keeps drawing, and the next bake completes', async () => {
@@ -264,6 +525,62 @@ describe('demo page', () => {
     expect(s.stats!.tiles).toBe(1);
     expect(s.path!.status).toBe('complete');
     expect(consoleErrors).toEqual([]);
+  });
+
+  it('stays responsive while a long bake runs: no main-thread task over 200 ms (the bake is in a worker)', async () => {
+    // Work is started from the page's own tasks (a timer, as a click would be): Chromium leaves the tasks that run
+    // page.evaluate's code out of the long-task timeline.
+    // Control: the page's long-task observer does see a main thread blocked for 300 ms.
+    const blockedAt = await page.evaluate(
+      () =>
+        new Promise<number>((ok) =>
+          setTimeout(() => {
+            const t = performance.now();
+            while (performance.now() - t < 300);
+            ok(t);
+          }),
+        ),
+    );
+    await page.waitForFunction(
+      (t0) => (window as any).__navbakeDemo.longTasks.some((t: any) => t.duration >= 250 && Math.abs(t.start - t0) < 50),
+      blockedAt,
+      { timeout: 5_000 },
+    );
+    // Software WebGL (SwiftShader) draws each frame on the main thread here, 100-600 ms of it a frame while a worker
+    // competes for the CPU: with drawing paused, the main thread's tasks are the page's own.
+    await page.evaluate(() => ((window as any).__navbakeDemo.renderPaused = true));
+    try {
+      // A long solo bake (a 0.04 m cell: over two million columns), all of it in a worker.
+      await page.evaluate(
+        () => new Promise((ok) => setTimeout(() => (window as any).__navbakeDemo.bake({ cellSize: 0.04, tileSize: 0 }).then(ok))),
+      );
+      await page.waitForTimeout(500); // long-task entries arrive after their task
+      const s = (await page.evaluate(() => {
+        const d = (window as any).__navbakeDemo;
+        return { ...JSON.parse(JSON.stringify(d)), frameTimes: d.frameTimes.slice() };
+      })) as DemoState & { frameTimes: number[] };
+      expect(s.phase).toBe('baked');
+      const w = s.progressWindow!;
+      expect(w.last - w.first).toBeGreaterThan(500); // long enough that a bake on this thread would show
+      // Every main-thread task that overlapped the bake (from its first progress event to its last): progress
+      // messages and frames. A bake on the main thread would be one task spanning the whole window.
+      const during = s.longTasks.filter((t) => t.start < w.last && t.start + t.duration > w.first);
+      const longest = during.reduce((m, t) => Math.max(m, t.duration), 0);
+      expect(longest, JSON.stringify(during)).toBeLessThan(200);
+      // and the animation loop kept running all along: no gap over 200 ms between frames in the window
+      const frames = s.frameTimes.filter((t) => t >= w.first && t <= w.last);
+      expect(frames.length).toBeGreaterThan((w.last - w.first) / 100);
+      const gaps = [frames[0] - w.first, w.last - frames[frames.length - 1]];
+      for (let k = 1; k < frames.length; k++) gaps.push(frames[k] - frames[k - 1]);
+      expect(Math.max(...gaps)).toBeLessThan(200);
+    } finally {
+      await page.evaluate(() => ((window as any).__navbakeDemo.renderPaused = false));
+    }
+    await page.evaluate(() => (window as any).__navbakeDemo.bake({ cellSize: 0.3 }));
+    expect((await inspected()).inspectPhase).toBe('done');
+    const after = await state();
+    expect(after.fps).toBeGreaterThan(0);
+    expect(await page.textContent('#stats')).toMatch(/\d+ fps · \d+ ms\/frame/);
   });
 
   it('bakes a dropped .obj, and shows a .navbake exported from it when that is dropped back', async () => {

@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bake, NavBakeError, NavMesh, terminateWorkers, type BakeProgress, type NavBakeConfig } from '../../web/dist/index.js';
 import { handleMessage, WorkerExitRequest } from '../../web/dist/bake.worker.js';
 import { configValues } from '../../web/dist/config.js';
-import { BakePool } from '../../web/dist/pool.js';
-import type { BakeRequest, WorkerReply } from '../../web/dist/protocol.js';
+import { BakePool, sharedPool } from '../../web/dist/pool.js';
+import type { BakeRequest, WorkerReply, WorkerRequest } from '../../web/dist/protocol.js';
 import { mainWasm, wasmModule } from '../../web/dist/runtime.js';
 import { instantiate, STAGES, type Wasm } from '../../web/dist/wasm.js';
 import { loadMesh, loadWasm, type Mesh, type RawModule } from './helpers';
@@ -203,12 +203,19 @@ describe('a worker that dies', () => {
     expect(seen).toContain('areas'); // it died mid-job, at the regions stage
     expect(seen).not.toContain('contours');
     expect(await saved(bake(dungeon, {}))).toEqual(solo);
-    // in a tiled bake, one dying worker fails the whole bake; the pool still works afterwards
-    const e2 = await rejection(bake(dungeon, { tileSize: 32 }, { workers: 3, testExitAtStage: 1 }));
-    expect((e2 as NavBakeError).code).toBe('NB_ERR_WORKER');
-    expect(await saved(bake(dungeon, { tileSize: 32 }, { workers: 3 }))).toEqual(
-      await saved(bake(dungeon, { tileSize: 32 }, { workers: false })),
+    // in a tiled bake the dying worker is replaced and its tile baked again: the bake completes, same bytes
+    const pool = sharedPool(() => wasmModule(), 1);
+    const reference = await saved(bake(dungeon, { tileSize: 32 }, { workers: 3 })); // also: three live workers
+    expect(pool.size).toBe(3);
+    const before = pool.spawned;
+    const tiles: string[] = [];
+    const replaced = await saved(
+      bake(dungeon, { tileSize: 32 }, { workers: 3, testExitAtStage: 1, onTile: (t) => tiles.push(`${t.x},${t.z}`) }),
     );
+    expect(replaced).toEqual(reference);
+    expect(reference).toEqual(await saved(bake(dungeon, { tileSize: 32 }, { workers: false })));
+    expect(pool.spawned).toBeGreaterThan(before); // a fresh worker took the dead one's place
+    expect(new Set(tiles).size).toBe(tiles.length); // the re-queued tile was added once
   });
 
   it('a pool whose workers cannot start rejects with NB_ERR_WORKER; terminate() rejects running work', async () => {
@@ -219,7 +226,6 @@ describe('a worker that dies', () => {
       indices: dungeon.indices.slice(),
       areas: null,
       config: configValues(w.fields, {}),
-      tiles: null,
     };
     const e = await rejection(broken.run(req, []).promise);
     expect((e as NavBakeError).code).toBe('NB_ERR_WORKER');
@@ -254,7 +260,6 @@ describe('handleMessage (the worker body, without a worker)', () => {
       indices: dungeon.indices,
       areas: null,
       config: configValues(w.fields, {}),
-      tiles: null,
       ...msg,
     } as BakeRequest;
     handleMessage(req, w, (r) => replies.push(r));
@@ -272,24 +277,38 @@ describe('handleMessage (the worker body, without a worker)', () => {
     expect(new Set(progress.map((r) => r.type === 'progress' && r.stage)).size).toBe(STAGES.length);
   });
 
-  it('tiles: the blobs of the tiles with polygons, progress per tile', async () => {
+  it('a tiled-bake session: open (the tiles with geometry), tile jobs, close (the wasm memory back)', async () => {
     const config = configValues(w.fields, { tileSize: 32 });
-    const outside = run({ config, tiles: Int32Array.from([0, 0, 99, 99]) });
-    expect(outside[outside.length - 1]).toMatchObject({ type: 'error', code: 'NB_ERR_INVALID_ARG' });
-    // every tile of the grid (dungeon: 74 x 99 world units, tiles of 32 x 0.3 = 9.6)
-    const all: number[] = [];
-    for (let z = 0; z < 11; z++) for (let x = 0; x < 8; x++) all.push(x, z);
-    const replies = run({ config, tiles: Int32Array.from(all) });
-    const res = replies[replies.length - 1];
-    expect(res.type).toBe('result');
-    const tiles = res.type === 'result' ? res.tiles! : [];
+    const replies: WorkerReply[] = [];
+    const send = (msg: Partial<WorkerRequest>) => handleMessage({ id: 9, ...msg } as WorkerRequest, w, (r) => replies.push(r));
+    const heap = w.heapUsed();
+    send({ type: 'open', positions: dungeon.positions, indices: dungeon.indices, areas: null, volumes: null, links: null, config, caches: false });
+    const opened = replies.pop()!;
+    expect(opened.type).toBe('opened');
+    const tiles = opened.type === 'opened' ? opened.tiles : new Int32Array();
+    // dungeon: 74 x 99 world units in tiles of 32 x 0.3 = 9.6: 8 x 11, of which those with geometry
+    expect(tiles.length / 2).toBeGreaterThan(20);
+    expect(tiles.length / 2).toBeLessThan(88); // the empty ones are not listed
     const whole = await bake(dungeon, { tileSize: 32 }, { workers: false });
-    expect(tiles.length).toBe(whole.tileCount); // the empty ones are left out
+    const expected = new Map(whole.tiles().map((t) => [`${t.x},${t.z}`, whole.saveTile(t.x, t.z)]));
+    let withPolygons = 0;
+    for (let i = 0; i < tiles.length; i += 2) {
+      send({ type: 'tile', x: tiles[i], z: tiles[i + 1] });
+      const r = replies.pop()!;
+      expect(r).toMatchObject({ id: 9, type: 'tile', x: tiles[i], z: tiles[i + 1], cache: null });
+      const bytes = r.type === 'tile' ? r.bytes : null;
+      if (bytes) withPolygons++;
+      expect(bytes).toEqual(expected.get(`${tiles[i]},${tiles[i + 1]}`) ?? null); // byte for byte as the C bake
+    }
+    expect(withPolygons).toBe(whole.tileCount); // every tile with polygons was in the list
     whole.dispose();
-    expect(new Set(tiles.map((t) => `${t.x},${t.z}`)).size).toBe(tiles.length);
-    expect(replies.filter((r) => r.type === 'progress').map((r) => r.type === 'progress' && r.done)).toEqual(
-      Array.from({ length: 88 }, (_, i) => i + 1),
-    );
+    send({ type: 'tile', x: 99, z: 99 });
+    expect(replies.pop()).toMatchObject({ type: 'error', code: 'NB_ERR_INVALID_ARG', message: expect.stringMatching(/outside/) });
+    send({ type: 'close' });
+    expect(replies).toEqual([]); // no reply to close
+    expect(w.heapUsed()).toBe(heap); // the session's geometry and index are freed
+    send({ type: 'tile', x: 0, z: 0 });
+    expect(replies.pop()).toMatchObject({ type: 'error', code: 'NB_ERR_INVALID_ARG', message: expect.stringMatching(/no session/) });
   });
 
   it('bad input and unknown messages become error replies; the test hook throws', () => {

@@ -6,11 +6,14 @@
 import { configValues, type NavBakeConfig } from './config.js';
 import { abortReason, NavBakeError } from './errors.js';
 import { hardwareThreads } from './env.js';
-import { adoptNavmesh, type NavMesh } from './navmesh.js';
+import { adoptNavmesh, attachTileCaches, type NavMesh, type Vec3Like } from './navmesh.js';
+import { TileCaches } from './obstacles.js';
 import { sharedPool, workersAvailable, type TaskHandle } from './pool.js';
-import { STAGE_TILES, type ProgressReply } from './protocol.js';
+import type { ProgressReply } from './protocol.js';
 import { mainWasm, wasmModule } from './runtime.js';
-import { STAGES, type BakeStage, type CProgress, type MeshInput, type NavmeshParams, type TileBlob, type Wasm } from './wasm.js';
+import { bakeTilesHere, bakeTilesInWorkers, type TileEvent, type TiledJob } from './tiled.js';
+import { linksData, volumesData, type OffMeshLink, type Volume } from './volumes.js';
+import { STAGES, type BakeStage, type CProgress, type MeshInput, type NavmeshParams, type Wasm } from './wasm.js';
 
 /** Triangles to bake. y is up. */
 export interface Geometry {
@@ -20,6 +23,13 @@ export interface Geometry {
   indices?: Uint32Array | Uint16Array | ArrayLike<number>;
   /** area id per triangle: 0 = not walkable, 1..63 (63 = the default walkable area). @default all 63 */
   areas?: Uint8Array | ArrayLike<number>;
+  /**
+   * Area volumes applied after erosion, in order (a later one wins where they overlap): area 0 carves the
+   * surface away (a no-go zone), 1..63 marks an area (water that costs more: QueryFilter.areaCost).
+   */
+  volumes?: readonly Volume[];
+  /** Off-mesh links (jumps, ladders, teleporters): each stored in the tile holding its start. */
+  links?: readonly OffMeshLink[];
 }
 
 export interface BakeProgress {
@@ -40,11 +50,27 @@ export interface BakeOptions {
   /** Called per stage (solo bakes) or per finished tile (tiled bakes). */
   onProgress?: (p: BakeProgress) => void;
   /**
-   * Hand the geometry's buffers to the worker instead of copying them. Faster for big meshes, but the arrays
-   * you passed become unusable (detached). @default false
+   * Solo bakes: hand the geometry's buffers to the worker instead of copying them. Faster for big meshes, but
+   * the arrays you passed become unusable (detached). Tiled bakes copy the geometry into each worker and keep
+   * it on this thread until the bake ends (to reopen a session on a replacement worker). @default false
    */
   transfer?: boolean;
-  /** @internal test hook: the (first) worker exits once the bake reaches this nb_stage */
+  /**
+   * Tiled bakes: tiles are baked nearest-first to this point (xz distance to the tile's centre; ties by z, then
+   * x), so the area around the player is walkable first (onTile). The navmesh is the same whatever the order.
+   */
+  focus?: Vec3Like;
+  /**
+   * Tiled bakes: called as each tile with polygons is added to the navmesh, which is already queryable over the
+   * tiles added so far (it is the NavMesh the promise resolves with). An exception thrown here fails the bake.
+   */
+  onTile?: (e: TileEvent) => void;
+  /**
+   * Tiled bakes: keep each tile's compact heightfield (encoded, on this thread) so that live obstacles
+   * (NavMesh.addObstacle, update) can rebuild single tiles. @default false
+   */
+  obstacles?: boolean;
+  /** @internal test hook: the (first) worker exits once the bake reaches this nb_stage (tiled: in a tile) */
   testExitAtStage?: number;
 }
 
@@ -77,7 +103,19 @@ function normalize(g: Geometry): { mesh: MeshInput; owned: Set<ArrayBufferView> 
   if (areas && areas.length !== triangles) {
     throw invalid(`areas.length must equal the triangle count ${triangles} (got ${areas.length})`);
   }
-  return { mesh: { positions, indices, areas }, owned };
+  const volumes = volumesData('navbake.bake: geometry.volumes', g.volumes);
+  const links = linksData('navbake.bake: geometry.links', g.links);
+  return { mesh: { positions, indices, areas, volumes: volumes.length ? volumes : null, links }, owned };
+}
+
+function point(where: string, v: Vec3Like): [number, number, number] {
+  const a = v as ArrayLike<number> & { x?: number; y?: number; z?: number };
+  const p = typeof a?.length === 'number' ? [a[0], a[1], a[2]] : [a?.x, a?.y, a?.z];
+  p.forEach((c, k) => {
+    if (typeof c !== 'number') throw invalid(`${where} must be a point [x, y, z] or { x, y, z }`);
+    if (!Number.isFinite(c)) throw new NavBakeError('NB_ERR_NONFINITE', `navbake.bake: ${where}.${'xyz'[k]} is ${c}`);
+  });
+  return p as [number, number, number];
 }
 
 interface Grid {
@@ -157,17 +195,6 @@ function checkTriangles(mesh: MeshInput): void {
   }
 }
 
-function assemble(w: Wasm, params: NavmeshParams, blobs: TileBlob[]): NavMesh {
-  const nav = w.navmeshCreate(params);
-  try {
-    for (const b of blobs) w.addTile(nav, b.bytes);
-  } catch (e) {
-    w.destroyNavmesh(nav);
-    throw e;
-  }
-  return adoptNavmesh(w, nav);
-}
-
 /** Bakes a navmesh. Rejects with NavBakeError (the C status name and message) or the abort reason. */
 export async function bake(geometry: Geometry, config?: NavBakeConfig, options: BakeOptions = {}): Promise<NavMesh> {
   const { signal, onProgress } = options;
@@ -180,104 +207,109 @@ export async function bake(geometry: Geometry, config?: NavBakeConfig, options: 
   const tileSize = field('tileSize');
   const { mesh, owned } = normalize(geometry);
   const grid = tileSize > 0 ? tileGrid(mesh.positions, field('cellSize'), tileSize) : null;
+  const focus = options.focus == null ? null : point('options.focus', options.focus);
+  if (options.onTile !== undefined && typeof options.onTile !== 'function') throw invalid('options.onTile must be a function');
+  if (options.obstacles !== undefined && typeof options.obstacles !== 'boolean') {
+    throw invalid(`options.obstacles must be a boolean (got ${typeof options.obstacles})`);
+  }
+  if (options.obstacles && !grid) {
+    throw invalid('options.obstacles needs a tiled bake: set config.tileSize (e.g. { tileSize: 64 })');
+  }
+  const workers = options.workers ?? defaultWorkerCount();
+  const here = workers === false || !workersAvailable();
+  if (!here && !(Number.isInteger(workers) && workers >= 1)) {
+    throw invalid(`options.workers must be false or an integer >= 1 (got ${workers})`);
+  }
   if (grid) {
     if (mesh.indices ? mesh.indices.length === 0 : mesh.positions.length < 9) {
       throw new NavBakeError('NB_ERR_EMPTY_MESH', 'navbake.bake: the mesh has no triangles');
     }
     checkTriangles(mesh);
+    return bakeTiled(w, mesh, values, grid, focus, here ? false : (workers as number), options);
   }
-  const workers = options.workers ?? defaultWorkerCount();
-  if (workers === false || !workersAvailable()) return bakeHere(w, mesh, values, grid, options);
-  if (!(Number.isInteger(workers) && workers >= 1)) throw invalid(`options.workers must be false or an integer >= 1 (got ${workers})`);
+  if (here) return bakeHere(w, mesh, values, options);
 
-  // ---- in workers ----
-  const pool = sharedPool(() => wasmModule(), workers);
-  const tileLists: (Int32Array | null)[] = [];
-  if (!grid) tileLists.push(null);
-  else {
-    // Interleaved, so neighbouring (similarly loaded) tiles go to different workers.
-    const n = grid.tiles.length / 2;
-    const k = Math.min(workers, n);
-    for (let j = 0; j < k; j++) {
-      const list: number[] = [];
-      for (let t = j; t < n; t += k) list.push(grid.tiles[2 * t], grid.tiles[2 * t + 1]);
-      tileLists.push(Int32Array.from(list));
-    }
-  }
-  const tileDone = new Array<number>(tileLists.length).fill(0);
-  const totalTiles = grid ? grid.tiles.length / 2 : 0;
-  const tasks: TaskHandle[] = [];
-  // Every task but the last gets its own copy; the last may take the caller's buffers (options.transfer).
-  tileLists.forEach((tiles, j) => {
-    const last = j === tileLists.length - 1;
-    const transfer: Transferable[] = [];
-    const pass = <T extends Float32Array | Uint32Array | Uint8Array>(a: T | null): T | null => {
-      if (!a) return null;
-      const whole = a.buffer instanceof ArrayBuffer && a.byteOffset === 0 && a.byteLength === a.buffer.byteLength;
-      const mine = owned.has(a) || options.transfer === true;
-      const out = last && whole && mine ? a : (a.slice() as T);
-      transfer.push(out.buffer as ArrayBuffer);
-      return out;
-    };
-    const req = {
-      positions: pass(mesh.positions)!,
-      indices: pass(mesh.indices),
-      areas: pass(mesh.areas),
-      config: values,
-      tiles,
-      testExitAtStage: j === 0 ? options.testExitAtStage : undefined,
-    };
-    const progress = (p: ProgressReply) => {
-      if (!onProgress) return;
-      if (p.stage === STAGE_TILES) {
-        tileDone[j] = p.done;
-        onProgress({ stage: 'tiles', done: tileDone.reduce((a, b) => a + b, 0), total: totalTiles });
-      } else {
-        onProgress({ stage: STAGES[p.stage - 1] ?? 'rasterize', done: p.done, total: p.total });
-      }
-    };
-    tasks.push(pool.run(req, transfer, progress));
-  });
-
-  const cancelAll = (reason: unknown) => tasks.forEach((t) => t.cancel(reason));
-  const onAbort = () => cancelAll(abortReason(signal!));
+  // ---- a solo bake in a worker ----
+  const pool = sharedPool(() => wasmModule(), workers as number);
+  // The worker gets its own copy, or the caller's buffers with transfer: true (and the arrays made here).
+  const transfer: Transferable[] = [];
+  const pass = <T extends Float32Array | Uint32Array | Uint8Array>(a: T | null): T | null => {
+    if (!a) return null;
+    const whole = a.buffer instanceof ArrayBuffer && a.byteOffset === 0 && a.byteLength === a.buffer.byteLength;
+    const mine = owned.has(a) || options.transfer === true;
+    const out = whole && mine ? a : (a.slice() as T);
+    transfer.push(out.buffer as ArrayBuffer);
+    return out;
+  };
+  const req = {
+    positions: pass(mesh.positions)!,
+    indices: pass(mesh.indices),
+    areas: pass(mesh.areas),
+    volumes: mesh.volumes ?? null,
+    links: mesh.links ?? null,
+    config: values,
+    testExitAtStage: options.testExitAtStage,
+  };
+  const progress = (p: ProgressReply) => onProgress?.({ stage: STAGES[p.stage - 1] ?? 'rasterize', done: p.done, total: p.total });
+  const task: TaskHandle = pool.run(req, transfer, progress);
+  const onAbort = () => task.cancel(abortReason(signal!));
   signal?.addEventListener('abort', onAbort, { once: true });
   try {
-    // The first failure ends the whole bake: the other tasks are cancelled (their workers stop).
-    const results = await Promise.all(
-      tasks.map((t) =>
-        t.promise.catch((e) => {
-          cancelAll(e);
-          throw e;
-        }),
-      ),
-    );
+    const result = await task.promise;
     if (signal?.aborted) throw abortReason(signal);
-    if (!grid) {
-      return adoptNavmesh(w, w.load(results[0].bytes!));
-    }
-    return assemble(w, grid.params, results.flatMap((r) => r.tiles ?? []));
+    return adoptNavmesh(w, w.load(result.bytes!));
   } finally {
     signal?.removeEventListener('abort', onAbort);
   }
 }
 
-/** workers: false -- the same work on the calling thread; abort is checked at every progress report. */
-function bakeHere(w: Wasm, mesh: MeshInput, values: Float64Array, grid: Grid | null, options: BakeOptions): NavMesh {
+/** A tiled bake: the navmesh exists from the start and fills up tile by tile (onTile). */
+async function bakeTiled(
+  w: Wasm,
+  mesh: MeshInput,
+  values: Float64Array,
+  grid: Grid,
+  focus: [number, number, number] | null,
+  workers: number | false,
+  options: BakeOptions,
+): Promise<NavMesh> {
+  const { signal, onProgress } = options;
+  const nav = adoptNavmesh(w, w.navmeshCreate(grid.params));
+  const caches = options.obstacles ? new TileCaches(w, values, grid.params, mesh.links ?? null, workers) : null;
+  const job: TiledJob = {
+    mesh,
+    config: values,
+    params: grid.params,
+    nav,
+    focus,
+    caches,
+    signal,
+    onTile: options.onTile,
+    onProgress: onProgress && ((done, total) => onProgress({ stage: 'tiles', done, total })),
+    testExitAtStage: options.testExitAtStage,
+  };
+  try {
+    if (workers === false) bakeTilesHere(w, job);
+    else await bakeTilesInWorkers(job, workers, grid.tiles.length / 2);
+    if (signal?.aborted) throw abortReason(signal);
+  } catch (e) {
+    nav.dispose();
+    if (signal?.aborted && (e as NavBakeError)?.code === 'NB_ERR_CANCELLED') throw abortReason(signal);
+    throw e;
+  }
+  if (caches) attachTileCaches(nav, caches);
+  return nav;
+}
+
+/** workers: false, solo -- the same work on the calling thread; abort is checked at every progress report. */
+function bakeHere(w: Wasm, mesh: MeshInput, values: Float64Array, options: BakeOptions): NavMesh {
   const { signal, onProgress } = options;
   const progress: CProgress = (stage, done, total) => {
-    if (!grid) onProgress?.({ stage: STAGES[stage - 1] ?? 'rasterize', done, total });
+    onProgress?.({ stage: STAGES[stage - 1] ?? 'rasterize', done, total });
     return signal?.aborted === true;
   };
   try {
-    if (!grid) return adoptNavmesh(w, w.bakeNavmesh(mesh, values, progress));
-    const total = grid.tiles.length / 2;
-    const blobs = w.bakeTiles(mesh, values, grid.tiles, progress, (done) => {
-      onProgress?.({ stage: 'tiles', done, total });
-      return signal?.aborted === true;
-    });
-    if (signal?.aborted) throw abortReason(signal);
-    return assemble(w, grid.params, blobs);
+    return adoptNavmesh(w, w.bakeNavmesh(mesh, values, progress));
   } catch (e) {
     if (signal?.aborted && (e as NavBakeError)?.code === 'NB_ERR_CANCELLED') throw abortReason(signal);
     throw e;

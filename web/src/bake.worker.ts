@@ -5,8 +5,9 @@
  */
 import { isNode, nodeImport, nodeProcess } from './env.js';
 import { NavBakeError } from './errors.js';
-import { STAGE_TILES, type BakeRequest, type WorkerReply, type WorkerRequest } from './protocol.js';
-import { instantiate, type CProgress, type Wasm } from './wasm.js';
+import { type BakeRequest, type InspectRequest, type WorkerReply, type WorkerRequest } from './protocol.js';
+import type { RebuildRequest, SessionCloseRequest, SessionOpenRequest, TileRequest } from './protocol.js';
+import { instantiate, type CProgress, type GridSession, type Wasm } from './wasm.js';
 
 export type Post = (reply: WorkerReply, transfer?: Transferable[]) => void;
 
@@ -32,6 +33,9 @@ function progressPoster(id: number, post: Post): CProgress {
 export function handleMessage(msg: WorkerRequest, wasm: Wasm, post: Post): void {
   const id = msg?.id ?? -1;
   try {
+    if (msg?.type === 'inspect') return inspectRequest(msg, wasm, post);
+    if (msg?.type === 'open' || msg?.type === 'tile' || msg?.type === 'close') return sessionRequest(msg, wasm, post);
+    if (msg?.type === 'rebuild') return rebuildRequest(msg, wasm, post);
     if (!msg || msg.type !== 'bake') {
       throw new NavBakeError('NB_ERR_INVALID_ARG', `bake worker: unknown message type '${(msg as { type?: string })?.type}'`);
     }
@@ -49,20 +53,12 @@ export function handleMessage(msg: WorkerRequest, wasm: Wasm, post: Post): void 
 }
 
 function bakeRequest(msg: BakeRequest, wasm: Wasm, post: Post): void {
-  const mesh = { positions: msg.positions, indices: msg.indices, areas: msg.areas };
+  const mesh = { positions: msg.positions, indices: msg.indices, areas: msg.areas, volumes: msg.volumes, links: msg.links };
   const exitAt = msg.testExitAtStage;
   const hook = (stage: number): boolean => {
     if (exitAt !== undefined && stage >= exitAt) throw new WorkerExitRequest(`test hook: exit at stage ${stage}`);
     return false;
   };
-  if (msg.tiles) {
-    const total = msg.tiles.length / 2;
-    const tiles = wasm.bakeTiles(mesh, msg.config, msg.tiles, exitAt !== undefined ? hook : undefined, (done) => {
-      post({ id: msg.id, type: 'progress', stage: STAGE_TILES, done, total });
-    });
-    post({ id: msg.id, type: 'result', tiles }, tiles.map((t) => t.bytes.buffer));
-    return;
-  }
   const report = progressPoster(msg.id, post);
   const nav = wasm.bakeNavmesh(mesh, msg.config, (stage, done, total) => hook(stage) || report(stage, done, total));
   let bytes: Uint8Array;
@@ -72,6 +68,67 @@ function bakeRequest(msg: BakeRequest, wasm: Wasm, post: Post): void {
     wasm.destroyNavmesh(nav);
   }
   post({ id: msg.id, type: 'result', bytes }, [bytes.buffer]);
+}
+
+/** inspect(): the whole Inspection goes back with its buffers transferred. */
+function inspectRequest(msg: InspectRequest, wasm: Wasm, post: Post): void {
+  const mesh = { positions: msg.positions, indices: msg.indices, areas: msg.areas, volumes: msg.volumes };
+  const inspection = wasm.inspect(mesh, msg.config, msg.tile, progressPoster(msg.id, post));
+  const s = inspection.spans;
+  const c = inspection.contours;
+  const buffers = [s.x, s.y, s.z, s.area, s.region, c.region, c.area, c.offsets, c.vertices, c.rawOffsets, c.rawVertices];
+  post({ id: msg.id, type: 'result', inspection }, buffers.map((a) => a.buffer as ArrayBuffer));
+}
+
+// ---- tiled-bake sessions: open, tile, tile, ..., close ----
+
+interface OpenSession {
+  s: GridSession;
+  caches: boolean;
+  exitAt?: number;
+}
+
+/** The sessions open on each wasm instance, by session id (the pool lease's id). */
+const sessions = new WeakMap<Wasm, Map<number, OpenSession>>();
+
+function sessionRequest(msg: SessionOpenRequest | TileRequest | SessionCloseRequest, wasm: Wasm, post: Post): void {
+  let mine = sessions.get(wasm);
+  if (!mine) sessions.set(wasm, (mine = new Map()));
+  if (msg.type === 'open') {
+    const old = mine.get(msg.id);
+    if (old) wasm.closeSession(old.s);
+    mine.delete(msg.id);
+    const mesh = { positions: msg.positions, indices: msg.indices, areas: msg.areas, volumes: msg.volumes, links: msg.links };
+    const s = wasm.openSession(mesh, msg.config);
+    mine.set(msg.id, { s, caches: msg.caches, exitAt: msg.testExitAtStage });
+    const tiles = wasm.sessionTiles(s);
+    post({ id: msg.id, type: 'opened', tiles }, [tiles.buffer]);
+    return;
+  }
+  const open = mine.get(msg.id);
+  if (msg.type === 'close') {
+    if (open) wasm.closeSession(open.s);
+    mine.delete(msg.id);
+    return;
+  }
+  if (!open) throw new NavBakeError('NB_ERR_INVALID_ARG', `bake worker: no session ${msg.id} is open`);
+  const exitAt = open.exitAt;
+  const hook =
+    exitAt === undefined
+      ? undefined
+      : (stage: number): boolean => {
+          if (stage >= exitAt) throw new WorkerExitRequest(`test hook: exit at stage ${stage}`);
+          return false;
+        };
+  const { bytes, cache } = wasm.bakeSessionTile(open.s, msg.x, msg.z, open.caches, hook);
+  const transfer = [bytes, cache].filter((b): b is Uint8Array => b !== null).map((b) => b.buffer as ArrayBuffer);
+  post({ id: msg.id, type: 'tile', x: msg.x, z: msg.z, bytes, cache, memory: wasm.memoryBytes() }, transfer);
+}
+
+function rebuildRequest(msg: RebuildRequest, wasm: Wasm, post: Post): void {
+  const bytes = wasm.rebuildTile(msg.config, msg.cache, msg.links, msg.obstacles);
+  if (bytes) post({ id: msg.id, type: 'result', bytes }, [bytes.buffer]);
+  else post({ id: msg.id, type: 'result', empty: true });
 }
 
 // ---- entry ---------------------------------------------------------------------------------------------------

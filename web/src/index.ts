@@ -11,6 +11,16 @@
 export { init } from './runtime.js';
 export { bake, defaultWorkerCount, type BakeOptions, type BakeProgress, type Geometry } from './bake.js';
 export {
+  inspect,
+  type InspectContours,
+  type InspectCounts,
+  type InspectGrid,
+  type Inspection,
+  type InspectOptions,
+  type InspectSpans,
+  type StageTimes,
+} from './inspect.js';
+export {
   NavMesh,
   DEFAULT_HALF_EXTENTS,
   type PathOptions,
@@ -20,7 +30,13 @@ export {
   type RaycastResult,
   type Vec3Like,
   type WallDistance,
+  type NavMeshParams,
+  type TileInfo,
+  type TileRecord,
 } from './navmesh.js';
+export type { BoxVolume, ConvexVolume, CylinderVolume, OffMeshLink, Volume } from './volumes.js';
+export type { TileEvent } from './tiled.js';
+export type { ObstacleUpdate, UpdateOptions } from './obstacles.js';
 export { DEFAULTS, type NavBakeConfig, type Partition } from './config.js';
 export { NavBakeError, type NavBakeErrorCode } from './errors.js';
 export { terminateWorkers } from './pool.js';

@@ -1,4 +1,7 @@
-// The Emscripten factory (build/wasm/navbake.mjs, copied next to the compiled JavaScript). Its module object is
+// The wasm module's loader (web/src/navbake.mjs, copied next to the compiled JavaScript). Its module object is
 // typed in wasm.ts, the only file that touches it.
-declare const createNavBake: (moduleArg?: Record<string, unknown>) => Promise<unknown>;
+declare const createNavBake: (opts: {
+  wasmModule?: WebAssembly.Module;
+  wasmBinary?: ArrayBuffer | ArrayBufferView;
+}) => Promise<unknown>;
 export default createNavBake;

@@ -3,7 +3,9 @@
  * "nothing near" are ordinary outcomes (a status, or null); bad input and use after dispose() throw NavBakeError.
  */
 import { NavBakeError } from './errors.js';
+import type { ObstacleUpdate, TileCaches, UpdateOptions } from './obstacles.js';
 import { mainWasm } from './runtime.js';
+import type { Volume } from './volumes.js';
 import {
   PATH_STATUS,
   type PathBatch,
@@ -70,6 +72,33 @@ export interface RandomPointOptions {
   filter?: QueryFilter;
 }
 
+/** The tile grid of a navmesh: where tile (0, 0) starts and how big a tile is. */
+export interface NavMeshParams {
+  /** world position of tile (0, 0)'s minimum corner */
+  origin: Vec3;
+  /** tile size along x and z [world] */
+  tileWidth: number;
+  tileDepth: number;
+  /** most tiles the navmesh holds at once, 1..4095 */
+  maxTiles: number;
+}
+
+/** One tile of a navmesh. */
+export interface TileInfo {
+  x: number;
+  z: number;
+  /** polygons of the tile, off-mesh link polygons included */
+  polygons: number;
+}
+
+/** A tile record of a saved navmesh file (see {@link NavMesh.readTiles}). */
+export interface TileRecord {
+  x: number;
+  z: number;
+  /** the tile blob, for {@link NavMesh.loadTile} (a view into the file's bytes) */
+  bytes: Uint8Array;
+}
+
 export const DEFAULT_HALF_EXTENTS: Readonly<Vec3> = Object.freeze([2, 4, 2]) as Readonly<Vec3>;
 
 const CROSSINGS = { none: 0, area: 1, all: 2 } as const;
@@ -111,9 +140,27 @@ function seedOf(seed: number | bigint): bigint {
   return BigInt.asUintN(64, typeof seed === 'bigint' ? seed : BigInt(Math.trunc(seed)));
 }
 
+// Set by NavMesh's static block (declared first: the block runs when the class is defined).
+let internals: {
+  handle(n: NavMesh): Handle;
+  setCaches(n: NavMesh, c: TileCaches | null): void;
+  caches(n: NavMesh): TileCaches | null;
+};
+
 export class NavMesh {
   #h: Handle | null;
   #rng = 0n;
+  #caches: TileCaches | null = null;
+
+  static {
+    internals = {
+      handle: (n) => n.#live(),
+      setCaches: (n, c) => {
+        n.#caches = c;
+      },
+      caches: (n) => n.#caches,
+    };
+  }
 
   /** @internal use bake() or NavMesh.load() */
   constructor(token: typeof ADOPT, w: Wasm, nav: number) {
@@ -128,6 +175,130 @@ export class NavMesh {
     const w = await mainWasm();
     const data = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
     return new NavMesh(ADOPT, w, w.load(data));
+  }
+
+  /**
+   * An empty navmesh of a tile grid, to fill with {@link loadTile} (streaming). The params of a saved file come
+   * from {@link NavMesh.readTiles}. Rejects with NB_ERR_INVALID_ARG / NB_ERR_NONFINITE on bad params.
+   */
+  static async create(params: NavMeshParams): Promise<NavMesh> {
+    const w = await mainWasm();
+    if (!params || typeof params !== 'object') {
+      throw new NavBakeError('NB_ERR_INVALID_ARG', 'navbake: NavMesh.create needs { origin, tileWidth, tileDepth, maxTiles }');
+    }
+    const o = vec(params.origin ?? ([] as number[]));
+    const values = [o[0], o[1], o[2], params.tileWidth, params.tileDepth, params.maxTiles];
+    values.forEach((v, i) => {
+      const name = ['origin[0]', 'origin[1]', 'origin[2]', 'tileWidth', 'tileDepth', 'maxTiles'][i];
+      if (typeof v !== 'number') throw new NavBakeError('NB_ERR_INVALID_ARG', `navbake: NavMesh.create: params.${name} must be a number`);
+      if (i === 5 && !(Number.isInteger(v) && v >= 1 && v <= 4095)) {
+        throw new NavBakeError('NB_ERR_INVALID_ARG', `navbake: NavMesh.create: params.maxTiles must be an integer 1..4095 (got ${v})`);
+      }
+    });
+    return new NavMesh(ADOPT, w, w.navmeshCreate(values as [number, number, number, number, number, number]));
+  }
+
+  /**
+   * The grid params and the tile records of a saved navmesh file, without loading it: load the tiles near the
+   * player first ({@link NavMesh.create}(params), then {@link loadTile} each). Checks the header (magic,
+   * version, checksum) and the record lengths: NB_ERR_CORRUPT / NB_ERR_VERSION. The blobs themselves are
+   * checked when loaded.
+   */
+  static readTiles(fileBytes: Uint8Array | ArrayBuffer): { params: NavMeshParams; tiles: TileRecord[] } {
+    return readNavmeshFile(fileBytes instanceof Uint8Array ? fileBytes : new Uint8Array(fileBytes));
+  }
+
+  /** The grid: origin, tile size, most tiles. */
+  get params(): NavMeshParams {
+    const h = this.#live();
+    const p = h.w.navmeshParams(h.nav);
+    return { origin: [p[0], p[1], p[2]], tileWidth: p[3], tileDepth: p[4], maxTiles: p[5] };
+  }
+
+  /** The tiles, sorted by (z, x). */
+  tiles(): TileInfo[] {
+    const h = this.#live();
+    const t = h.w.tiles(h.nav);
+    const out: TileInfo[] = [];
+    for (let i = 0; i < t.length; i += 3) out.push({ x: t[i], z: t[i + 1], polygons: t[i + 2] });
+    return out.sort((a, b) => a.z - b.z || a.x - b.x);
+  }
+
+  /** The blob of tile (x, z) (a copy), or null when there is none; {@link loadTile} takes it back. */
+  saveTile(x: number, z: number): Uint8Array | null {
+    const h = this.#live();
+    return h.w.tileData(h.nav, x | 0, z | 0);
+  }
+
+  /**
+   * Adds a tile blob (from {@link saveTile} or {@link NavMesh.readTiles}), replacing the tile at its position.
+   * Validated first: NB_ERR_CORRUPT / NB_ERR_VERSION, NB_ERR_TOO_LARGE (maxTiles reached), and on any failure
+   * the navmesh is unchanged. Polygon refs of a replaced tile become stale; paths (points) stay as they are.
+   */
+  loadTile(bytes: Uint8Array | ArrayBuffer): void {
+    const h = this.#live();
+    h.w.putTile(h.nav, bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes));
+  }
+
+  /** Removes tile (x, z) (its polygon refs become stale); false when there was none. */
+  removeTile(x: number, z: number): boolean {
+    const h = this.#live();
+    return h.w.removeTile(h.nav, x | 0, z | 0);
+  }
+
+  // ---- live obstacles ----
+
+  /**
+   * Adds an obstacle (a box, cylinder or convex volume; area 0, the default, carves the surface away, 1..63
+   * marks an area) and returns its id (ids start at 1 and are never reused). Validated at once (NB_ERR_INVALID_ARG
+   * / NB_ERR_NONFINITE naming the field); nothing changes until {@link update}.
+   * Needs a tiled navmesh baked with `obstacles: true` (else NB_ERR_INVALID_ARG).
+   */
+  addObstacle(volume: Volume): number {
+    return this.#obstacles('addObstacle').add(volume);
+  }
+
+  /** Removes an obstacle (NB_ERR_NOT_FOUND for an unknown id); takes effect at the next {@link update}. */
+  removeObstacle(id: number): void {
+    this.#obstacles('removeObstacle').remove(id);
+  }
+
+  /** Moves or reshapes an obstacle (both its old and new place are rebuilt at the next {@link update}). */
+  updateObstacle(id: number, volume: Volume): void {
+    this.#obstacles('updateObstacle').replace(id, volume);
+  }
+
+  /** Tiles waiting for {@link update} (0 for a navmesh without obstacles). */
+  get pendingTiles(): number {
+    this.#live();
+    return this.#caches?.pendingTiles ?? 0;
+  }
+
+  /**
+   * Rebuilds the tiles the obstacle changes touched (only those), from their caches, in the worker pool, then
+   * swaps them all in at once: on failure nothing changes and the tiles stay pending. Calls run one after
+   * another. Paths are lists of points, so an old path stays a list of points: re-plan those for which
+   * `result.touches(points)` is true (polygon refs of rebuilt tiles become stale).
+   */
+  update(opts?: UpdateOptions): Promise<ObstacleUpdate> {
+    try {
+      const c = this.#obstacles('update');
+      return c.update(() => this.#live().nav, opts);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
+
+  #obstacles(fn: string): TileCaches {
+    this.#live();
+    if (!this.#caches) {
+      throw new NavBakeError(
+        'NB_ERR_INVALID_ARG',
+        `navbake.${fn}: live obstacles need a tiled navmesh baked with the obstacles option: ` +
+          'bake(geometry, { tileSize: 64 }, { obstacles: true })',
+      );
+    }
+    return this.#caches;
   }
 
   /** true once dispose() ran */
@@ -285,7 +456,67 @@ export class NavMesh {
   }
 }
 
+/** @internal the wasm instance and navmesh pointer behind a NavMesh (NB_ERR_DISPOSED once disposed) */
+export function navmeshHandle(n: NavMesh): { w: Wasm; nav: number } {
+  return internals.handle(n);
+}
+
+/** @internal gives a tiled bake's NavMesh its tile caches (live obstacles) */
+export function attachTileCaches(n: NavMesh, c: TileCaches): void {
+  internals.setCaches(n, c);
+}
+
+/** @internal a navmesh's tile caches (tests) */
+export function tileCachesOf(n: NavMesh): TileCaches | null {
+  return internals.caches(n);
+}
+
 /** @internal wraps a navmesh pointer of the main thread's wasm (bake()) */
 export function adoptNavmesh(w: Wasm, nav: number): NavMesh {
   return new NavMesh(ADOPT, w, nav);
+}
+
+// ---- the navmesh file, read without loading (docs/FORMAT.md) -------------------------------------------------
+
+const CRC_TABLE = (() => {
+  const t = new Uint32Array(256);
+  for (let n = 0; n < 256; n++) {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    t[n] = c >>> 0;
+  }
+  return t;
+})();
+
+function crc32(b: Uint8Array): number {
+  let c = 0xffffffff;
+  for (let i = 0; i < b.length; i++) c = CRC_TABLE[(c ^ b[i]) & 0xff] ^ (c >>> 8);
+  return (c ^ 0xffffffff) >>> 0;
+}
+
+function readNavmeshFile(b: Uint8Array): { params: NavMeshParams; tiles: TileRecord[] } {
+  const corrupt = (why: string) => new NavBakeError('NB_ERR_CORRUPT', `navbake: NavMesh.readTiles: ${why}`);
+  if (b.length < 48) throw corrupt(`the file is ${b.length} bytes, shorter than its 48-byte header`);
+  const dv = new DataView(b.buffer, b.byteOffset, b.byteLength);
+  const u32 = (o: number) => dv.getUint32(o, true);
+  if (u32(0) !== 0x484d424e) throw corrupt(`bad magic 0x${u32(0).toString(16)} (not a navbake navmesh file)`);
+  if (u32(4) !== 1) throw new NavBakeError('NB_ERR_VERSION', `navbake: NavMesh.readTiles: file version ${u32(4)}, this reader knows 1`);
+  if (u32(8) !== 48 || u32(40) !== 0) throw corrupt('bad header size or reserved field');
+  if (crc32(b.subarray(0, 44)) !== u32(44)) throw corrupt('header checksum mismatch');
+  const f = (o: number) => dv.getFloat32(o, true);
+  const params: NavMeshParams = { origin: [f(12), f(16), f(20)], tileWidth: f(24), tileDepth: f(28), maxTiles: u32(32) };
+  const count = u32(36);
+  if (count > params.maxTiles) throw corrupt(`tile count ${count} exceeds max_tiles ${params.maxTiles}`);
+  const tiles: TileRecord[] = [];
+  let o = 48;
+  for (let i = 0; i < count; i++) {
+    if (o + 4 > b.length) throw corrupt(`tile ${i}: the file ends before its length`);
+    const len = u32(o);
+    o += 4;
+    if (len < 28 || len % 4 !== 0 || len > b.length - o) throw corrupt(`tile ${i}: bad length ${len}`);
+    tiles.push({ x: dv.getInt32(o + 20, true), z: dv.getInt32(o + 24, true), bytes: b.subarray(o, o + len) });
+    o += len;
+  }
+  if (o !== b.length) throw corrupt(`${b.length - o} bytes follow the last tile`);
+  return { params, tiles };
 }

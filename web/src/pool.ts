@@ -8,7 +8,7 @@
  */
 import { isNode, nodeImport } from './env.js';
 import { NavBakeError, type NavBakeErrorCode } from './errors.js';
-import type { BakeRequest, ProgressReply, ResultReply, WorkerReply } from './protocol.js';
+import type { BakeRequest, InspectRequest, ProgressReply, RebuildRequest, ResultReply, WorkerReply, WorkerRequest } from './protocol.js';
 
 /** A worker as the pool sees it, browser or Node. */
 interface Port {
@@ -25,13 +25,40 @@ interface PortEvents {
 
 interface Task {
   id: number;
-  req: BakeRequest;
+  req: BakeRequest | InspectRequest | RebuildRequest;
   transfer: Transferable[];
   onProgress?: (p: ProgressReply) => void;
   resolve(r: ResultReply): void;
   reject(e: unknown): void;
   worker: PoolWorker | null;
   settled: boolean;
+  /** a lease (a worker held for a session of several messages) instead of one request */
+  lease?: LeaseEvents;
+}
+
+/** A request a lease's holder sends (the lease fills in the id). */
+export type LeaseRequest = WorkerRequest extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;
+
+/** What a lease's holder hears from its worker. */
+export interface LeaseEvents {
+  /** every reply of the worker, progress, results and errors alike (their id is the lease's id) */
+  reply(reply: WorkerReply): void;
+  /**
+   * the worker died (crashed, was killed by the system, the pool was terminated): NB_ERR_WORKER. fatal: the pool
+   * was terminated (terminateWorkers): do not start a replacement.
+   */
+  died(error: NavBakeError, fatal: boolean): void;
+}
+
+/**
+ * A worker held for a session: the holder sends it several requests (each gets the lease's id) and hears every
+ * reply, until it releases the worker (back to the pool, for the next task) or kills it (abort).
+ */
+export interface Lease {
+  readonly id: number;
+  post(msg: LeaseRequest, transfer?: Transferable[]): void;
+  release(): void;
+  kill(): void;
 }
 
 interface PoolWorker {
@@ -101,28 +128,74 @@ export class BakePool {
     this.maxWorkers = Math.max(1, maxWorkers);
   }
 
+  /** @internal workers started so far (tests: a dead worker was replaced) */
+  spawned = 0;
+
   /** Workers alive or starting. */
   get size(): number {
     return this.workers.size;
   }
 
-  /** Queues a bake request; buffers in transfer move to the worker. */
-  run(req: Omit<BakeRequest, 'id' | 'type'>, transfer: Transferable[], onProgress?: (p: ProgressReply) => void): TaskHandle {
+  /** Queues a bake request (or an inspect request: type 'inspect'); buffers in transfer move to the worker. */
+  run(
+    req: Omit<BakeRequest, 'id' | 'type'> | Omit<InspectRequest, 'id'> | Omit<RebuildRequest, 'id'>,
+    transfer: Transferable[],
+    onProgress?: (p: ProgressReply) => void,
+  ): TaskHandle {
     const id = this.nextId++;
     let task!: Task;
     const promise = new Promise<ResultReply>((resolve, reject) => {
-      task = { id, req: { ...req, id, type: 'bake' }, transfer, onProgress, resolve, reject, worker: null, settled: false };
+      task = { id, req: { type: 'bake', ...req, id } as Task['req'], transfer, onProgress, resolve, reject, worker: null, settled: false };
     });
     this.queue.push(task);
     this.pump();
     return { promise, cancel: (reason) => this.cancel(task, reason) };
   }
 
+  /**
+   * Waits for a free worker (queued like a task) and holds it for a session. Rejects with NB_ERR_WORKER when no
+   * worker can start, or with the reason when cancelled while waiting. Once held, events.died reports a worker
+   * that stops; kill() and release() end the lease silently.
+   */
+  lease(events: LeaseEvents): { promise: Promise<Lease>; cancel(reason: unknown): void } {
+    const id = this.nextId++;
+    let task!: Task;
+    const promise = new Promise<Lease>((resolve, reject) => {
+      task = {
+        id,
+        req: null as unknown as Task['req'],
+        transfer: [],
+        resolve: () => undefined,
+        reject,
+        worker: null,
+        settled: false,
+        lease: events,
+      };
+      (task as LeaseTask).grant = resolve;
+    });
+    this.queue.push(task);
+    this.pump();
+    return {
+      promise,
+      cancel: (reason) => {
+        if (task.worker) return; // held: the holder kills or releases it
+        this.cancel(task, reason);
+      },
+    };
+  }
+
   /** Terminates every worker; running and queued tasks reject with NB_ERR_WORKER. The pool stays usable. */
   terminate(): void {
     for (const t of this.queue.splice(0)) this.settle(t, null, this.fail('the worker pool was terminated'));
-    for (const w of [...this.workers]) this.drop(w, 'the worker pool was terminated');
+    this.terminating = true;
+    try {
+      for (const w of [...this.workers]) this.drop(w, 'the worker pool was terminated');
+    } finally {
+      this.terminating = false;
+    }
   }
+
+  private terminating = false;
 
   private fail(why: string, code: NavBakeErrorCode = 'NB_ERR_WORKER'): NavBakeError {
     return new NavBakeError(code, `navbake: bake worker stopped: ${why}`);
@@ -153,7 +226,11 @@ export class BakePool {
     this.workers.delete(w);
     const task = w.task;
     w.task = null;
-    if (task && why !== null) this.settle(task, null, this.fail(why));
+    if (task?.lease) {
+      // a held lease is settled already: tell its holder (unless the holder killed it)
+      if (why !== null && task.settled) task.lease.died(this.fail(why), this.terminating);
+      else if (!task.settled) this.settle(task, null, this.fail(why ?? 'the worker was stopped'));
+    } else if (task && why !== null) this.settle(task, null, this.fail(why));
     try {
       w.port?.terminate();
     } catch {
@@ -181,6 +258,11 @@ export class BakePool {
     w.task = task;
     task.worker = w;
     w.port!.hold(true);
+    if (task.lease) {
+      task.settled = true;
+      (task as LeaseTask).grant(this.leaseOf(w, task));
+      return;
+    }
     try {
       w.port!.post(task.req, task.transfer);
     } catch (e) {
@@ -190,6 +272,7 @@ export class BakePool {
   }
 
   private spawn(): void {
+    this.spawned++;
     const w: PoolWorker = { port: null, task: null, dead: false };
     this.workers.add(w);
     const events: PortEvents = {
@@ -230,9 +313,44 @@ export class BakePool {
     );
   }
 
+  private leaseOf(w: PoolWorker, task: Task): Lease {
+    const held = () => w.task === task && !w.dead;
+    return {
+      id: task.id,
+      post: (msg, transfer = []) => {
+        if (!held()) return;
+        try {
+          w.port!.post({ ...msg, id: task.id }, transfer);
+        } catch (e) {
+          this.drop(w, `a request could not be sent (${(e as Error)?.message ?? e})`);
+          this.pump();
+        }
+      },
+      release: () => {
+        if (!held()) return;
+        w.task = null;
+        w.port?.hold(false);
+        this.pump();
+      },
+      kill: () => {
+        if (!held()) return;
+        this.drop(w, null);
+        this.pump();
+      },
+    };
+  }
+
   private onReply(w: PoolWorker, reply: WorkerReply): void {
     const task = w.task;
     if (!task || w.dead || reply?.id !== task.id) return; // a reply for a task already cancelled
+    if (task.lease) {
+      try {
+        task.lease.reply(reply);
+      } catch {
+        // the holder's own failure must not break the pool
+      }
+      return;
+    }
     if (reply.type === 'progress') {
       try {
         task.onProgress?.(reply);
@@ -244,9 +362,15 @@ export class BakePool {
     w.task = null;
     w.port?.hold(false);
     if (reply.type === 'result') this.settle(task, reply);
-    else this.settle(task, null, new NavBakeError((reply.code as NavBakeErrorCode) ?? 'NB_ERR_WORKER', reply.message));
+    else if (reply.type === 'error') {
+      this.settle(task, null, new NavBakeError((reply.code as NavBakeErrorCode) ?? 'NB_ERR_WORKER', reply.message));
+    } else this.settle(task, null, this.fail(`it sent an unexpected '${reply.type}' reply`));
     this.pump();
   }
+}
+
+interface LeaseTask extends Task {
+  grant(lease: Lease): void;
 }
 
 let shared: BakePool | null = null;

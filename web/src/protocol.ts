@@ -1,6 +1,7 @@
 // Messages between the main thread and the bake workers. Every message has { id, type }; buffers travel in the
 // transfer list, never copied twice.
-import type { TileBlob } from './wasm.js';
+import type { Inspection } from './inspect.js';
+import type { VolumeData } from './volumes.js';
 
 /** Sent once to each new worker: the compiled wasm, which it instantiates with its own memory. */
 export interface InitRequest {
@@ -15,20 +16,106 @@ export interface BakeRequest {
   positions: Float32Array;
   indices: Uint32Array | null;
   areas: Uint8Array | null;
+  /** bake-time area volumes and off-mesh links (volumes.ts) */
+  volumes?: VolumeData[] | null;
+  links?: Uint8Array | null;
   /** C config values (one per field of the C table, 0 = default), as configValues() gives them */
   config: Float64Array;
-  /** null: bake the whole navmesh and reply with its saved bytes; else (x, z) pairs of grid tiles to bake */
-  tiles: Int32Array | null;
   /** Test hook: the worker exits (Node) or throws uncaught (browser) once the bake reaches this nb_stage. */
   testExitAtStage?: number;
 }
 
-export type WorkerRequest = InitRequest | BakeRequest;
+/** inspect(): one bake keeping every stage, copied out as an Inspection (inspect.ts). */
+export interface InspectRequest {
+  id: number;
+  type: 'inspect';
+  positions: Float32Array;
+  indices: Uint32Array | null;
+  areas: Uint8Array | null;
+  /** bake-time area volumes (volumes.ts) */
+  volumes: VolumeData[] | null;
+  config: Float64Array;
+  /** [x, z] of a tile of the tiled grid, or null: a solo bake of the whole level */
+  tile: Int32Array | null;
+}
+
+/**
+ * Opens a tiled-bake session (the worker keeps it under the request's id, the pool lease's id): the geometry
+ * moves into the worker's wasm heap once and the triangles are bucketed by tile (nb_grid_index). Reply:
+ * SessionOpenedReply. Then TileRequests, one per tile, each answered by a TileReply (or an ErrorReply), and a
+ * SessionCloseRequest, which frees everything (no reply).
+ */
+export interface SessionOpenRequest {
+  id: number;
+  type: 'open';
+  positions: Float32Array;
+  indices: Uint32Array | null;
+  areas: Uint8Array | null;
+  volumes: VolumeData[] | null;
+  /** nb_offmesh_link structs (volumes.ts linksData) */
+  links: Uint8Array | null;
+  config: Float64Array;
+  /** also send back each tile's cache blob (bake option obstacles: true) */
+  caches: boolean;
+  /** Test hook: the worker exits once a tile bake reaches this nb_stage. */
+  testExitAtStage?: number;
+}
+
+export interface SessionOpenedReply {
+  id: number;
+  type: 'opened';
+  /** (x, z) pairs of the tiles to bake: those with triangles or holding a link's start, in (z, x) order */
+  tiles: Int32Array;
+}
+
+export interface TileRequest {
+  id: number;
+  type: 'tile';
+  x: number;
+  z: number;
+}
+
+export interface TileReply {
+  id: number;
+  type: 'tile';
+  x: number;
+  z: number;
+  /** the tile blob; null when the tile has no polygons (left out of the navmesh) */
+  bytes: Uint8Array | null;
+  /** the tile's cache blob (caches: true and the tile has geometry), else null */
+  cache: Uint8Array | null;
+  /** the worker's wasm memory size in bytes after the tile */
+  memory: number;
+}
+
+export interface SessionCloseRequest {
+  id: number;
+  type: 'close';
+}
+
+/** Live obstacles: one tile rebuilt from its cache blob with the obstacles (nb_tile_rebuild). */
+export interface RebuildRequest {
+  id: number;
+  type: 'rebuild';
+  config: Float64Array;
+  cache: Uint8Array;
+  links: Uint8Array | null;
+  obstacles: VolumeData[];
+}
+
+export type WorkerRequest =
+  | InitRequest
+  | BakeRequest
+  | InspectRequest
+  | SessionOpenRequest
+  | TileRequest
+  | SessionCloseRequest
+  | RebuildRequest;
 
 export interface ProgressReply {
   id: number;
   type: 'progress';
-  /** nb_stage (1..9), or 0 for "tiles": done = tiles finished by this worker */
+  /** nb_stage (1..9) */
   stage: number;
   done: number;
   total: number;
@@ -39,8 +126,10 @@ export interface ResultReply {
   type: 'result';
   /** the saved navmesh (whole-navmesh requests) */
   bytes?: Uint8Array;
-  /** the baked tiles with polygons (tile requests) */
-  tiles?: TileBlob[];
+  /** rebuild requests: true when the rebuilt tile has no polygons (bytes then absent) */
+  empty?: boolean;
+  /** inspect requests */
+  inspection?: Inspection;
 }
 
 export interface ErrorReply {
@@ -50,7 +139,4 @@ export interface ErrorReply {
   message: string;
 }
 
-export type WorkerReply = ProgressReply | ResultReply | ErrorReply;
-
-/** nb_stage value used in progress replies for "a tile finished". */
-export const STAGE_TILES = 0;
+export type WorkerReply = ProgressReply | ResultReply | ErrorReply | SessionOpenedReply | TileReply;

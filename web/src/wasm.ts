@@ -7,6 +7,8 @@ import createNavBake from './navbake.mjs';
 import { NavBakeError, type NavBakeErrorCode } from './errors.js';
 import { camelCase, type ConfigField } from './config.js';
 import { isNode, nodeImport } from './env.js';
+import type { InspectCounts, Inspection, StageTimes } from './inspect.js';
+import { LINK_SIZE, VOLUME_BOX, VOLUME_CYLINDER, type VolumeData } from './volumes.js';
 
 /** How {@link init} finds the wasm. By default: `navbake.wasm` next to this module. */
 export interface InitOptions {
@@ -20,7 +22,7 @@ export interface InitOptions {
 
 type Fn = (...args: number[]) => number;
 
-/** The Emscripten module object: the exports of c/src/wasm_api.c plus heap views (replaced when memory grows). */
+/** The module object of navbake.mjs: the exports of c/src/wasm_api.c plus heap views (replaced when memory grows). */
 interface RawModule {
   HEAPU8: Uint8Array;
   HEAP32: Int32Array;
@@ -80,18 +82,7 @@ export async function compileWasm(opts: InitOptions = {}): Promise<WebAssembly.M
 
 /** A fresh wasm instance (its own memory) of a compiled module. */
 export async function instantiate(module: WebAssembly.Module): Promise<Wasm> {
-  // Emscripten's promise never settles when instantiation fails inside instantiateWasm: race it with ours.
-  let fail!: (e: unknown) => void;
-  const failed = new Promise<never>((_, reject) => (fail = reject));
-  const raw = (await Promise.race([
-    createNavBake({
-      instantiateWasm(imports: WebAssembly.Imports, done: (i: WebAssembly.Instance, m: WebAssembly.Module) => void) {
-        WebAssembly.instantiate(module, imports).then((instance) => done(instance, module), fail);
-        return {};
-      },
-    }),
-    failed,
-  ]).catch((e) => {
+  const raw = (await createNavBake({ wasmModule: module }).catch((e) => {
     throw new NavBakeError('NB_ERR_WASM_LOAD', `navbake: could not instantiate the wasm module: ${(e as Error)?.message ?? e}`, {
       cause: e,
     });
@@ -135,12 +126,27 @@ export interface MeshInput {
   positions: Float32Array;
   indices: Uint32Array | null;
   areas: Uint8Array | null;
+  /** bake-time area volumes (volumes.ts) */
+  volumes?: VolumeData[] | null;
+  /** off-mesh links as nb_offmesh_link structs (volumes.ts linksData) */
+  links?: Uint8Array | null;
 }
 
-export interface TileBlob {
-  x: number;
-  z: number;
-  bytes: Uint8Array;
+/** A tiled-bake session on one wasm instance (Wasm.openSession). */
+export interface GridSession {
+  /** nb_grid_index pointer, 0 once closed */
+  index: number;
+  /** heap copies of the geometry, volumes, links, config (freed on close) */
+  ptrs: number[];
+  cfg: number;
+  links: number;
+  linkCount: number;
+  linkBytes: Uint8Array | null;
+  params: NavmeshParams;
+  tilesX: number;
+  tilesZ: number;
+  /** per tile (x + z * tilesX): 1 when triangles may reach it (Wasm.candidateTiles) */
+  candidates: Uint8Array;
 }
 
 /** Navmesh params for nbw_navmesh_create: origin xyz, tile width, tile depth, max tiles. */
@@ -351,56 +357,250 @@ export class Wasm {
     }
   }
 
-  /** A whole navmesh (solo, or tiled in this thread by config tileSize); returns the navmesh pointer. */
-  bakeNavmesh(mesh: MeshInput, config: Float64Array, progress?: CProgress): number {
-    return this.withMesh(mesh, (args) => {
-      const cfg = this.copyIn(config);
-      try {
-        this.m._nbw_context_clear_error(this.ctx);
-        const nav = this.withProgress(progress, () => this.m._nbw_navmesh_bake(this.ctx, ...args, cfg));
-        if (!nav) throw this.error();
-        return nav;
-      } finally {
-        this.m._free(cfg);
+  /**
+   * Writes volumes as nb_volume structs (68 bytes, layout pinned by asserts in wasm_api.c) and links (already
+   * nb_offmesh_link bytes) into the heap; fn gets (volumes, count, links, count). Freed after fn.
+   */
+  withExtras<T>(volumes: readonly VolumeData[] | null | undefined, links: Uint8Array | null | undefined, fn: (args: number[]) => T): T {
+    const ptrs: number[] = [];
+    try {
+      return fn(this.putExtras(volumes, links, ptrs));
+    } finally {
+      for (const p of ptrs) this.m._free(p);
+    }
+  }
+
+  /** withExtras' writer: the allocations are pushed on ptrs (the caller frees them). */
+  private putExtras(volumes: readonly VolumeData[] | null | undefined, links: Uint8Array | null | undefined, ptrs: number[]): number[] {
+    {
+      const nv = volumes?.length ?? 0;
+      let vp = 0;
+      if (nv) {
+        vp = this.alloc(nv * 68);
+        ptrs.push(vp);
+        this.m.HEAPU8.fill(0, vp, vp + nv * 68);
+        volumes!.forEach((v, i) => {
+          const o = vp + i * 68;
+          let pts = 0;
+          if (v.points) {
+            pts = this.copyIn(v.points);
+            ptrs.push(pts);
+          }
+          const f = this.m.HEAPF32;
+          this.m.HEAP32[o >> 2] = v.type;
+          this.m.HEAPU8[o + 4] = v.area;
+          // box: bmin, bmax at 8; cylinder: center, radius, height at 32; convex: verts, count, ymin, ymax at 52
+          if (v.type === VOLUME_BOX) f.set(v.f, (o + 8) >> 2);
+          else if (v.type === VOLUME_CYLINDER) f.set(v.f, (o + 32) >> 2);
+          else {
+            this.m.HEAPU32[(o + 52) >> 2] = pts;
+            this.m.HEAPU32[(o + 56) >> 2] = v.points!.length / 3;
+            f.set(v.f, (o + 60) >> 2);
+          }
+        });
       }
-    });
+      const nl = links ? links.length / LINK_SIZE : 0;
+      const lp = nl ? this.copyIn(links!) : 0;
+      if (lp) ptrs.push(lp);
+      return [vp, nv, lp, nl];
+    }
+  }
+
+  // ---- tiled bakes: a session holds the geometry and its tile index ----
+
+  /**
+   * Copies the geometry into the heap once and buckets its triangles by tile (nb_grid_index). The copies live
+   * until closeSession. NavBakeError on bad geometry, volumes or config.
+   */
+  openSession(mesh: MeshInput, config: Float64Array): GridSession {
+    const ptrs: number[] = [];
+    try {
+      const copy = (a: ArrayBufferView | null) => {
+        if (!a || a.byteLength === 0) return 0;
+        const p = this.copyIn(a);
+        ptrs.push(p);
+        return p;
+      };
+      const pos = copy(mesh.positions);
+      const idx = copy(mesh.indices);
+      const areas = copy(mesh.areas);
+      const [vp, nv, lp, nl] = this.putExtras(mesh.volumes, mesh.links, ptrs);
+      const cfg = copy(config);
+      const grid = this.alloc(64);
+      ptrs.push(grid);
+      const triangles = mesh.indices ? mesh.indices.length / 3 : Math.floor(mesh.positions.length / 9);
+      this.m._nbw_context_clear_error(this.ctx);
+      const index = this.m._nbw_grid_index_create(this.ctx, pos, mesh.positions.length / 3, idx, triangles, areas, vp, nv, cfg, grid);
+      if (!index) throw this.error();
+      const g = this.m.HEAPF64.slice(grid >> 3, (grid >> 3) + 8);
+      const params = Array.from(g.subarray(0, 6)) as NavmeshParams;
+      const session = { index, ptrs, cfg, links: lp, linkCount: nl, params, tilesX: g[6], tilesZ: g[7], linkBytes: mesh.links ?? null };
+      return { ...session, candidates: this.candidateTiles(session, mesh, config) };
+    } catch (e) {
+      for (const p of ptrs) this.m._free(p);
+      throw e;
+    }
   }
 
   /**
-   * Bakes tiles of the grid (pairs x, z in `tiles`), copying the mesh in once. Tiles without polygons are left
-   * out of the result. onTile runs after each tile and may return true to stop (the result is then partial).
+   * The tiles worth a bake call, (x, z) pairs in (z, x) order: those triangles may reach (candidateTiles), and
+   * those holding a link's start (C then reports a link in a tile without triangles, as nb_bake_navmesh would).
    */
-  bakeTiles(
-    mesh: MeshInput,
-    config: Float64Array,
-    tiles: ArrayLike<number>,
-    progress?: CProgress,
-    onTile?: (done: number) => boolean | void,
-  ): TileBlob[] {
-    return this.withMesh(mesh, (args) => {
-      const cfg = this.copyIn(config);
-      const out = this.alloc(8);
-      const blobs: TileBlob[] = [];
-      try {
-        for (let i = 0; i + 1 < tiles.length; i += 2) {
-          const x = tiles[i];
-          const z = tiles[i + 1];
-          const st = this.withProgress(progress, () => this.m._nbw_bake_grid_tile(this.ctx, ...args, cfg, x, z, out));
-          this.check(st);
-          const data = this.m.HEAPU32[out >> 2];
-          const size = this.m.HEAPU32[(out >> 2) + 1];
-          if (data) {
-            blobs.push({ x, z, bytes: this.m.HEAPU8.slice(data, data + size) });
-            this.m._nbw_bytes_free(this.ctx, data);
-          }
-          if (onTile?.(i / 2 + 1)) break;
-        }
-        return blobs;
-      } finally {
-        this.m._free(out);
-        this.m._free(cfg);
+  sessionTiles(s: GridSession): Int32Array {
+    const want = new Set<number>();
+    for (let z = 0; z < s.tilesZ; z++) {
+      for (let x = 0; x < s.tilesX; x++) {
+        const i = z * s.tilesX + x;
+        if (s.candidates[i]) want.add(i);
       }
+    }
+    if (s.linkBytes) {
+      // nb_inside_xz over the tile's [lo, hi) in float32, as C computes the bounds
+      const f = new DataView(s.linkBytes.buffer, s.linkBytes.byteOffset, s.linkBytes.byteLength);
+      const [ox, , oz, tw, td] = s.params;
+      const fr = Math.fround;
+      for (let o = 0; o < s.linkBytes.length; o += LINK_SIZE) {
+        const px = f.getFloat32(o, true);
+        const pz = f.getFloat32(o + 8, true);
+        const cx = Math.floor((px - ox) / tw);
+        const cz = Math.floor((pz - oz) / td);
+        for (let z = Math.max(0, cz - 1); z <= Math.min(s.tilesZ - 1, cz + 1); z++) {
+          for (let x = Math.max(0, cx - 1); x <= Math.min(s.tilesX - 1, cx + 1); x++) {
+            const lx = fr(ox + fr(x * tw));
+            const lz = fr(oz + fr(z * td));
+            if (px >= lx && px < fr(lx + tw) && pz >= lz && pz < fr(lz + td)) want.add(z * s.tilesX + x);
+          }
+        }
+      }
+    }
+    const keys = [...want].sort((a, b) => a - b);
+    const out = new Int32Array(keys.length * 2);
+    keys.forEach((k, i) => {
+      out[2 * i] = k % s.tilesX;
+      out[2 * i + 1] = Math.floor(k / s.tilesX);
     });
+    return out;
+  }
+
+  /**
+   * Flags per tile (x + z * tilesX): 1 where a triangle's xz box, widened by more than the tile border (agent
+   * radius + 3 cells, rounded up) and a margin, overlaps the tile. A superset of the tiles C gives triangles
+   * (a flagged tile without any bakes to nothing), so no tile with geometry is ever skipped.
+   */
+  private candidateTiles(s: Omit<GridSession, 'candidates'>, mesh: MeshInput, config: Float64Array): Uint8Array {
+    const r = this.resolveConfig(config);
+    const field = (n: string) => r[this.fields.findIndex((f) => f.name === n)];
+    const cs = field('cellSize');
+    const [ox, , oz, tw, td] = s.params;
+    const reach = field('agentRadius') + 5 * cs + 1e-2 * Math.max(tw, td) + 1e-2;
+    const out = new Uint8Array(s.tilesX * s.tilesZ);
+    const p = mesh.positions;
+    const idx = mesh.indices;
+    const n = idx ? idx.length / 3 : Math.floor(p.length / 9);
+    const clampX = (v: number) => Math.min(s.tilesX - 1, Math.max(0, v));
+    const clampZ = (v: number) => Math.min(s.tilesZ - 1, Math.max(0, v));
+    for (let t = 0; t < n; t++) {
+      let x0 = Infinity, x1 = -Infinity, z0 = Infinity, z1 = -Infinity;
+      for (let k = 0; k < 3; k++) {
+        const v = (idx ? idx[3 * t + k] : 3 * t + k) * 3;
+        const x = p[v];
+        const z = p[v + 2];
+        if (x < x0) x0 = x;
+        if (x > x1) x1 = x;
+        if (z < z0) z0 = z;
+        if (z > z1) z1 = z;
+      }
+      const a = clampX(Math.floor((x0 - reach - ox) / tw));
+      const b = clampX(Math.floor((x1 + reach - ox) / tw));
+      const c = clampZ(Math.floor((z0 - reach - oz) / td));
+      const d = clampZ(Math.floor((z1 + reach - oz) / td));
+      for (let z = c; z <= d; z++) out.fill(1, z * s.tilesX + a, z * s.tilesX + b + 1);
+    }
+    return out;
+  }
+
+  /** Bakes one tile of the session: its blob (null: no polygons) and, when asked, its cache blob. */
+  bakeSessionTile(s: GridSession, x: number, z: number, wantCache: boolean, progress?: CProgress): { bytes: Uint8Array | null; cache: Uint8Array | null } {
+    const out = this.scratch + S_INFO;
+    this.m._nbw_context_clear_error(this.ctx);
+    const st = this.withProgress(progress, () =>
+      this.m._nbw_grid_index_bake_tile(this.ctx, s.index, s.links, s.linkCount, x, z, wantCache ? 1 : 0, out),
+    );
+    const o = out >> 2;
+    const [data, size, cache, cacheSize] = [this.m.HEAPU32[o], this.m.HEAPU32[o + 1], this.m.HEAPU32[o + 2], this.m.HEAPU32[o + 3]];
+    const take = (p: number, n: number) => {
+      if (!p) return null;
+      const b = this.m.HEAPU8.slice(p, p + n);
+      this.m._nbw_bytes_free(this.ctx, p);
+      return b;
+    };
+    const bytes = take(data, size);
+    const cacheBytes = take(cache, cacheSize);
+    this.check(st);
+    return { bytes, cache: cacheBytes };
+  }
+
+  /** Frees the session's index and its copy of the geometry. Idempotent. */
+  closeSession(s: GridSession): void {
+    if (s.index) this.m._nbw_grid_index_destroy(this.ctx, s.index);
+    s.index = 0;
+    for (const p of s.ptrs.splice(0)) this.m._free(p);
+  }
+
+  /** Live obstacles: one tile rebuilt from its cache blob; null when it ends with no polygons. */
+  rebuildTile(config: Float64Array, cache: Uint8Array, links: Uint8Array | null, obstacles: readonly VolumeData[]): Uint8Array | null {
+    const ptrs: number[] = [];
+    try {
+      const cfg = this.copyIn(config);
+      ptrs.push(cfg);
+      const c = this.copyIn(cache);
+      ptrs.push(c);
+      const [vp, nv, lp, nl] = this.putExtras(obstacles, links, ptrs);
+      const out = this.scratch + S_INFO;
+      this.m._nbw_context_clear_error(this.ctx);
+      const st = this.m._nbw_tile_rebuild(this.ctx, cfg, c, cache.length, lp, nl, vp, nv, out);
+      this.check(st);
+      const data = this.m.HEAPU32[out >> 2];
+      if (!data) return null;
+      const bytes = this.m.HEAPU8.slice(data, data + this.m.HEAPU32[(out >> 2) + 1]);
+      this.m._nbw_bytes_free(this.ctx, data);
+      return bytes;
+    } finally {
+      for (const p of ptrs) this.m._free(p);
+    }
+  }
+
+  /** The xz box (lo x, lo z, hi x, hi z) whose obstacles affect tile (x, z): the tile with its border. */
+  dirtyBox(params: NavmeshParams, config: Float64Array, x: number, z: number): Float32Array {
+    const ptrs: number[] = [];
+    try {
+      const p = this.copyIn(new Float64Array(params));
+      ptrs.push(p);
+      const cfg = this.copyIn(config);
+      ptrs.push(cfg);
+      const out = this.scratch + S_OUT;
+      this.m._nbw_tile_dirty_box(p, cfg, x, z, out);
+      return this.f32(out, 4);
+    } finally {
+      for (const q of ptrs) this.m._free(q);
+    }
+  }
+
+  /** A whole navmesh (solo, or tiled in this thread by config tileSize); returns the navmesh pointer. */
+  bakeNavmesh(mesh: MeshInput, config: Float64Array, progress?: CProgress): number {
+    return this.withMesh(mesh, (args) =>
+      this.withExtras(mesh.volumes, mesh.links, (extras) => {
+        const cfg = this.copyIn(config);
+        try {
+          this.m._nbw_context_clear_error(this.ctx);
+          const nav = this.withProgress(progress, () => this.m._nbw_navmesh_bake_ex(this.ctx, ...args, ...extras, cfg));
+          if (!nav) throw this.error();
+          return nav;
+        } finally {
+          this.m._free(cfg);
+        }
+      }),
+    );
   }
 
   navmeshCreate(params: NavmeshParams): number {
@@ -421,6 +621,66 @@ export class Wasm {
     } finally {
       this.m._free(p);
     }
+  }
+
+  // ---- streaming ----
+
+  /** origin xyz, tile width, tile depth, max tiles */
+  navmeshParams(nav: number): NavmeshParams {
+    const p = this.scratch + S_OUT;
+    this.m._nbw_navmesh_params(nav, p);
+    return Array.from(this.m.HEAPF64.subarray(p >> 3, (p >> 3) + 6)) as NavmeshParams;
+  }
+
+  /** A copy of the tile's blob, or null when there is no tile at (x, z). */
+  tileData(nav: number, x: number, z: number): Uint8Array | null {
+    const out = this.scratch + S_INFO;
+    if (this.m._nbw_navmesh_tile_data(nav, x, z, out) !== 0) return null;
+    const data = this.m.HEAPU32[out >> 2];
+    return this.m.HEAPU8.slice(data, data + this.m.HEAPU32[(out >> 2) + 1]);
+  }
+
+  /** false when there was no tile there */
+  removeTile(nav: number, x: number, z: number): boolean {
+    const st = this.m._nbw_navmesh_remove_tile(this.ctx, nav, x, z);
+    if (st !== 0 && this.statusName(st) === 'NB_ERR_NOT_FOUND') {
+      this.m._nbw_context_clear_error(this.ctx);
+      return false;
+    }
+    this.check(st);
+    return true;
+  }
+
+  /** Adds a tile blob, replacing the one at its position; validated first, the navmesh unchanged on failure. */
+  putTile(nav: number, bytes: Uint8Array): void {
+    const p = this.copyIn(bytes);
+    try {
+      this.check(this.m._nbw_navmesh_put_tile(this.ctx, nav, p, bytes.length));
+    } finally {
+      this.m._free(p);
+    }
+  }
+
+  /** (x, z, polygons) per tile, in slot order. */
+  tiles(nav: number): Int32Array {
+    const n = this.m._nbw_navmesh_tiles(nav, 0, 0);
+    const p = this.alloc(n * 12);
+    try {
+      this.m._nbw_navmesh_tiles(nav, p, n);
+      return this.m.HEAP32.slice(p >> 2, (p >> 2) + n * 3);
+    } finally {
+      this.m._free(p);
+    }
+  }
+
+  /** Size of this instance's wasm memory in bytes (it never shrinks: the peak so far). */
+  memoryBytes(): number {
+    return this.m.HEAPU8.length;
+  }
+
+  /** Bytes in use on this instance's wasm heap. */
+  heapUsed(): number {
+    return this.m._nbw_heap_used();
   }
 
   // ---- navmesh ----
@@ -640,6 +900,102 @@ export class Wasm {
     const i = (s + S_OUT) >> 2;
     const h = this.m.HEAPF32;
     return { distance: h[i], point: [h[i + 1], h[i + 2], h[i + 3]], normal: [h[i + 4], h[i + 5], h[i + 6]] };
+  }
+
+  // ---- inspect (web/src/inspect.ts; exports in c/src/wasm_inspect.c) ----
+
+  /** One bake keeping every stage (tile: [x, z] of the tiled grid, or null for a solo bake), copied out. */
+  inspect(mesh: MeshInput, config: Float64Array, tile: ArrayLike<number> | null, progress?: CProgress): Inspection {
+    return this.withMesh(mesh, (args) => this.withExtras(mesh.volumes, null, ([vp, nv]) => {
+      const m = this.m;
+      const cfg = this.copyIn(config);
+      const ptrs: number[] = [cfg];
+      let insp = 0;
+      try {
+        m._nbw_context_clear_error(this.ctx);
+        const [tx, tz] = tile ? [tile[0], tile[1]] : [-1, -1];
+        insp = this.withProgress(progress, () => m._nbw_inspect(this.ctx, ...args, vp, nv, cfg, tx, tz));
+        if (!insp) throw this.error();
+        const ni = m._nbw_inspect_info_count();
+        const infoPtr = this.alloc(ni * 8);
+        ptrs.push(infoPtr);
+        m._nbw_inspect_info(insp, infoPtr);
+        const info = m.HEAPF64.slice(infoPtr >> 3, (infoPtr >> 3) + ni);
+        const [nSpans, nConts, nVerts, nRaw] = [info[12], info[13], info[14], info[15]];
+        const buf = (bytes: number) => {
+          const p = this.alloc(bytes);
+          ptrs.push(p);
+          return p;
+        };
+        const sx = buf(nSpans * 2), sz = buf(nSpans * 2), sy = buf(nSpans * 2), sa = buf(nSpans), sr = buf(nSpans * 2);
+        m._nbw_inspect_spans(insp, sx, sz, sy, sa, sr);
+        const u16 = (p: number, n: number) => m.HEAPU8.slice(p, p + n * 2);
+        const cr = buf(nConts * 2), ca = buf(nConts), co = buf((nConts + 1) * 4), cv = buf(nVerts * 12);
+        const ro = buf((nConts + 1) * 4), rv = buf(nRaw * 12);
+        m._nbw_inspect_contours(insp, cr, ca, co, cv, ro, rv);
+        const countNames: Readonly<Record<string, keyof InspectCounts>> = {
+          grid_width: 'gridWidth',
+          grid_height: 'gridHeight',
+          hf_spans: 'heightfieldSpans',
+          compact_spans: 'compactSpans',
+          walkable_after_erode: 'walkableSpans',
+          regions: 'regions',
+          contours: 'contours',
+          polys: 'polygons',
+          poly_verts: 'polygonVertices',
+          detail_verts: 'detailVertices',
+          detail_tris: 'detailTriangles',
+        };
+        // The C stat table: counts first, then the stage times from 'rasterize' on (two names occur in both).
+        const counts: Record<string, number> = {};
+        const times: Record<string, number> = {};
+        let inTimes = false;
+        for (let i = 0, n = m._nbw_stat_count(); i < n; i++) {
+          const name = m.UTF8ToString(m._nbw_stat_name(i));
+          const v = m._nbw_inspect_stat(insp, i);
+          inTimes ||= name === 'rasterize';
+          if (inTimes) times[name] = Math.max(0, v); // -1: the stage did not run (the distance field, except watershed)
+          else counts[countNames[name] ?? name] = v;
+        }
+        const regionIds = info[11];
+        return {
+          tile: info[17] >= 0 ? [info[17], info[18]] : null,
+          grid: {
+            origin: [info[0], info[1], info[2]],
+            max: [info[3], info[4], info[5]],
+            cellSize: info[6],
+            cellHeight: info[7],
+            width: info[8],
+            height: info[9],
+            borderSize: info[10],
+          },
+          spans: {
+            count: nSpans,
+            x: new Uint16Array(u16(sx, nSpans).buffer),
+            z: new Uint16Array(u16(sz, nSpans).buffer),
+            y: new Uint16Array(u16(sy, nSpans).buffer),
+            area: m.HEAPU8.slice(sa, sa + nSpans),
+            region: new Uint16Array(u16(sr, nSpans).buffer),
+          },
+          regionCount: Math.max(0, regionIds - 1),
+          contours: {
+            count: nConts,
+            region: new Uint16Array(u16(cr, nConts).buffer),
+            area: m.HEAPU8.slice(ca, ca + nConts),
+            offsets: m.HEAPU32.slice(co >> 2, (co >> 2) + nConts + 1),
+            vertices: this.f32(cv, nVerts * 3),
+            rawOffsets: m.HEAPU32.slice(ro >> 2, (ro >> 2) + nConts + 1),
+            rawVertices: this.f32(rv, nRaw * 3),
+          },
+          times: times as unknown as StageTimes,
+          counts: counts as unknown as InspectCounts,
+          memory: { peakBytes: info[16], heapBytes: m.HEAPU8.length },
+        };
+      } finally {
+        if (insp) m._nbw_inspect_free(insp);
+        for (const p of ptrs) m._free(p);
+      }
+    }));
   }
 }
 

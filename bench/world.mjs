@@ -1,0 +1,181 @@
+// Big worlds (issue 6): the deterministic generated world (`navbake world`, about one million triangles of
+// terrain, buildings with stairs, bridges, ramps), baked in tiles through the npm package's worker pool and by
+// npm @recast-navigation 0.43.1's generateTiledNavMesh (recastnavigation compiled to wasm, single-threaded),
+// same triangles, same settings, same tile size. Also: live obstacle updates, wasm memory per worker, and memory
+// over repeated bake/dispose cycles for both libraries.
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { init as initRef, Raw } from '@recast-navigation/core';
+import { generateTiledNavMesh } from '@recast-navigation/generators';
+import { loadMesh, machine, median, root, today, writeSection } from './lib.mjs';
+
+const pkg = pathToFileURL(resolve(root, 'web/dist/index.js')).href;
+const navbake = await import(pkg);
+const { init, bake, terminateWorkers } = navbake;
+await init();
+await initRef();
+
+const TRIANGLES = Number(process.env.WORLD_TRIANGLES ?? 1000000);
+const TILE = 64;
+const REPEAT = Number(process.env.REPEAT ?? 3);
+const CYCLES = Number(process.env.CYCLES ?? 100);
+const f1 = (x) => x.toFixed(1);
+const f2 = (x) => x.toFixed(2);
+const mb = (b) => `${(b / 1048576).toFixed(1)} MB`;
+
+function world(triangles) {
+  const file = resolve(root, `build/world-${triangles}.obj`);
+  if (!existsSync(file)) {
+    const r = spawnSync(resolve(root, 'build/navbake'), ['world', '--seed', '1', '--triangles', String(triangles), '-o', file]);
+    if (r.status !== 0) throw new Error(`navbake world failed: ${r.stderr}`);
+  }
+  return loadMesh(file);
+}
+
+// The same settings in both libraries (navbake's defaults; the reference's in cells).
+const CONFIG = { tileSize: TILE };
+const REF_CONFIG = {
+  cs: 0.3, ch: 0.2, walkableSlopeAngle: 45, walkableHeight: 10, walkableClimb: 4, walkableRadius: 2, maxEdgeLen: 40,
+  maxSimplificationError: 1.3, minRegionArea: 8, mergeRegionArea: 20, maxVertsPerPoly: 6, detailSampleDist: 6,
+  detailSampleMaxError: 1, tileSize: TILE,
+};
+
+const big = world(TRIANGLES);
+const ntris = big.indices.length / 3;
+
+// ---- tiled bake wall time: 1 and 2 workers, and the reference ----
+async function ours(workers, mesh = big, extra = {}) {
+  let memory = 0;
+  const t0 = performance.now();
+  const nav = await bake({ positions: mesh.positions, indices: mesh.indices }, CONFIG, {
+    workers,
+    onTile: (e) => (memory = Math.max(memory, e.memoryBytes)),
+    ...extra,
+  });
+  const ms = performance.now() - t0;
+  const shape = { ms, memory, tiles: nav.tileCount, polys: nav.polygons().length };
+  if (extra.keep) return { ...shape, nav };
+  nav.dispose();
+  return shape;
+}
+function theirs(mesh = big) {
+  const t0 = performance.now();
+  const r = generateTiledNavMesh(mesh.positions, mesh.indices, REF_CONFIG);
+  const ms = performance.now() - t0;
+  if (!r.success) throw new Error(`reference tiled bake failed: ${r.error}`);
+  r.navMesh.destroy();
+  return ms;
+}
+
+// Warm the pool (two workers started, wasm instantiated) before timing.
+await ours(2);
+const one = [];
+const two = [];
+let shape = null;
+let workerMemory = 0;
+for (let i = 0; i < REPEAT; i++) {
+  const a = await ours(1);
+  const b = await ours(2);
+  one.push(a.ms);
+  two.push(b.ms);
+  shape = b;
+  workerMemory = Math.max(workerMemory, a.memory, b.memory);
+}
+const ref = [];
+for (let i = 0; i < Math.max(1, Math.min(REPEAT, 2)); i++) ref.push(theirs());
+const m1 = median(one);
+const m2 = median(two);
+const mr = median(ref);
+
+// ---- live obstacles: move a 2 m box inside one tile, and one over a corner shared by four tiles ----
+const { nav } = await ours(2, big, { obstacles: true, keep: true });
+const [ox, oy, oz, tw] = [nav.params.origin[0], nav.params.origin[1], nav.params.origin[2], nav.params.tileWidth];
+const have = new Set(nav.tiles().map((t) => `${t.x},${t.z}`));
+// A tile whose 3 x 3 neighbourhood all has polygons, near the middle of the world.
+const tiles = nav.tiles().filter((t) => [-1, 0, 1].every((dx) => [-1, 0, 1].every((dz) => have.has(`${t.x + dx},${t.z + dz}`))));
+const mid = tiles[tiles.length >> 1];
+const box = (cx, cz) => ({ type: 'box', min: [cx - 1, oy - 1000, cz - 1], max: [cx + 1, oy + 1000, cz + 1], area: 0 });
+async function moves(cx, cz, expectTiles, workers) {
+  const id = nav.addObstacle(box(cx, cz));
+  await nav.update({ workers });
+  const times = [];
+  for (let i = 0; i < 41; i++) {
+    const d = (i % 2) * 0.5; // back and forth by half a metre
+    nav.updateObstacle(id, box(cx + d, cz + d));
+    if (nav.pendingTiles !== expectTiles) throw new Error(`expected ${expectTiles} dirty tiles, got ${nav.pendingTiles}`);
+    const t0 = performance.now();
+    const r = await nav.update({ workers });
+    times.push(performance.now() - t0);
+    if (r.tiles.length !== expectTiles) throw new Error(`rebuilt ${r.tiles.length} tiles, expected ${expectTiles}`);
+  }
+  nav.removeObstacle(id);
+  await nav.update({ workers });
+  return median(times.slice(1));
+}
+const cx1 = ox + (mid.x + 0.5) * tw - 0.25;
+const cz1 = oz + (mid.z + 0.5) * tw - 0.25;
+const cx4 = ox + mid.x * tw - 0.25;
+const cz4 = oz + mid.z * tw - 0.25;
+const upd = {
+  one: { workers: await moves(cx1, cz1, 1, 2), main: await moves(cx1, cz1, 1, false) },
+  four: { workers: await moves(cx4, cz4, 4, 2), main: await moves(cx4, cz4, 4, false) },
+};
+nav.dispose();
+
+// ---- memory over bake/dispose cycles (a smaller world, so 100 cycles stay short) ----
+const small = world(100000);
+const { mainWasm } = await import(pathToFileURL(resolve(root, 'web/dist/runtime.js')).href);
+const w = await mainWasm();
+await ours(2, small);
+const heap0 = w.heapUsed();
+const mem0 = w.memoryBytes();
+const rss0 = process.memoryUsage().rss;
+let cycleMemory = 0;
+for (let i = 0; i < CYCLES; i++) cycleMemory = Math.max(cycleMemory, (await ours(2, small)).memory);
+const heap1 = w.heapUsed();
+const mem1 = w.memoryBytes();
+const rss1 = process.memoryUsage().rss;
+const refHeap = () => Raw.Module.HEAPU8.length;
+theirs(small);
+const rh0 = refHeap();
+const REF_CYCLES = Math.min(CYCLES, 20);
+for (let i = 0; i < REF_CYCLES; i++) theirs(small);
+const rh1 = refHeap();
+terminateWorkers();
+
+const md = `## Big world: tiled bakes, live obstacles, memory (${today()})
+
+Machine: ${machine()}. The world is \`navbake world --seed 1 --triangles ${TRIANGLES}\` (${ntris} triangles: terrain,
+buildings with stairs and doors, bridges, ramps, platforms), default config with tileSize ${TILE} cells
+(${shape.tiles} tiles with polygons, ${shape.polys} polygons). Wall time of \`bake()\` through the package's worker pool
+(warm pool; geometry sent to each worker once per bake, tiles handed out one by one; median of ${REPEAT}, 1 and 2
+workers interleaved), and of @recast-navigation 0.43.1's generateTiledNavMesh (recastnavigation in wasm,
+single-threaded, same triangles, settings and tile size; median of ${ref.length}).
+
+| build | wall time (ms) | speedup vs 1 worker | vs reference |
+|---|---|---|---|
+| navbake, 1 worker | ${f1(m1)} | 1.00x | ${f2(m1 / mr)} |
+| navbake, 2 workers | ${f1(m2)} | ${f2(m1 / m2)}x (target >= 1.8x) | ${f2(m2 / mr)} (target <= 0.4) |
+| @recast-navigation generateTiledNavMesh | ${f1(mr)} | | 1.00 |
+
+Peak wasm memory per worker during these bakes: ${mb(workerMemory)} (the largest worker's wasm memory; it holds
+the world's ${mb(big.positions.byteLength + big.indices.byteLength)} of geometry and its tile index).
+
+Live obstacles (\`nav.updateObstacle\` then \`await nav.update()\`, bake option \`obstacles: true\`): a 2 x 2 m box
+moved back and forth by 0.5 m, median of 40 updates. The update rebuilds the dirty tiles from their encoded
+compact-heightfield caches (no rasterization) and swaps them in.
+
+| box | tiles rebuilt | in the worker pool (ms) | on the main thread, workers: false (ms) | target |
+|---|---|---|---|---|
+| inside one tile | 1 | ${f2(upd.one.workers)} | ${f2(upd.one.main)} | <= 3 ms |
+| over a corner of four tiles | 4 | ${f2(upd.four.workers)} | ${f2(upd.four.main)} | |
+
+Memory over ${CYCLES} bake/dispose cycles (a 100k-triangle world, tiled, 2 workers): the main thread's wasm heap in
+use ${mb(heap0)} before and ${mb(heap1)} after (${heap1 - heap0} bytes of difference; wasm memory
+${mb(mem0)} -> ${mb(mem1)}); worker wasm memory at most ${mb(cycleMemory)}; process RSS ${mb(rss0)} -> ${mb(rss1)}.
+@recast-navigation: wasm memory ${mb(rh0)} -> ${mb(rh1)} after ${REF_CYCLES} tiled bakes of the same world.
+`;
+if (!process.env.BENCH_DRY_RUN) writeSection('world', md);
+console.log(md);

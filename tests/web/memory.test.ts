@@ -1,0 +1,94 @@
+// No growth: bakes (solo, tiled sessions, obstacles and their rebuilds), streaming and failures all give back
+// every byte of the wasm heap once their navmesh is disposed (nbw_heap_used: emmalloc's bytes in use).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bake, NavMesh, terminateWorkers } from '../../web/dist/index.js';
+import { handleMessage } from '../../web/dist/bake.worker.js';
+import { configValues } from '../../web/dist/config.js';
+import type { WorkerReply, WorkerRequest } from '../../web/dist/protocol.js';
+import { mainWasm, wasmModule } from '../../web/dist/runtime.js';
+import { instantiate } from '../../web/dist/wasm.js';
+import { loadMesh, type Mesh } from './helpers';
+
+let dungeon: Mesh;
+
+beforeAll(() => {
+  dungeon = loadMesh('dungeon.obj');
+});
+
+afterAll(() => terminateWorkers());
+
+const volumes = [{ type: 'box' as const, min: [20, -5, -40], max: [30, 20, -30], area: 5 }];
+const links = [{ start: [36.5, 10.2, 5.7], end: [38, 10.2, 7], radius: 0.6, bidirectional: true }];
+
+/** One round of everything the main thread's wasm does. */
+async function round(i: number): Promise<void> {
+  const solo = await bake({ ...dungeon, volumes, links }, {}, { workers: false });
+  solo.findPath([36.5, 10.2, 5.7], [26.2, 15.5, -83.3], { filter: { areaCost: { 5: 3 } } });
+  solo.dispose();
+
+  const tiled = await bake({ ...dungeon, volumes, links }, { tileSize: 32 }, { workers: false, obstacles: true, focus: [i, 0, -i] });
+  const id = tiled.addObstacle({ type: 'cylinder', center: [30, 8, -20], radius: 2, height: 5 });
+  await tiled.update({ workers: false });
+  tiled.updateObstacle(id, { type: 'box', min: [30, 0, -30], max: [33, 20, -27] });
+  await tiled.update({ workers: false });
+  const file = tiled.save();
+  tiled.dispose();
+
+  const { params, tiles } = NavMesh.readTiles(file);
+  const streamed = await NavMesh.create(params);
+  for (const t of tiles) streamed.loadTile(t.bytes);
+  streamed.loadTile(tiles[0].bytes); // a replacement
+  streamed.removeTile(tiles[1].x, tiles[1].z);
+  streamed.saveTile(tiles[2].x, tiles[2].z);
+  expect(() => streamed.loadTile(tiles[3].bytes.subarray(0, 40))).toThrow();
+  streamed.randomPoint();
+  streamed.dispose();
+
+  // failures on the way free what they took
+  const nan = dungeon.positions.slice();
+  nan[30] = NaN;
+  await expect(bake({ positions: nan, indices: dungeon.indices }, { tileSize: 32 }, { workers: false })).rejects.toThrow();
+  const ac = new AbortController();
+  await expect(
+    bake(dungeon, { tileSize: 32 }, { workers: false, signal: ac.signal, onTile: () => ac.abort() }),
+  ).rejects.toThrow();
+}
+
+describe('memory', () => {
+  it('20 rounds of bake / update / stream / dispose on the main thread: the heap in use comes back', async () => {
+    const w = await mainWasm();
+    await round(0); // first use: lazily made scratch, the status name cache
+    const start = w.heapUsed();
+    expect(start).toBeGreaterThan(0);
+    for (let i = 1; i <= 20; i++) {
+      await round(i);
+      expect(w.heapUsed(), `after round ${i}`).toBe(start);
+    }
+  });
+
+  it('worker sessions and rebuilds: the worker heap comes back after each close', async () => {
+    const w = await instantiate(await wasmModule());
+    const config = configValues(w.fields, { tileSize: 32 });
+    const replies: WorkerReply[] = [];
+    const send = (msg: Partial<WorkerRequest>) => handleMessage({ id: 3, ...msg } as WorkerRequest, w, (r) => replies.push(r));
+    const start = w.heapUsed();
+    let cache: Uint8Array | null = null;
+    for (let i = 0; i < 20; i++) {
+      send({ type: 'open', positions: dungeon.positions, indices: dungeon.indices, areas: null, volumes: null, links: null, config, caches: true });
+      const opened = replies.pop()!;
+      expect(opened.type).toBe('opened');
+      const tiles = opened.type === 'opened' ? opened.tiles : new Int32Array();
+      for (let t = 0; t < 12; t += 2) {
+        send({ type: 'tile', x: tiles[t], z: tiles[t + 1] });
+        const r = replies.pop()!;
+        expect(r.type).toBe('tile');
+        if (r.type === 'tile' && r.cache) cache = r.cache;
+      }
+      send({ type: 'close' });
+      expect(w.heapUsed(), `after session ${i}`).toBe(start);
+      send({ type: 'rebuild', config, cache: cache!, links: null, obstacles: [] });
+      expect(replies.pop()!.type).toBe('result');
+      expect(w.heapUsed(), `after rebuild ${i}`).toBe(start);
+    }
+  });
+});

@@ -1,0 +1,234 @@
+// Live obstacles on a tiled navmesh baked with obstacles: true: addObstacle / updateObstacle / removeObstacle mark
+// the tiles they touch, update() rebuilds exactly those from their caches (in workers or on this thread, the same
+// bytes) and swaps them in all at once.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bake, NavBakeError, terminateWorkers, type NavMesh } from '../../web/dist/index.js';
+import { tileCachesOf } from '../../web/dist/navmesh.js';
+import { loadMesh, type Mesh } from './helpers';
+
+let dungeon: Mesh;
+let original: Uint8Array;
+const config = { tileSize: 32 };
+// the corridor path of the README: complete, about 122 long
+const from = [36.5, 10.2, 5.7];
+const to = [26.2, 15.5, -83.3];
+
+beforeAll(async () => {
+  dungeon = loadMesh('dungeon.obj');
+  const nav = await bake(dungeon, config, { workers: false });
+  original = nav.save();
+  nav.dispose();
+});
+
+afterAll(() => terminateWorkers());
+
+function code(fn: () => unknown): NavBakeError {
+  try {
+    fn();
+  } catch (e) {
+    expect(e).toBeInstanceOf(NavBakeError);
+    return e as NavBakeError;
+  }
+  throw new Error('expected a NavBakeError');
+}
+
+/** A box of half size h (xz) around the middle of the path's longest segment. */
+function blocker(points: Float32Array, h: number): { type: 'box'; min: number[]; max: number[] } {
+  let best = 0;
+  let len = -1;
+  for (let i = 0; i + 5 < points.length; i += 3) {
+    const l = Math.hypot(points[i + 3] - points[i], points[i + 5] - points[i + 2]);
+    if (l > len) [best, len] = [i, l];
+  }
+  const m = [0, 1, 2].map((k) => (points[best + k] + points[best + 3 + k]) / 2);
+  return { type: 'box', min: [m[0] - h, m[1] - 1, m[2] - h], max: [m[0] + h, m[1] + 2, m[2] + h] };
+}
+
+/** The grid tiles whose box (the tile with its border of agent radius + 3 cells) overlaps the volume's xz box. */
+function overlapped(nav: NavMesh, lo: number[], hi: number[]): string[] {
+  const { origin, tileWidth } = nav.params;
+  const border = (Math.ceil(0.6 / 0.3) + 3) * 0.3;
+  const out: string[] = [];
+  for (let z = 0; z < 11; z++) {
+    for (let x = 0; x < 8; x++) {
+      const x0 = origin[0] + x * tileWidth - border;
+      const z0 = origin[2] + z * tileWidth - border;
+      const x1 = x0 + tileWidth + 2 * border;
+      const z1 = z0 + tileWidth + 2 * border;
+      if (lo[0] <= x1 && hi[0] >= x0 && lo[1] <= z1 && hi[1] >= z0) out.push(`${x},${z}`);
+    }
+  }
+  return out;
+}
+
+describe('live obstacles', () => {
+  for (const workers of [2, false] as const) {
+    it(`a box on the path reroutes it; removing it restores the original bytes (workers: ${workers})`, async () => {
+      const nav = await bake(dungeon, config, { workers, obstacles: true });
+      expect(nav.save()).toEqual(original);
+      const before = nav.findPath(from, to);
+      expect(before.status).toBe('complete');
+      const box = blocker(before.points, 1.5);
+      const id = nav.addObstacle(box);
+      expect(id).toBe(1);
+      expect(nav.pendingTiles).toBeGreaterThan(0);
+      expect(nav.save()).toEqual(original); // nothing changes before update()
+      const u = await nav.update();
+      expect(nav.pendingTiles).toBe(0);
+      expect(u.tiles.length).toBeGreaterThan(0);
+      expect(u.touches(before.points)).toBe(true); // the old path runs through a rebuilt tile: re-plan it
+      const after = nav.findPath(from, to);
+      expect(after.status === 'partial' || after.length > before.length + 0.5).toBe(true);
+      expect(nav.save()).not.toEqual(original);
+      // the path must not cross the box any more
+      const [x0, , z0] = box.min;
+      const [x1, , z1] = box.max;
+      for (let i = 0; i < after.points.length; i += 3) {
+        const inside = after.points[i] > x0 + 0.1 && after.points[i] < x1 - 0.1 && after.points[i + 2] > z0 + 0.1 && after.points[i + 2] < z1 - 0.1;
+        expect(inside).toBe(false);
+      }
+      nav.removeObstacle(id);
+      const back = await nav.update();
+      expect(back.tiles).toEqual(u.tiles);
+      expect(nav.save()).toEqual(original);
+      expect(nav.findPath(from, to)).toEqual(before);
+      nav.dispose();
+    });
+  }
+
+  it('updates in workers and on this thread give the same bytes', async () => {
+    const a = await bake(dungeon, config, { workers: 2, obstacles: true });
+    const b = await bake(dungeon, config, { workers: false, obstacles: true });
+    const path = a.findPath(from, to).points;
+    const ops = (n: NavMesh) => {
+      const i = n.addObstacle(blocker(path, 1));
+      const j = n.addObstacle({ type: 'cylinder', center: [path[0], path[1] - 0.5, path[2]], radius: 1.2, height: 3, area: 9 });
+      n.addObstacle({ type: 'convex', points: [[0, -10], [4, -10], [2, -6]], minY: -5, maxY: 30 });
+      n.updateObstacle(i, blocker(path, 2));
+      n.removeObstacle(j);
+    };
+    ops(a);
+    ops(b);
+    await a.update({ workers: 2 });
+    await b.update({ workers: false });
+    expect(a.save()).toEqual(b.save());
+    expect(a.save()).not.toEqual(original);
+    a.dispose();
+    b.dispose();
+  });
+
+  it('only the tiles an obstacle overlaps are rebuilt', async () => {
+    const nav = await bake(dungeon, config, { workers: false, obstacles: true });
+    const withPolygons = new Set(nav.tiles().map((t) => `${t.x},${t.z}`));
+    const { origin, tileWidth } = nav.params;
+    // a small box in the middle of a tile with polygons: that tile alone; one on a tile corner: up to four
+    const t = nav.tiles().find((i) => i.polygons > 4)!;
+    const mid = [origin[0] + (t.x + 0.5) * tileWidth, origin[2] + (t.z + 0.5) * tileWidth];
+    const corner = [origin[0] + (t.x + 1) * tileWidth, origin[2] + (t.z + 1) * tileWidth];
+    for (const [c, h] of [
+      [mid, 0.5],
+      [corner, 0.5],
+      [mid, 6],
+    ] as const) {
+      const lo = [c[0] - h, c[1] - h];
+      const hi = [c[0] + h, c[1] + h];
+      const id = nav.addObstacle({ type: 'box', min: [lo[0], -100, lo[1]], max: [hi[0], 100, hi[1]] });
+      const grid = overlapped(nav, lo, hi);
+      const u = await nav.update({ workers: false });
+      const rebuilt = u.tiles.map(([x, z]) => `${x},${z}`);
+      expect(u.tiles).toEqual([...u.tiles].sort((a, b) => a[1] - b[1] || a[0] - b[0]));
+      // every rebuilt tile overlaps; every overlapping tile with polygons is rebuilt (tiles with geometry but no
+      // polygons are rebuilt too, tiles without geometry never)
+      for (const k of rebuilt) expect(grid).toContain(k);
+      for (const k of grid) if (withPolygons.has(k)) expect(rebuilt).toContain(k);
+      if (c === mid && h === 0.5) expect(rebuilt).toEqual([`${t.x},${t.z}`]);
+      else expect(rebuilt.length).toBeGreaterThan(1);
+      nav.removeObstacle(id);
+      expect((await nav.update({ workers: false })).tiles).toEqual(u.tiles);
+    }
+    expect(nav.save()).toEqual(original);
+    nav.dispose();
+  });
+
+  it('ids, pending tiles, serialised updates, touches()', async () => {
+    const nav = await bake(dungeon, config, { workers: 2, obstacles: true });
+    const path = nav.findPath(from, to).points;
+    const far = { type: 'box' as const, min: [-100, -100, -100], max: [-99, -99, -99] }; // off the level: no tile
+    expect(nav.addObstacle(far)).toBe(1);
+    expect(nav.pendingTiles).toBe(0);
+    expect(nav.addObstacle(blocker(path, 1))).toBe(2);
+    const pending = nav.pendingTiles;
+    expect(pending).toBeGreaterThan(0);
+    nav.removeObstacle(1);
+    expect(nav.addObstacle(far)).toBe(3); // ids are never reused
+    expect(code(() => nav.removeObstacle(1)).code).toBe('NB_ERR_NOT_FOUND');
+    expect(code(() => nav.updateObstacle(7, far)).code).toBe('NB_ERR_NOT_FOUND');
+    // a bad volume is rejected at once and changes nothing
+    const bad = code(() => nav.addObstacle({ type: 'box', min: [0, 0, 0], max: [1, NaN, 1] }));
+    expect(bad.code).toBe('NB_ERR_NONFINITE');
+    expect(bad.message).toMatch(/addObstacle: volume\.max\[1\]/);
+    expect(nav.pendingTiles).toBe(pending);
+    // two updates at once run one after the other; each rebuilds what was dirty when it was called
+    const u1 = nav.update();
+    nav.addObstacle({ type: 'box', min: [path[0] - 1, path[1] - 1, path[2] - 1], max: [path[0] + 1, path[1] + 1, path[2] + 1] });
+    const both = nav.pendingTiles; // the start of the path is far from the middle: other tiles
+    expect(both).toBeGreaterThan(pending);
+    const u2 = nav.update();
+    const [r1, r2] = await Promise.all([u1, u2]);
+    expect(r1.tiles.length).toBe(pending);
+    expect(r2.tiles.length).toBe(both - pending);
+    expect(nav.pendingTiles).toBe(0);
+    expect((await nav.update()).tiles).toEqual([]);
+    // touches: a path through a rebuilt tile, and one far from them
+    expect(r1.touches(path)).toBe(true);
+    const { origin, tileWidth } = nav.params;
+    const away = r1.tiles.every(([x, z]) => x > 2 || z > 2); // tile (0..1, 0..1) is not rebuilt
+    if (away) {
+      const p = origin;
+      expect(r1.touches(new Float32Array([p[0] + 1, p[1], p[2] + 1, p[0] + tileWidth, p[1], p[2] + 1]))).toBe(false);
+    }
+    nav.dispose();
+  });
+
+  it('a failed rebuild changes nothing and leaves the tiles pending', async () => {
+    for (const workers of [2, false] as const) {
+      const nav = await bake(dungeon, config, { workers, obstacles: true });
+      const path = nav.findPath(from, to).points;
+      const box = blocker(path, 8);
+      nav.addObstacle(box); // several tiles
+      const pending = nav.pendingTiles;
+      expect(pending).toBeGreaterThan(1);
+      // damage the cache of one of those tiles (a test hook: the caches live on this thread)
+      const dirty = overlapped(nav, [box.min[0], box.min[2]], [box.max[0], box.max[2]]);
+      const caches = tileCachesOf(nav)!.caches;
+      const [k, blob] = [...caches].find(([key]) => dirty.includes(`${key % 4096},${Math.floor(key / 4096)}`))!;
+      const good = blob.slice();
+      blob[100] ^= 0xff;
+      const e = await nav.update().then(
+        () => null,
+        (x) => x,
+      );
+      expect((e as NavBakeError)?.code).toBe('NB_ERR_CORRUPT');
+      expect(nav.save()).toEqual(original);
+      expect(nav.pendingTiles).toBe(pending);
+      caches.set(k, good);
+      const u = await nav.update();
+      expect(u.tiles.length).toBe(pending);
+      expect(nav.pendingTiles).toBe(0);
+      nav.dispose();
+    }
+  });
+
+  it('needs a tiled bake with obstacles: true', async () => {
+    const plain = await bake(dungeon, config, { workers: false });
+    for (const fn of [() => plain.addObstacle({ type: 'box', min: [0, 0, 0], max: [1, 1, 1] }), () => plain.removeObstacle(1)]) {
+      const e = code(fn);
+      expect(e.code).toBe('NB_ERR_INVALID_ARG');
+      expect(e.message).toMatch(/obstacles: true/);
+    }
+    expect(plain.pendingTiles).toBe(0);
+    await expect(plain.update()).rejects.toThrow(/obstacles: true/);
+    plain.dispose();
+    await expect(bake(dungeon, {}, { obstacles: true })).rejects.toThrow(/tileSize/);
+  });
+});

@@ -1,0 +1,150 @@
+// Streaming tiles: NavMesh.readTiles reads a saved file's records without loading it, NavMesh.create makes an
+// empty navmesh of the grid, loadTile / removeTile / saveTile / tiles() move single tiles in and out.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { bake, NavBakeError, NavMesh } from '../../web/dist/index.js';
+import { loadMesh, type Mesh } from './helpers';
+
+let dungeon: Mesh;
+let file: Uint8Array; // dungeon baked in 32-cell tiles, saved
+
+function code(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (e) {
+    expect(e).toBeInstanceOf(NavBakeError);
+    return (e as NavBakeError).code;
+  }
+  throw new Error('expected a NavBakeError');
+}
+
+beforeAll(async () => {
+  dungeon = loadMesh('dungeon.obj');
+  const nav = await bake(dungeon, { tileSize: 32 }, { workers: false });
+  file = nav.save();
+  nav.dispose();
+});
+
+describe('NavMesh.readTiles', () => {
+  it('gives the grid and every tile record, sorted as saved', async () => {
+    const { params, tiles } = NavMesh.readTiles(file);
+    const whole = await NavMesh.load(file);
+    expect(params).toEqual(whole.params);
+    expect(params.tileWidth).toBeCloseTo(32 * 0.3, 5);
+    expect(tiles.length).toBe(whole.tileCount);
+    expect(tiles.map(({ x, z }) => ({ x, z }))).toEqual(whole.tiles().map(({ x, z }) => ({ x, z })));
+    for (const t of tiles) expect(t.bytes).toEqual(whole.saveTile(t.x, t.z));
+    expect(whole.saveTile(99, 99)).toBeNull();
+    whole.dispose();
+  });
+
+  it('rejects damaged headers and records', () => {
+    const bad = (mutate: (b: Uint8Array) => Uint8Array) => code(() => NavMesh.readTiles(mutate(file.slice())));
+    expect(bad((b) => b.subarray(0, 20))).toBe('NB_ERR_CORRUPT');
+    expect(bad((b) => ((b[0] ^= 1), b))).toBe('NB_ERR_CORRUPT'); // magic
+    expect(bad((b) => ((b[4] = 2), b))).toBe('NB_ERR_VERSION');
+    expect(bad((b) => ((b[13] ^= 0x40), b))).toBe('NB_ERR_CORRUPT'); // origin: header checksum
+    expect(bad((b) => b.subarray(0, b.length - 4))).toBe('NB_ERR_CORRUPT'); // last record cut short
+    expect(bad((b) => Uint8Array.from([...b, 0, 0, 0, 0]))).toBe('NB_ERR_CORRUPT'); // trailing bytes
+  });
+});
+
+describe('loading tiles one by one', () => {
+  it('nearest-first: paths stay within the loaded tiles; all loaded, the navmesh saves to the same bytes', async () => {
+    const { params, tiles } = NavMesh.readTiles(file);
+    const nav = await NavMesh.create(params);
+    expect(nav.tileCount).toBe(0);
+    expect(nav.findPath([0, 0, 0], [1, 0, 1]).status).toBe('none');
+    const player = [40, 10, -20];
+    const centre = (t: { x: number; z: number }) => [
+      params.origin[0] + (t.x + 0.5) * params.tileWidth,
+      params.origin[2] + (t.z + 0.5) * params.tileDepth,
+    ];
+    const order = [...tiles].sort((a, b) => {
+      const [ax, az] = centre(a);
+      const [bx, bz] = centre(b);
+      return Math.hypot(ax - player[0], az - player[2]) - Math.hypot(bx - player[0], bz - player[2]);
+    });
+    const loaded = new Set<string>();
+    const inLoaded = (x: number, z: number) => {
+      const eps = 1e-3;
+      for (const key of loaded) {
+        const [tx, tz] = key.split(',').map(Number);
+        const x0 = params.origin[0] + tx * params.tileWidth;
+        const z0 = params.origin[2] + tz * params.tileDepth;
+        if (x >= x0 - eps && x <= x0 + params.tileWidth + eps && z >= z0 - eps && z <= z0 + params.tileDepth + eps) return true;
+      }
+      return false;
+    };
+    let checkedPaths = 0;
+    order.forEach((t, i) => {
+      nav.loadTile(t.bytes);
+      loaded.add(`${t.x},${t.z}`);
+      expect(nav.tileCount).toBe(i + 1);
+      if (i % 4 !== 3) return;
+      nav.seedRandom(i);
+      for (let k = 0; k < 10; k++) {
+        const a = nav.randomPoint()!;
+        const b = nav.randomPoint()!;
+        const p = nav.findPath(a, b);
+        if (p.status === 'none') continue;
+        checkedPaths++;
+        for (let j = 0; j < p.points.length; j += 3) {
+          expect(inLoaded(p.points[j], p.points[j + 2]), `path point ${j / 3} after ${i + 1} tiles`).toBe(true);
+        }
+      }
+    });
+    expect(checkedPaths).toBeGreaterThan(20);
+    expect(nav.tiles().length).toBe(tiles.length);
+    expect(nav.save()).toEqual(file);
+    nav.dispose();
+  });
+
+  it('loadTile replaces the tile at its position; removeTile takes it out', async () => {
+    const { params, tiles } = NavMesh.readTiles(file);
+    const nav = await NavMesh.create(params);
+    for (const t of tiles) nav.loadTile(t.bytes);
+    const t = tiles[3];
+    const polygons = nav.tiles().find((i) => i.x === t.x && i.z === t.z)!.polygons;
+    expect(polygons).toBeGreaterThan(0);
+    nav.loadTile(t.bytes.slice()); // again: replaced, not added twice
+    expect(nav.tileCount).toBe(tiles.length);
+    expect(nav.removeTile(t.x, t.z)).toBe(true);
+    expect(nav.removeTile(t.x, t.z)).toBe(false);
+    expect(nav.tileCount).toBe(tiles.length - 1);
+    expect(nav.tiles().some((i) => i.x === t.x && i.z === t.z)).toBe(false);
+    expect(nav.saveTile(t.x, t.z)).toBeNull();
+    nav.loadTile(t.bytes);
+    expect(nav.save()).toEqual(file);
+    nav.dispose();
+  });
+
+  it('corrupt tile bytes: NB_ERR_CORRUPT and the navmesh is unchanged', async () => {
+    const { params, tiles } = NavMesh.readTiles(file);
+    const nav = await NavMesh.create(params);
+    for (const t of tiles.slice(0, 5)) nav.loadTile(t.bytes);
+    const before = nav.save();
+    // a new tile and a replacement of a loaded one, each damaged in its payload (CRC) and truncated
+    for (const t of [tiles[6], tiles[2]]) {
+      const flipped = t.bytes.slice();
+      flipped[flipped.length - 8] ^= 0x10;
+      expect(code(() => nav.loadTile(flipped))).toBe('NB_ERR_CORRUPT');
+      expect(code(() => nav.loadTile(t.bytes.slice(0, t.bytes.length - 4)))).toBe('NB_ERR_CORRUPT');
+      expect(code(() => nav.loadTile(new Uint8Array(8)))).toBe('NB_ERR_CORRUPT');
+      expect(nav.save()).toEqual(before);
+    }
+    nav.dispose();
+  });
+
+  it('NavMesh.create checks its params', async () => {
+    const e = await NavMesh.create({ origin: [0, 0, 0], tileWidth: -1, tileDepth: 1, maxTiles: 4 }).catch((x) => x);
+    expect(e).toBeInstanceOf(NavBakeError);
+    expect((e as NavBakeError).code).toBe('NB_ERR_INVALID_ARG');
+    const f = await NavMesh.create({ origin: [0, NaN, 0], tileWidth: 1, tileDepth: 1, maxTiles: 4 }).catch((x) => x);
+    expect((f as NavBakeError).code).toBe('NB_ERR_NONFINITE');
+    const g = await NavMesh.create({ origin: [0, 0, 0], tileWidth: 1, tileDepth: 1, maxTiles: 5000 }).catch((x) => x);
+    expect((g as NavBakeError).message).toMatch(/maxTiles/);
+    const nav = await NavMesh.create({ origin: [1, 2, 3], tileWidth: 4, tileDepth: 5, maxTiles: 6 });
+    expect(nav.params).toEqual({ origin: [1, 2, 3], tileWidth: 4, tileDepth: 5, maxTiles: 6 });
+    nav.dispose();
+  });
+});

@@ -1,0 +1,180 @@
+// Tiled bakes through worker sessions: the geometry goes to each worker once, tiles are handed out nearest-first
+// to `focus`, each finished tile goes into the navmesh at once (onTile). Whatever runs it and in whatever order,
+// the navmesh saves to the bytes of the native tool's `bake --tile-size`.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { bake, NavBakeError, NavMesh, terminateWorkers, type BakeProgress } from '../../web/dist/index.js';
+import { loadMesh, meshesDir, runNative, type Mesh } from './helpers';
+
+let dungeon: Mesh;
+let navTest: Mesh;
+const dir = mkdtempSync(join(tmpdir(), 'navbake-tiled-'));
+
+async function saved(p: Promise<NavMesh>): Promise<Uint8Array> {
+  const nav = await p;
+  try {
+    return nav.save();
+  } finally {
+    nav.dispose();
+  }
+}
+
+function native(file: string, tileSize: number, extra: string[] = []): Uint8Array {
+  const out = join(dir, `${file}-${tileSize}.navbake`);
+  const r = runNative(['bake', resolve(meshesDir, file), '--tile-size', String(tileSize), ...extra, '--save', out]);
+  expect(r.status, r.stderr).toBe(0);
+  return new Uint8Array(readFileSync(out));
+}
+
+async function rejection(p: Promise<unknown>): Promise<unknown> {
+  return p.then(
+    () => {
+      throw new Error('expected a rejection');
+    },
+    (e) => e,
+  );
+}
+
+beforeAll(() => {
+  dungeon = loadMesh('dungeon.obj');
+  navTest = loadMesh('nav_test.obj');
+});
+
+afterAll(() => terminateWorkers());
+
+describe('determinism', () => {
+  it('workers 1, 2, 4 and false, with and without focus: the bytes of the native tool', async () => {
+    const cases: [string, Mesh, number, [number, number, number]][] = [
+      ['dungeon.obj', dungeon, 32, [40, 10, -20]],
+      ['nav_test.obj', navTest, 48, [-5, 0, 30]],
+    ];
+    for (const [file, mesh, tileSize, focus] of cases) {
+      const expected = native(file, tileSize);
+      expect(NavMesh.readTiles(expected).tiles.length).toBeGreaterThan(10);
+      for (const workers of [1, 2, 4, false] as const) {
+        for (const f of [undefined, focus]) {
+          const bytes = await saved(bake(mesh, { tileSize }, { workers, focus: f }));
+          expect(bytes, `${file} workers ${workers} focus ${f}`).toEqual(expected);
+        }
+      }
+    }
+  });
+});
+
+describe('onTile and progress', () => {
+  for (const workers of [2, false] as const) {
+    it(`fires per added tile with the navmesh queryable so far (workers: ${workers})`, async () => {
+      const events: { x: number; z: number; polygons: number; done: number; total: number }[] = [];
+      const progress: BakeProgress[] = [];
+      let seen: NavMesh | null = null;
+      let queried = 0;
+      const nav = await bake(dungeon, { tileSize: 32 }, {
+        workers,
+        onProgress: (p) => progress.push(p),
+        onTile: (e) => {
+          seen = e.navMesh;
+          events.push({ x: e.x, z: e.z, polygons: e.polygons, done: e.done, total: e.total });
+          // the tiles added so far, and only those
+          expect(e.navMesh.tileCount).toBe(events.length);
+          // the baking instance's wasm memory: whole 64 KiB pages, more than the tile's own data
+          expect(e.memoryBytes % 65536).toBe(0);
+          expect(e.memoryBytes).toBeGreaterThan(65536);
+          expect(e.navMesh.tiles().find((t) => t.x === e.x && t.z === e.z)?.polygons).toBe(e.polygons);
+          if (events.length % 5 === 0) {
+            const p = e.navMesh.randomPoint({ seed: events.length })!;
+            expect(e.navMesh.nearestPoint(p)).not.toBeNull();
+            expect(e.navMesh.findPath(p, p).status).toBe('complete');
+            queried++;
+          }
+        },
+      });
+      expect(seen).toBe(nav); // the NavMesh the bake resolved with
+      expect(queried).toBeGreaterThan(3);
+      expect(events.length).toBe(nav.tileCount);
+      expect(new Set(events.map((e) => `${e.x},${e.z}`)).size).toBe(events.length);
+      expect(events.every((e) => e.polygons > 0)).toBe(true);
+      // progress counts every tile baked (with or without polygons), once each, up to the total
+      expect(progress.every((p) => p.stage === 'tiles')).toBe(true);
+      const total = progress[0].total;
+      expect(progress.map((p) => p.done)).toEqual(Array.from({ length: total }, (_, i) => i + 1));
+      expect(progress.every((p) => p.total === total)).toBe(true);
+      expect(total).toBeGreaterThanOrEqual(nav.tileCount);
+      expect(events.every((e) => e.total === total && e.done <= total)).toBe(true);
+      nav.dispose();
+    });
+  }
+
+  it('focus: nearest first, ties by (z, x) (one worker or the main thread: exactly that order)', async () => {
+    const focus = { x: 20, y: 0, z: -60 };
+    for (const workers of [1, false] as const) {
+      const order: [number, number][] = [];
+      const nav = await bake(dungeon, { tileSize: 32 }, { workers, focus, onTile: (e) => order.push([e.x, e.z]) });
+      const { origin, tileWidth, tileDepth } = nav.params;
+      const d = ([x, z]: [number, number]) =>
+        Math.hypot(origin[0] + (x + 0.5) * tileWidth - focus.x, origin[2] + (z + 0.5) * tileDepth - focus.z);
+      const sorted = [...order].sort((a, b) => d(a) - d(b) || a[1] - b[1] || a[0] - b[0]);
+      expect(order).toEqual(sorted);
+      expect(d(order[0])).toBeLessThan(tileWidth); // the focus tile (or its neighbour) comes first
+      nav.dispose();
+    }
+  });
+
+  it('an exception in onTile fails the bake with it; the navmesh is disposed', async () => {
+    for (const workers of [2, false] as const) {
+      let nav: NavMesh | null = null;
+      const boom = new Error('boom');
+      const e = await rejection(
+        bake(dungeon, { tileSize: 32 }, {
+          workers,
+          onTile: (t) => {
+            nav = t.navMesh;
+            if (t.navMesh.tileCount === 3) throw boom;
+          },
+        }),
+      );
+      expect(e).toBe(boom);
+      expect(nav!.disposed).toBe(true);
+    }
+    expect(await saved(bake(dungeon, { tileSize: 32 }, { workers: 2 }))).toEqual(native('dungeon.obj', 32));
+  });
+
+  it('abort after the first tile: rejects with the reason, no tile after it, the navmesh disposed', async () => {
+    for (const workers of [2, false] as const) {
+      const ac = new AbortController();
+      let nav: NavMesh | null = null;
+      let after = 0;
+      const e = await rejection(
+        bake(dungeon, { tileSize: 32 }, {
+          workers,
+          signal: ac.signal,
+          onTile: (t) => {
+            if (nav) after++;
+            nav = t.navMesh;
+            ac.abort();
+          },
+        }),
+      );
+      expect((e as DOMException).name).toBe('AbortError');
+      expect(after).toBe(0);
+      expect(nav!.disposed).toBe(true);
+    }
+  });
+
+  it('terminateWorkers() mid-bake rejects it with NB_ERR_WORKER (no replacement workers)', async () => {
+    const e = await rejection(bake(dungeon, { tileSize: 32 }, { workers: 2, onTile: () => terminateWorkers() }));
+    expect((e as NavBakeError).code).toBe('NB_ERR_WORKER');
+    expect((e as NavBakeError).message).toMatch(/terminated/);
+    expect(await saved(bake(dungeon, { tileSize: 32 }, { workers: 2 }))).toEqual(native('dungeon.obj', 32));
+  });
+
+  it('bad focus and onTile are rejected', async () => {
+    const e = await rejection(bake(dungeon, { tileSize: 32 }, { focus: [0, NaN, 0] }));
+    expect((e as NavBakeError).code).toBe('NB_ERR_NONFINITE');
+    expect((e as NavBakeError).message).toMatch(/focus\.y/);
+    const f = await rejection(bake(dungeon, { tileSize: 32 }, { onTile: 5 as unknown as () => void }));
+    expect((f as NavBakeError).code).toBe('NB_ERR_INVALID_ARG');
+  });
+});
+

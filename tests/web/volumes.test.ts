@@ -1,0 +1,154 @@
+// Bake-time area volumes (box, cylinder, convex: area 0 carves, 1..63 marks) and off-mesh links, passed to the C
+// bake the same way solo and tiled, in workers and on the main thread.
+import { afterAll, describe, expect, it } from 'vitest';
+import { bake, NavBakeError, terminateWorkers, type Geometry, type NavBakeConfig, type NavMesh } from '../../web/dist/index.js';
+
+afterAll(() => terminateWorkers());
+
+/** Flat rectangles at y (two triangles each). */
+function floors(...rects: [number, number, number, number, number?][]): Geometry {
+  const positions: number[] = [];
+  const indices: number[] = [];
+  for (const [x0, z0, x1, z1, y = 0] of rects) {
+    const b = positions.length / 3;
+    positions.push(x0, y, z0, x0, y, z1, x1, y, z1, x1, y, z0);
+    indices.push(b, b + 1, b + 2, b, b + 2, b + 3);
+  }
+  return { positions: new Float32Array(positions), indices: new Uint32Array(indices) };
+}
+
+const solo: NavBakeConfig = { agentRadius: 0.3 };
+const tiled: NavBakeConfig = { agentRadius: 0.3, tileSize: 16 };
+
+/** Every way of running the bake; they must agree byte for byte. Returns the main-thread navmesh. */
+async function bakeAll(g: Geometry, config: NavBakeConfig): Promise<NavMesh> {
+  const here = await bake(g, config, { workers: false });
+  const inWorkers = await bake(g, config, { workers: 2 });
+  expect(inWorkers.save()).toEqual(here.save());
+  inWorkers.dispose();
+  return here;
+}
+
+async function code(p: Promise<unknown>): Promise<NavBakeError> {
+  const e = await p.then(
+    () => null,
+    (x) => x,
+  );
+  expect(e).toBeInstanceOf(NavBakeError);
+  return e as NavBakeError;
+}
+
+describe('area volumes', () => {
+  for (const config of [solo, tiled]) {
+    const kind = config.tileSize ? 'tiled' : 'solo';
+
+    it(`${kind}: water (box and convex) with a cost makes paths go around it`, async () => {
+      // a 30 x 10 floor; water across x 10..20 except a dry lane at z 8..10
+      const base = floors([0, 0, 30, 10]);
+      const water: Geometry['volumes'][] = [
+        [{ type: 'box', min: [10, -1, -1], max: [20, 1, 8], area: 5 }],
+        [{ type: 'convex', points: [[10, -1], [20, -1], [20, 8], [10, 8]], minY: -1, maxY: 1, area: 5 }],
+      ];
+      for (const volumes of water) {
+        const nav = await bakeAll({ ...base, volumes }, config);
+        expect(nav.polygons().some((p) => p.area === 5)).toBe(true);
+        const direct = nav.findPath([2, 0, 3], [28, 0, 3]);
+        const around = nav.findPath([2, 0, 3], [28, 0, 3], { filter: { areaCost: { 5: 20 } } });
+        expect(direct.status).toBe('complete');
+        expect(around.status).toBe('complete');
+        expect(direct.length).toBeLessThan(27);
+        expect(around.length).toBeGreaterThan(direct.length + 3);
+        // the detour runs through the dry lane
+        let maxZ = 0;
+        for (let i = 2; i < around.points.length; i += 3) maxZ = Math.max(maxZ, around.points[i]);
+        expect(maxZ).toBeGreaterThan(7.5);
+        nav.dispose();
+      }
+    });
+
+    it(`${kind}: a carving box (or cylinder) cuts a corridor`, async () => {
+      const corridor = floors([0, 0, 30, 4]);
+      const open = await bakeAll(corridor, config);
+      expect(open.findPath([2, 0, 2], [28, 0, 2]).status).toBe('complete');
+      open.dispose();
+      for (const volumes of [
+        [{ type: 'box' as const, min: [14, -1, -1], max: [16, 1, 5] }],
+        [{ type: 'cylinder' as const, center: [15, -1, 2], radius: 2.5, height: 2, area: 0 }],
+      ]) {
+        const cut = await bakeAll({ ...corridor, volumes }, config);
+        const p = cut.findPath([2, 0, 2], [28, 0, 2]);
+        expect(p.status).toBe('partial');
+        expect(p.points[p.points.length - 3]).toBeLessThan(14.5); // stops at the cut
+        cut.dispose();
+      }
+    });
+  }
+
+  it('bad volumes are rejected naming the volume and the field', async () => {
+    const g = floors([0, 0, 10, 10]);
+    const cases: [Geometry['volumes'], string, RegExp][] = [
+      [[{ type: 'box', min: [0, 0, 0], max: [1, 1, 1] }, { type: 'box', min: [0, NaN, 0], max: [1, 1, 1] }], 'NB_ERR_NONFINITE', /volumes\[1\]\.min\[1\]/],
+      [[{ type: 'box', min: [2, 0, 0], max: [1, 1, 1] }], 'NB_ERR_INVALID_ARG', /volumes\[0\]\.min\.x/],
+      [[{ type: 'box', min: [0, 0, 0], max: [1, 1, 1], area: 64 }], 'NB_ERR_INVALID_ARG', /volumes\[0\]\.area/],
+      [[{ type: 'cylinder', center: [0, 0, 0], radius: -1, height: 1 }], 'NB_ERR_INVALID_ARG', /volumes\[0\]\.radius/],
+      [[{ type: 'convex', points: [[0, 0], [1, 1]], minY: 0, maxY: 1 }], 'NB_ERR_INVALID_ARG', /volumes\[0\]\.points/],
+      [[{ type: 'convex', points: [[0, 0], [1, 0], [1, Infinity]], minY: 0, maxY: 1 }], 'NB_ERR_NONFINITE', /volumes\[0\]\.points\[2\]/],
+      [[{ type: 'sphere' } as never], 'NB_ERR_INVALID_ARG', /volumes\[0\]\.type/],
+    ];
+    for (const [volumes, c, message] of cases) {
+      for (const config of [solo, tiled]) {
+        const e = await code(bake({ ...g, volumes }, config, { workers: false }));
+        expect(e.code, e.message).toBe(c);
+        expect(e.message).toMatch(message);
+      }
+    }
+  });
+});
+
+describe('off-mesh links', () => {
+  // two platforms with a 2-unit gap; tiled, the link's ends lie in neighbouring tiles (x 4.8..9.6, 9.6..14.4)
+  const islands = floors([0, 0, 10, 10], [12, 0, 22, 10]);
+  const jump = { start: [9.4, 0, 5], end: [12.6, 0, 5], radius: 0.6 };
+
+  for (const config of [solo, tiled]) {
+    const kind = config.tileSize ? 'tiled' : 'solo';
+    it(`${kind}: a link makes an island reachable (one way unless bidirectional)`, async () => {
+      const none = await bakeAll(islands, config);
+      expect(none.findPath([2, 0, 5], [20, 0, 5]).status).toBe('partial');
+      none.dispose();
+
+      const oneWay = await bakeAll({ ...islands, links: [jump] }, config);
+      const there = oneWay.findPath([2, 0, 5], [20, 0, 5]);
+      expect(there.status).toBe('complete');
+      expect(there.length).toBeGreaterThan(17.5); // 2 -> 20 along x, through the link
+      expect(oneWay.findPath([20, 0, 5], [2, 0, 5]).status).toBe('partial');
+      const link = oneWay.polygons().filter((p) => p.offMesh);
+      expect(link.length).toBe(1);
+      expect(link[0].area).toBe(63);
+      oneWay.dispose();
+
+      const both = await bakeAll({ ...islands, links: [{ ...jump, bidirectional: true, area: 7, flags: 4, userId: 42 }] }, config);
+      expect(both.findPath([20, 0, 5], [2, 0, 5]).status).toBe('complete');
+      const l = both.polygons().find((p) => p.offMesh)!;
+      expect([l.area, l.flags]).toEqual([7, 4]);
+      // a filter that excludes the link's flags cuts it again
+      expect(both.findPath([20, 0, 5], [2, 0, 5], { filter: { excludeFlags: 4 } }).status).toBe('partial');
+      both.dispose();
+    });
+  }
+
+  it('bad links are rejected naming the link and the field', async () => {
+    const cases: [Geometry['links'], string, RegExp][] = [
+      [[jump, { ...jump, radius: 0 }], 'NB_ERR_INVALID_ARG', /links\[1\]\.radius/],
+      [[{ ...jump, end: [1, Infinity, 1] }], 'NB_ERR_NONFINITE', /links\[0\]\.end\[1\]/],
+      [[{ ...jump, area: 0 }], 'NB_ERR_INVALID_ARG', /links\[0\]\.area/],
+      [[{ ...jump, flags: 0x10000 }], 'NB_ERR_INVALID_ARG', /links\[0\]\.flags/],
+      [[{ ...jump, start: { x: 1, z: 2 } as never }], 'NB_ERR_INVALID_ARG', /links\[0\]\.start\.y/],
+    ];
+    for (const [links, c, message] of cases) {
+      const e = await code(bake({ ...islands, links }, solo));
+      expect(e.code, e.message).toBe(c);
+      expect(e.message).toMatch(message);
+    }
+  });
+});

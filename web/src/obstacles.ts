@@ -1,0 +1,204 @@
+/**
+ * Live obstacles on a tiled navmesh baked with `obstacles: true`. The bake leaves, on the main thread, each tile's
+ * cache blob (its compact heightfield after erosion and the bake-time volumes, encoded by C). An obstacle change
+ * marks dirty the tiles whose box (the tile with its border, nb_tile_dirty_box) overlaps the old or the new
+ * volume's bounds; update() rebuilds exactly those tiles from their caches (nb_tile_rebuild, in the worker pool or
+ * on this thread) and swaps them in all at once.
+ */
+import { NavBakeError } from './errors.js';
+import { sharedPool, workersAvailable, type TaskHandle } from './pool.js';
+import { wasmModule } from './runtime.js';
+import { overlapsXZ, volumeData, type Volume, type VolumeData } from './volumes.js';
+import type { NavmeshParams, Wasm } from './wasm.js';
+
+export interface UpdateOptions {
+  /** Workers to rebuild in; `false` rebuilds on the calling thread. @default the bake's `workers` option */
+  workers?: number | false;
+}
+
+/** What update() rebuilt. */
+export interface ObstacleUpdate {
+  /** the rebuilt tiles, [x, z], sorted by (z, x) */
+  tiles: [number, number][];
+  /**
+   * Whether a path (xyz points, as findPath gives them) crosses a rebuilt tile: only such paths may now be
+   * blocked or run through a changed area, so re-plan those.
+   */
+  touches(points: ArrayLike<number>): boolean;
+}
+
+/** A tile's key in maps: (z, x) order sorts like the keys. */
+export const tileKey = (x: number, z: number): number => z * 4096 + x;
+const unkey = (k: number): [number, number] => [k % 4096, Math.floor(k / 4096)];
+
+/** Whether segment a-b (xz) meets the closed rectangle [x0, x1] x [z0, z1] (Liang-Barsky clipping). */
+function segmentHitsRect(ax: number, az: number, bx: number, bz: number, r: readonly number[]): boolean {
+  let t0 = 0;
+  let t1 = 1;
+  const dx = bx - ax;
+  const dz = bz - az;
+  const clip = (p: number, q: number): boolean => {
+    if (p === 0) return q >= 0;
+    const t = q / p;
+    if (p < 0) {
+      if (t > t1) return false;
+      if (t > t0) t0 = t;
+    } else {
+      if (t < t0) return false;
+      if (t < t1) t1 = t;
+    }
+    return true;
+  };
+  return clip(-dx, ax - r[0]) && clip(dx, r[2] - ax) && clip(-dz, az - r[1]) && clip(dz, r[3] - az);
+}
+
+/** Where a navmesh's caches, obstacles and dirty tiles live (one per NavMesh baked with obstacles: true). */
+export class TileCaches {
+  readonly caches = new Map<number, Uint8Array>();
+  private readonly boxes = new Map<number, Float32Array>();
+  private readonly obstacles = new Map<number, VolumeData>();
+  /** dirty tile -> the change (generation) that last dirtied it */
+  private readonly pending = new Map<number, number>();
+  private generation = 0;
+  private nextId = 1;
+  private chain: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly w: Wasm,
+    /** the bake's C config values */
+    private readonly config: Float64Array,
+    private readonly params: NavmeshParams,
+    private readonly links: Uint8Array | null,
+    private readonly workers: number | false,
+  ) {}
+
+  get pendingTiles(): number {
+    return this.pending.size;
+  }
+
+  add(volume: Volume): number {
+    const v = volumeData('navbake.addObstacle: volume', volume);
+    const id = this.nextId++;
+    this.obstacles.set(id, v);
+    this.dirty(v);
+    return id;
+  }
+
+  remove(id: number): void {
+    const v = this.find('removeObstacle', id);
+    this.obstacles.delete(id);
+    this.dirty(v);
+  }
+
+  replace(id: number, volume: Volume): void {
+    const old = this.find('updateObstacle', id);
+    const v = volumeData('navbake.updateObstacle: volume', volume);
+    this.obstacles.set(id, v); // keeps its place: obstacles apply in id order
+    this.dirty(old);
+    this.dirty(v);
+  }
+
+  /**
+   * Rebuilds the tiles dirtied by the changes made so far into nav, with the obstacles as they are now; changes
+   * made later wait for the next call. Calls run one after another.
+   */
+  update(nav: () => number, opts: UpdateOptions = {}): Promise<ObstacleUpdate> {
+    const upTo = this.generation;
+    const obstacles = [...this.obstacles.values()]; // id order: later ones win where they overlap
+    const run = this.chain.then(() => this.rebuild(nav, opts, upTo, obstacles));
+    this.chain = run.catch(() => undefined);
+    return run;
+  }
+
+  private find(fn: string, id: number): VolumeData {
+    const v = this.obstacles.get(id);
+    if (!v) throw new NavBakeError('NB_ERR_NOT_FOUND', `navbake.${fn}: no obstacle with id ${id}`);
+    return v;
+  }
+
+  private box(k: number): Float32Array {
+    let b = this.boxes.get(k);
+    if (!b) {
+      const [x, z] = unkey(k);
+      b = this.w.dirtyBox(this.params, this.config, x, z);
+      this.boxes.set(k, b);
+    }
+    return b;
+  }
+
+  private dirty(v: VolumeData): void {
+    const g = ++this.generation;
+    for (const k of this.caches.keys()) if (overlapsXZ(v.bounds, this.box(k))) this.pending.set(k, g);
+  }
+
+  private async rebuild(navPtr: () => number, opts: UpdateOptions, upTo: number, obstacles: VolumeData[]): Promise<ObstacleUpdate> {
+    // A tile dirtied again after the call waits for the next update (it needs the later obstacles).
+    const jobs = [...this.pending].filter(([, g]) => g <= upTo).sort((a, b) => a[0] - b[0]);
+    const workers = opts.workers === undefined ? this.workers : opts.workers;
+    if (workers !== false && !(Number.isInteger(workers) && workers >= 1)) {
+      throw new NavBakeError('NB_ERR_INVALID_ARG', `navbake.update: options.workers must be false or an integer >= 1 (got ${workers})`);
+    }
+    const inputs = jobs.map(([k]) => {
+      const box = this.box(k);
+      return { k, cache: this.caches.get(k)!, obstacles: obstacles.filter((o) => overlapsXZ(o.bounds, box)) };
+    });
+    let blobs: (Uint8Array | null)[];
+    if (workers === false || !workersAvailable() || inputs.length === 0) {
+      blobs = inputs.map((j) => this.w.rebuildTile(this.config, j.cache, this.links, j.obstacles));
+    } else {
+      const pool = sharedPool(() => wasmModule(), workers);
+      const tasks: TaskHandle[] = inputs.map((j) =>
+        // the cache is copied (structured clone), not transferred: this thread keeps it
+        pool.run({ type: 'rebuild', config: this.config, cache: j.cache, links: this.links, obstacles: j.obstacles }, []),
+      );
+      try {
+        const results = await Promise.all(tasks.map((t) => t.promise));
+        blobs = results.map((r) => (r.empty ? null : r.bytes!));
+      } catch (e) {
+        for (const t of tasks) t.cancel(e);
+        throw e;
+      }
+    }
+    // Swap every new tile in, or none: on a failure the tiles already swapped get their old blobs back.
+    const nav = navPtr();
+    const undo: { x: number; z: number; old: Uint8Array | null }[] = [];
+    try {
+      inputs.forEach((j, i) => {
+        const [x, z] = unkey(j.k);
+        const old = this.w.tileData(nav, x, z);
+        const bytes = blobs[i];
+        if (bytes) this.w.putTile(nav, bytes);
+        else if (old) this.w.removeTile(nav, x, z);
+        undo.push({ x, z, old });
+      });
+    } catch (e) {
+      for (const u of undo.reverse()) {
+        if (u.old) this.w.putTile(nav, u.old);
+        else this.w.removeTile(nav, u.x, u.z);
+      }
+      throw e;
+    }
+    // Tiles dirtied again while this update ran stay pending.
+    for (const [k, g] of jobs) if (this.pending.get(k) === g) this.pending.delete(k);
+    const [ox, , oz, tw, td] = this.params;
+    const rects = inputs.map((j) => {
+      const [x, z] = unkey(j.k);
+      return [ox + x * tw, oz + z * td, ox + (x + 1) * tw, oz + (z + 1) * td];
+    });
+    return {
+      tiles: inputs.map((j) => unkey(j.k)),
+      touches(points: ArrayLike<number>): boolean {
+        const n = Math.floor(points.length / 3);
+        for (const r of rects) {
+          const e = 1e-4 * Math.max(tw, td);
+          const rr = [r[0] - e, r[1] - e, r[2] + e, r[3] + e];
+          if (n === 1 && segmentHitsRect(points[0], points[2], points[0], points[2], rr)) return true;
+          for (let i = 0; i + 1 < n; i++) {
+            if (segmentHitsRect(points[3 * i], points[3 * i + 2], points[3 * i + 3], points[3 * i + 5], rr)) return true;
+          }
+        }
+        return false;
+      },
+    };
+  }
+}

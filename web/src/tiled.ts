@@ -1,0 +1,255 @@
+/**
+ * Tiled bakes. Each worker opens a session: it receives the geometry once (its own copy, transferred), copies it
+ * into its wasm heap once and buckets the triangles by tile (nb_grid_index). The main thread then hands out tile
+ * jobs, at most two per worker at a time, nearest-first to `focus`, to whichever worker is free; each finished
+ * tile comes back transferred and goes into the navmesh at once (onTile). A worker that dies is replaced (a new
+ * session) and its unfinished tiles go back in the queue; abort terminates the workers. With `workers: false`
+ * the same session runs on the calling thread. Whatever the order, the navmesh saves to the same bytes.
+ */
+import { abortReason, NavBakeError, type NavBakeErrorCode } from './errors.js';
+import { navmeshHandle, type NavMesh } from './navmesh.js';
+import { tileKey, type TileCaches } from './obstacles.js';
+import { sharedPool, type Lease } from './pool.js';
+import type { WorkerReply } from './protocol.js';
+import { wasmModule } from './runtime.js';
+import type { MeshInput, NavmeshParams, Wasm } from './wasm.js';
+
+/** onTile's event: a tile was added to the navmesh. */
+export interface TileEvent {
+  x: number;
+  z: number;
+  /** polygons of the tile, off-mesh link polygons included */
+  polygons: number;
+  /** tiles baked so far (with or without polygons) and in all */
+  done: number;
+  total: number;
+  /** the NavMesh the bake resolves with, already queryable over the tiles added so far */
+  navMesh: NavMesh;
+  /**
+   * Bytes of wasm memory of the instance that baked the tile (its worker's, or the calling thread's with
+   * `workers: false`) just after it. Wasm memory never shrinks, so this is that instance's peak so far.
+   */
+  memoryBytes: number;
+}
+
+export interface TiledJob {
+  mesh: MeshInput;
+  config: Float64Array;
+  params: NavmeshParams;
+  nav: NavMesh;
+  focus: [number, number, number] | null;
+  caches: TileCaches | null;
+  signal?: AbortSignal;
+  onTile?: (e: TileEvent) => void;
+  onProgress?: (done: number, total: number) => void;
+  testExitAtStage?: number;
+}
+
+/**
+ * The bake order: by xz distance from the tile's centre to focus, ties by (z, x); without focus by (z, x).
+ * tiles: (x, z) pairs.
+ */
+export function orderTiles(tiles: Int32Array, params: NavmeshParams, focus: readonly number[] | null): [number, number][] {
+  const out: [number, number][] = [];
+  for (let i = 0; i + 1 < tiles.length; i += 2) out.push([tiles[i], tiles[i + 1]]);
+  if (!focus) return out.sort((a, b) => a[1] - b[1] || a[0] - b[0]);
+  const [ox, , oz, tw, td] = params;
+  const d = (t: [number, number]) => Math.hypot(ox + (t[0] + 0.5) * tw - focus[0], oz + (t[1] + 0.5) * td - focus[2]);
+  const dist = new Map(out.map((t) => [tileKey(t[0], t[1]), d(t)]));
+  return out.sort((a, b) => dist.get(tileKey(a[0], a[1]))! - dist.get(tileKey(b[0], b[1]))! || a[1] - b[1] || a[0] - b[0]);
+}
+
+/** A finished tile: its cache kept, its blob added, onTile and progress. */
+function finished(
+  job: TiledJob,
+  x: number,
+  z: number,
+  bytes: Uint8Array | null,
+  cache: Uint8Array | null,
+  done: number,
+  total: number,
+  memoryBytes: number,
+): void {
+  if (cache && job.caches) job.caches.caches.set(tileKey(x, z), cache);
+  if (bytes) {
+    const h = navmeshHandle(job.nav);
+    h.w.addTile(h.nav, bytes);
+    const polygons = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(32, true);
+    job.onTile?.({ x, z, polygons, done, total, navMesh: job.nav, memoryBytes });
+  }
+  job.onProgress?.(done, total);
+}
+
+/** workers: false. Blocks the calling thread; abort is checked at every progress report of C. */
+export function bakeTilesHere(w: Wasm, job: TiledJob): void {
+  const s = w.openSession(job.mesh, job.config);
+  try {
+    const order = orderTiles(w.sessionTiles(s), job.params, job.focus);
+    const signal = job.signal;
+    const cancel = signal ? () => signal.aborted : undefined;
+    let done = 0;
+    for (const [x, z] of order) {
+      if (signal?.aborted) throw abortReason(signal);
+      const r = w.bakeSessionTile(s, x, z, job.caches !== null, cancel);
+      finished(job, x, z, r.bytes, r.cache, ++done, order.length, w.memoryBytes());
+    }
+  } finally {
+    w.closeSession(s);
+  }
+}
+
+/** A session as the main thread sees it. */
+interface Session {
+  lease: Lease | null;
+  waiting: { cancel(reason: unknown): void } | null;
+  open: boolean;
+  inFlight: [number, number][];
+}
+
+/** How many tile jobs a worker has at once: the next is there when one finishes, no round trip idle. */
+const PER_WORKER = 2;
+
+/** Spread over `workers` sessions in the shared pool. Resolves when every tile is in the navmesh. */
+export function bakeTilesInWorkers(job: TiledJob, workers: number, gridTiles: number): Promise<void> {
+  const pool = sharedPool(() => wasmModule(), workers);
+  const { mesh, signal } = job;
+  return new Promise<void>((resolve, reject) => {
+    const sessions = new Set<Session>();
+    let queue: [number, number][] | null = null; // known once the first session says which tiles have geometry
+    let rank = new Map<number, number>();
+    let total = 0;
+    let done = 0;
+    let over = false;
+    let hookSent = false;
+    let failedOpens = 0;
+    const retries = new Map<number, number>();
+
+    const end = (s: Session, kill: boolean) => {
+      sessions.delete(s);
+      s.waiting?.cancel(new NavBakeError('NB_ERR_CANCELLED', 'navbake.bake: the tiled bake ended'));
+      s.waiting = null;
+      const lease = s.lease;
+      s.lease = null;
+      if (!lease) return;
+      if (kill) lease.kill();
+      else {
+        lease.post({ type: 'close' }); // frees the session's wasm memory; the worker then serves the pool again
+        lease.release();
+      }
+    };
+
+    const finish = (error?: unknown, kill = false) => {
+      if (over) return;
+      over = true;
+      signal?.removeEventListener('abort', onAbort);
+      for (const s of [...sessions]) end(s, kill);
+      if (error === undefined) resolve();
+      else reject(error);
+    };
+
+    const onAbort = () => finish(abortReason(signal!), true);
+
+    const pump = (s: Session) => {
+      if (!queue || !s.lease) return;
+      while (s.inFlight.length < PER_WORKER && queue.length) {
+        const t = queue.shift()!;
+        s.inFlight.push(t);
+        s.lease.post({ type: 'tile', x: t[0], z: t[1] });
+      }
+      if (s.inFlight.length === 0) end(s, false); // nothing left for this worker: give it back to the pool
+    };
+
+    const onReply = (s: Session, r: WorkerReply) => {
+      if (over || !sessions.has(s)) return;
+      try {
+        if (r.type === 'opened') {
+          s.open = true;
+          if (!queue) {
+            queue = orderTiles(r.tiles, job.params, job.focus);
+            rank = new Map(queue.map((t, i) => [tileKey(t[0], t[1]), i]));
+            total = queue.length;
+            if (total === 0) return finish();
+          }
+          pump(s);
+        } else if (r.type === 'tile') {
+          const i = s.inFlight.findIndex((t) => t[0] === r.x && t[1] === r.z);
+          if (i >= 0) s.inFlight.splice(i, 1);
+          finished(job, r.x, r.z, r.bytes, r.cache, ++done, total, r.memory);
+          if (done === total) return finish();
+          pump(s);
+        } else if (r.type === 'error') {
+          finish(new NavBakeError((r.code as NavBakeErrorCode) ?? 'NB_ERR_WORKER', r.message));
+        }
+      } catch (e) {
+        finish(e); // onTile threw, or the tile could not be added
+      }
+    };
+
+    const onDied = (s: Session, e: NavBakeError, fatal: boolean) => {
+      if (over || !sessions.has(s)) return;
+      if (fatal) return finish(e, true); // terminateWorkers(): running bakes reject
+      sessions.delete(s);
+      s.lease = null;
+      const lost = s.inFlight.splice(0);
+      for (const [x, z] of lost) {
+        const n = (retries.get(tileKey(x, z)) ?? 0) + 1;
+        retries.set(tileKey(x, z), n);
+        if (n > 2) return finish(new NavBakeError('NB_ERR_WORKER', `${e.message} (tile ${x}, ${z}: 3 workers died on it)`));
+      }
+      if (!s.open && ++failedOpens > workers + 2) return finish(e);
+      if (queue) {
+        if (lost.length === 0 && queue.length === 0) return; // its work is done (the others finish theirs)
+        queue.push(...lost);
+        queue.sort((a, b) => rank.get(tileKey(a[0], a[1]))! - rank.get(tileKey(b[0], b[1]))!);
+      }
+      start(); // a replacement session on a fresh worker
+    };
+
+    const start = () => {
+      const s: Session = { lease: null, waiting: null, open: false, inFlight: [] };
+      sessions.add(s);
+      const req = pool.lease({ reply: (r) => onReply(s, r), died: (e, fatal) => onDied(s, e, fatal) });
+      s.waiting = req;
+      req.promise.then(
+        (lease) => {
+          s.waiting = null;
+          if (over || !sessions.has(s)) {
+            lease.release();
+            return;
+          }
+          s.lease = lease;
+          // Each session its own copy, transferred; this thread keeps the geometry to reopen on a replacement.
+          const positions = mesh.positions.slice();
+          const indices = mesh.indices ? mesh.indices.slice() : null;
+          const areas = mesh.areas ? mesh.areas.slice() : null;
+          const links = mesh.links ? mesh.links.slice() : null;
+          const transfer = [positions, indices, areas, links].filter((a) => a !== null).map((a) => a!.buffer as ArrayBuffer);
+          const hook = hookSent ? undefined : job.testExitAtStage;
+          hookSent = true;
+          lease.post(
+            {
+              type: 'open',
+              positions,
+              indices,
+              areas,
+              volumes: mesh.volumes ?? null,
+              links,
+              config: job.config,
+              caches: job.caches !== null,
+              testExitAtStage: hook,
+            },
+            transfer,
+          );
+        },
+        (e) => {
+          s.waiting = null;
+          if (sessions.has(s)) finish(e, true); // no worker could start (a session ended while waiting is no failure)
+        },
+      );
+    };
+
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const n = Math.max(1, Math.min(workers, gridTiles));
+    for (let i = 0; i < n; i++) start();
+  });
+}
