@@ -831,6 +831,10 @@ nb_status nb_grid_index_create(nb_context* ctx, const nb_bake_input* input, cons
 void nb_grid_index_destroy(nb_context* ctx, nb_grid_index* index);
 /* The grid: the navmesh params (identical to nb_bake_grid's) and the tile counts; all outputs optional. */
 void nb_grid_index_grid(const nb_grid_index* index, nb_navmesh_params* params, int32_t* tiles_x, int32_t* tiles_z);
+/* How many triangles are bucketed into tile (tile_x, tile_z): candidates, a superset of the tile's own (0 = the
+ * tile has no geometry and bakes to nothing), so a scheduler can skip empty tiles without a bake call. 0 for a
+ * tile outside the grid or a NULL index. */
+uint32_t nb_grid_index_tile_triangles(const nb_grid_index* index, int32_t tile_x, int32_t tile_z);
 /* Bakes tile (tile_x, tile_z) exactly as nb_bake_grid_tile does (the blob is byte-identical; links: the whole
  * list, the tile keeps those whose start lies in it). *data is NULL (NB_OK) when the tile has no polygons and no
  * links. cache and cache_size (both or neither; NULL = not wanted) receive the tile's encoded compact heightfield

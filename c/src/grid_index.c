@@ -103,6 +103,14 @@ void nb_grid_index_grid(const nb_grid_index* index, nb_navmesh_params* params, i
         *tiles_z = index->tiles_z;
 }
 
+uint32_t nb_grid_index_tile_triangles(const nb_grid_index* index, int32_t tile_x, int32_t tile_z)
+{
+    if (!index || tile_x < 0 || tile_z < 0 || tile_x >= index->tiles_x || tile_z >= index->tiles_z)
+        return 0;
+    const uint32_t ti = (uint32_t)(tile_x + tile_z * index->tiles_x);
+    return index->first[ti + 1] - index->first[ti];
+}
+
 const nb_config* nb_grid_index_config(const nb_grid_index* index, nb_config_cells* cells)
 {
     if (cells)

@@ -446,6 +446,16 @@ EMSCRIPTEN_KEEPALIVE double nbw_heap_used(void)
 
 /* Builds the tile index over the input (whose arrays it references: keep them until nbw_grid_index_destroy).
  * grid receives origin xyz, tile_width, tile_depth, max_tiles, tiles_x, tiles_z. NULL with the status in ctx. */
+/* out[x + z * tiles_x] = 1 for every tile with triangles bucketed into it (nb_grid_index_tile_triangles > 0). */
+EMSCRIPTEN_KEEPALIVE void nbw_grid_index_tiles(const nb_grid_index* index, uint8_t* out)
+{
+    int32_t tx = 0, tz = 0;
+    nb_grid_index_grid(index, NULL, &tx, &tz);
+    for (int32_t z = 0; z < tz; ++z)
+        for (int32_t x = 0; x < tx; ++x)
+            out[x + z * tx] = nb_grid_index_tile_triangles(index, x, z) > 0;
+}
+
 EMSCRIPTEN_KEEPALIVE nb_grid_index* nbw_grid_index_create(nb_context* ctx, const float* positions, uint32_t vertex_count,
                                                           const uint32_t* indices, uint32_t triangle_count,
                                                           const uint8_t* areas, const nb_volume* volumes,

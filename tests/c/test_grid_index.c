@@ -78,6 +78,12 @@ static void compare_level(const nb_bake_input* in, int32_t tile_size, const nb_o
                     fprintf(stderr, "  tile (%d, %d): %s %zu bytes vs %s %zu bytes\n", tx, tz, nb_status_name(s1), na,
                             nb_status_name(s2), nb);
             }
+            /* the bucket count: a superset of the tile's triangles, so 0 means nothing to bake */
+            const uint32_t bucketed = nb_grid_index_tile_triangles(index, tx, tz);
+            if (cache)
+                CHECK(bucketed > 0);
+            if (bucketed == 0)
+                CHECK(b == NULL && cache == NULL);
             if (b) {
                 ++*tiles_with_data;
                 no_cache += cache == NULL;
@@ -90,6 +96,10 @@ static void compare_level(const nb_bake_input* in, int32_t tile_size, const nb_o
         }
     CHECK_INT(mismatches, 0);
     CHECK_INT(no_cache, 0);
+    CHECK_INT(nb_grid_index_tile_triangles(index, -1, 0), 0);
+    CHECK_INT(nb_grid_index_tile_triangles(index, ntx, 0), 0);
+    CHECK_INT(nb_grid_index_tile_triangles(index, 0, ntz), 0);
+    CHECK_INT(nb_grid_index_tile_triangles(NULL, 0, 0), 0);
     nb_grid_index_destroy(ctx, index);
 }
 

@@ -145,7 +145,7 @@ export interface GridSession {
   params: NavmeshParams;
   tilesX: number;
   tilesZ: number;
-  /** per tile (x + z * tilesX): 1 when triangles may reach it (Wasm.candidateTiles) */
+  /** per tile (x + z * tilesX): 1 when the index bucketed triangles into it (Wasm.candidateTiles) */
   candidates: Uint8Array;
 }
 
@@ -435,7 +435,7 @@ export class Wasm {
       const g = this.m.HEAPF64.slice(grid >> 3, (grid >> 3) + 8);
       const params = Array.from(g.subarray(0, 6)) as NavmeshParams;
       const session = { index, ptrs, cfg, links: lp, linkCount: nl, params, tilesX: g[6], tilesZ: g[7], linkBytes: mesh.links ?? null };
-      return { ...session, candidates: this.candidateTiles(session, mesh, config) };
+      return { ...session, candidates: this.candidateTiles(index, g[6] * g[7]) };
     } catch (e) {
       for (const p of ptrs) this.m._free(p);
       throw e;
@@ -443,7 +443,7 @@ export class Wasm {
   }
 
   /**
-   * The tiles worth a bake call, (x, z) pairs in (z, x) order: those triangles may reach (candidateTiles), and
+   * The tiles worth a bake call, (x, z) pairs in (z, x) order: those with triangles (candidateTiles), and
    * those holding a link's start (C then reports a link in a tile without triangles, as nb_bake_navmesh would).
    */
   sessionTiles(s: GridSession): Int32Array {
@@ -482,41 +482,15 @@ export class Wasm {
     return out;
   }
 
-  /**
-   * Flags per tile (x + z * tilesX): 1 where a triangle's xz box, widened by more than the tile border (agent
-   * radius + 3 cells, rounded up) and a margin, overlaps the tile. A superset of the tiles C gives triangles
-   * (a flagged tile without any bakes to nothing), so no tile with geometry is ever skipped.
-   */
-  private candidateTiles(s: Omit<GridSession, 'candidates'>, mesh: MeshInput, config: Float64Array): Uint8Array {
-    const r = this.resolveConfig(config);
-    const field = (n: string) => r[this.fields.findIndex((f) => f.name === n)];
-    const cs = field('cellSize');
-    const [ox, , oz, tw, td] = s.params;
-    const reach = field('agentRadius') + 5 * cs + 1e-2 * Math.max(tw, td) + 1e-2;
-    const out = new Uint8Array(s.tilesX * s.tilesZ);
-    const p = mesh.positions;
-    const idx = mesh.indices;
-    const n = idx ? idx.length / 3 : Math.floor(p.length / 9);
-    const clampX = (v: number) => Math.min(s.tilesX - 1, Math.max(0, v));
-    const clampZ = (v: number) => Math.min(s.tilesZ - 1, Math.max(0, v));
-    for (let t = 0; t < n; t++) {
-      let x0 = Infinity, x1 = -Infinity, z0 = Infinity, z1 = -Infinity;
-      for (let k = 0; k < 3; k++) {
-        const v = (idx ? idx[3 * t + k] : 3 * t + k) * 3;
-        const x = p[v];
-        const z = p[v + 2];
-        if (x < x0) x0 = x;
-        if (x > x1) x1 = x;
-        if (z < z0) z0 = z;
-        if (z > z1) z1 = z;
-      }
-      const a = clampX(Math.floor((x0 - reach - ox) / tw));
-      const b = clampX(Math.floor((x1 + reach - ox) / tw));
-      const c = clampZ(Math.floor((z0 - reach - oz) / td));
-      const d = clampZ(Math.floor((z1 + reach - oz) / td));
-      for (let z = c; z <= d; z++) out.fill(1, z * s.tilesX + a, z * s.tilesX + b + 1);
+  /** Flags per tile (x + z * tilesX): 1 where the index bucketed triangles (nb_grid_index_tile_triangles > 0). */
+  private candidateTiles(index: number, count: number): Uint8Array {
+    const p = this.alloc(Math.max(1, count));
+    try {
+      this.m._nbw_grid_index_tiles(index, p);
+      return this.m.HEAPU8.slice(p, p + count);
+    } finally {
+      this.m._free(p);
     }
-    return out;
   }
 
   /** Bakes one tile of the session: its blob (null: no polygons) and, when asked, its cache blob. */
