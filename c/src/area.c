@@ -17,6 +17,82 @@ static inline void relax(uint8_t* dist, uint32_t i, uint32_t from, int step)
         dist[i] = (uint8_t)d;
 }
 
+/* The rows of nb_erode_walkable_area's passes, each a function of its own for V8's tiering (filter.c, ledge_row). */
+/* Border spans start at 0: unwalkable spans, and walkable spans missing one of four walkable neighbours. */
+static NB_NOINLINE void erode_border_row(const nb_compact_heightfield* chf, uint8_t* dist, int z)
+{
+    const int w = chf->width;
+    for (int x = 0; x < w; ++x) {
+        const nb_compact_cell c = chf->cells[x + z * w];
+        for (uint32_t i = c.index; i < c.index + c.count; ++i) {
+            if (chf->areas[i] == NB_NULL_AREA) {
+                dist[i] = 0;
+                continue;
+            }
+            int n = 0;
+            for (int dir = 0; dir < 4; ++dir) {
+                if (nb_span_con(&chf->spans[i], dir) == NB_NOT_CONNECTED)
+                    break;
+                if (chf->areas[neighbour(chf, x, z, &chf->spans[i], dir)] == NB_NULL_AREA)
+                    break;
+                ++n;
+            }
+            if (n != 4)
+                dist[i] = 0;
+        }
+    }
+}
+
+static NB_NOINLINE void erode_forward_row(const nb_compact_heightfield* chf, uint8_t* dist, int z)
+{
+    const int w = chf->width;
+    for (int x = 0; x < w; ++x) {
+        const nb_compact_cell c = chf->cells[x + z * w];
+        for (uint32_t i = c.index; i < c.index + c.count; ++i) {
+            const nb_compact_span* s = &chf->spans[i];
+            if (nb_span_con(s, 0) != NB_NOT_CONNECTED) {
+                const uint32_t a = neighbour(chf, x, z, s, 0);
+                relax(dist, i, a, 2);
+                const nb_compact_span* as = &chf->spans[a];
+                if (nb_span_con(as, 3) != NB_NOT_CONNECTED)
+                    relax(dist, i, neighbour(chf, x - 1, z, as, 3), 3);
+            }
+            if (nb_span_con(s, 3) != NB_NOT_CONNECTED) {
+                const uint32_t a = neighbour(chf, x, z, s, 3);
+                relax(dist, i, a, 2);
+                const nb_compact_span* as = &chf->spans[a];
+                if (nb_span_con(as, 2) != NB_NOT_CONNECTED)
+                    relax(dist, i, neighbour(chf, x, z - 1, as, 2), 3);
+            }
+        }
+    }
+}
+
+static NB_NOINLINE void erode_backward_row(const nb_compact_heightfield* chf, uint8_t* dist, int z)
+{
+    const int w = chf->width;
+    for (int x = w - 1; x >= 0; --x) {
+        const nb_compact_cell c = chf->cells[x + z * w];
+        for (uint32_t i = c.index; i < c.index + c.count; ++i) {
+            const nb_compact_span* s = &chf->spans[i];
+            if (nb_span_con(s, 2) != NB_NOT_CONNECTED) {
+                const uint32_t a = neighbour(chf, x, z, s, 2);
+                relax(dist, i, a, 2);
+                const nb_compact_span* as = &chf->spans[a];
+                if (nb_span_con(as, 1) != NB_NOT_CONNECTED)
+                    relax(dist, i, neighbour(chf, x + 1, z, as, 1), 3);
+            }
+            if (nb_span_con(s, 1) != NB_NOT_CONNECTED) {
+                const uint32_t a = neighbour(chf, x, z, s, 1);
+                relax(dist, i, a, 2);
+                const nb_compact_span* as = &chf->spans[a];
+                if (nb_span_con(as, 0) != NB_NOT_CONNECTED)
+                    relax(dist, i, neighbour(chf, x, z + 1, as, 0), 3);
+            }
+        }
+    }
+}
+
 nb_status nb_erode_walkable_area(nb_context* ctx, int32_t radius, nb_compact_heightfield* chf)
 {
     if (!chf)
@@ -25,82 +101,22 @@ nb_status nb_erode_walkable_area(nb_context* ctx, int32_t radius, nb_compact_hei
         return nb_fail(ctx, NB_ERR_INVALID_ARG, "nb_erode_walkable_area: radius must be 0..127 cells (got %d)", radius);
     if (radius == 0 || chf->span_count == 0)
         return NB_OK;
-    const int w = chf->width, h = chf->height;
+    const int h = chf->height;
     uint8_t* dist = (uint8_t*)nb_alloc(ctx, chf->span_count);
     if (!dist)
         return nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "nb_erode_walkable_area: out of memory 'dist' (%u)", chf->span_count);
     memset(dist, 0xff, chf->span_count);
 
-    /* Borders: unwalkable spans, and walkable spans missing one of four walkable neighbours. */
-    for (int z = 0; z < h; ++z) {
-        for (int x = 0; x < w; ++x) {
-            const nb_compact_cell c = chf->cells[x + z * w];
-            for (uint32_t i = c.index; i < c.index + c.count; ++i) {
-                if (chf->areas[i] == NB_NULL_AREA) {
-                    dist[i] = 0;
-                    continue;
-                }
-                int n = 0;
-                for (int dir = 0; dir < 4; ++dir) {
-                    if (nb_span_con(&chf->spans[i], dir) == NB_NOT_CONNECTED)
-                        break;
-                    if (chf->areas[neighbour(chf, x, z, &chf->spans[i], dir)] == NB_NULL_AREA)
-                        break;
-                    ++n;
-                }
-                if (n != 4)
-                    dist[i] = 0;
-            }
-        }
-    }
+    for (int z = 0; z < h; ++z)
+        erode_border_row(chf, dist, z);
 
     /* Chamfer distance, 2 straight / 3 diagonal: a forward pass over the (-x), (-x,-z), (-z), (+x,-z)
      * neighbours, then a backward pass over (+x), (+x,+z), (+z), (-x,+z). Diagonals go through a straight
      * neighbour's link so they respect connectivity. */
-    for (int z = 0; z < h; ++z) {
-        for (int x = 0; x < w; ++x) {
-            const nb_compact_cell c = chf->cells[x + z * w];
-            for (uint32_t i = c.index; i < c.index + c.count; ++i) {
-                const nb_compact_span* s = &chf->spans[i];
-                if (nb_span_con(s, 0) != NB_NOT_CONNECTED) {
-                    const uint32_t a = neighbour(chf, x, z, s, 0);
-                    relax(dist, i, a, 2);
-                    const nb_compact_span* as = &chf->spans[a];
-                    if (nb_span_con(as, 3) != NB_NOT_CONNECTED)
-                        relax(dist, i, neighbour(chf, x - 1, z, as, 3), 3);
-                }
-                if (nb_span_con(s, 3) != NB_NOT_CONNECTED) {
-                    const uint32_t a = neighbour(chf, x, z, s, 3);
-                    relax(dist, i, a, 2);
-                    const nb_compact_span* as = &chf->spans[a];
-                    if (nb_span_con(as, 2) != NB_NOT_CONNECTED)
-                        relax(dist, i, neighbour(chf, x, z - 1, as, 2), 3);
-                }
-            }
-        }
-    }
-    for (int z = h - 1; z >= 0; --z) {
-        for (int x = w - 1; x >= 0; --x) {
-            const nb_compact_cell c = chf->cells[x + z * w];
-            for (uint32_t i = c.index; i < c.index + c.count; ++i) {
-                const nb_compact_span* s = &chf->spans[i];
-                if (nb_span_con(s, 2) != NB_NOT_CONNECTED) {
-                    const uint32_t a = neighbour(chf, x, z, s, 2);
-                    relax(dist, i, a, 2);
-                    const nb_compact_span* as = &chf->spans[a];
-                    if (nb_span_con(as, 1) != NB_NOT_CONNECTED)
-                        relax(dist, i, neighbour(chf, x + 1, z, as, 1), 3);
-                }
-                if (nb_span_con(s, 1) != NB_NOT_CONNECTED) {
-                    const uint32_t a = neighbour(chf, x, z, s, 1);
-                    relax(dist, i, a, 2);
-                    const nb_compact_span* as = &chf->spans[a];
-                    if (nb_span_con(as, 0) != NB_NOT_CONNECTED)
-                        relax(dist, i, neighbour(chf, x, z + 1, as, 0), 3);
-                }
-            }
-        }
-    }
+    for (int z = 0; z < h; ++z)
+        erode_forward_row(chf, dist, z);
+    for (int z = h - 1; z >= 0; --z)
+        erode_backward_row(chf, dist, z);
 
     const int threshold = radius * 2;
     for (uint32_t i = 0; i < chf->span_count; ++i)

@@ -3,6 +3,40 @@
 
 #define MAX_LAYER (NB_NOT_CONNECTED - 1) /* neighbour index within a column must fit in 6 bits */
 
+/* One row of links (see nb_compact_heightfield_build): each span's first neighbour span per direction whose floor is
+ * within climb and whose shared open space fits the agent. A function of its own for V8's tiering (filter.c,
+ * ledge_row). */
+static NB_NOINLINE void link_row(nb_compact_heightfield* chf, int z, int32_t walkable_height, int32_t walkable_climb)
+{
+    const int w = chf->width, h = chf->height;
+    for (int x = 0; x < w; ++x) {
+        const nb_compact_cell c = chf->cells[x + z * w];
+        for (uint32_t i = c.index; i < c.index + c.count; ++i) {
+            nb_compact_span* s = &chf->spans[i];
+            uint32_t con = 0xffffff; /* all four directions NB_NOT_CONNECTED; written once below */
+            for (int dir = 0; dir < 4; ++dir) {
+                const int nx = x + nb_dir_offset_x(dir), nz = z + nb_dir_offset_z(dir);
+                if (nx < 0 || nz < 0 || nx >= w || nz >= h)
+                    continue;
+                const nb_compact_cell nc = chf->cells[nx + nz * w];
+                for (uint32_t k = nc.index; k < nc.index + nc.count; ++k) {
+                    const nb_compact_span* ns = &chf->spans[k];
+                    const int bot = nb_maxi(s->y, ns->y);
+                    const int top = nb_mini(s->y + (int)s->h, ns->y + (int)ns->h);
+                    if (top - bot >= walkable_height && nb_absi((int)ns->y - (int)s->y) <= walkable_climb) {
+                        const uint32_t layer = k - nc.index;
+                        if (layer > MAX_LAYER)
+                            continue; /* too many storeys in one column to address; leave unlinked */
+                        con = (con & ~(0x3fu << (dir * 6))) | (layer << (dir * 6));
+                        break;
+                    }
+                }
+            }
+            s->con = con;
+        }
+    }
+}
+
 nb_status nb_compact_heightfield_build(nb_context* ctx, int32_t walkable_height, int32_t walkable_climb,
                                        const nb_heightfield* hf, nb_compact_heightfield** out)
 {
@@ -59,36 +93,9 @@ nb_status nb_compact_heightfield_build(nb_context* ctx, int32_t walkable_height,
         chf->cells[col].count = idx - chf->cells[col].index;
     }
 
-    /* Links: the first span of the neighbour column whose floor is within climb and whose shared open space
-     * fits the agent. */
-    for (int z = 0; z < h; ++z) {
-        for (int x = 0; x < w; ++x) {
-            const nb_compact_cell c = chf->cells[x + z * w];
-            for (uint32_t i = c.index; i < c.index + c.count; ++i) {
-                nb_compact_span* s = &chf->spans[i];
-                uint32_t con = 0xffffff; /* all four directions NB_NOT_CONNECTED; written once below */
-                for (int dir = 0; dir < 4; ++dir) {
-                    const int nx = x + nb_dir_offset_x(dir), nz = z + nb_dir_offset_z(dir);
-                    if (nx < 0 || nz < 0 || nx >= w || nz >= h)
-                        continue;
-                    const nb_compact_cell nc = chf->cells[nx + nz * w];
-                    for (uint32_t k = nc.index; k < nc.index + nc.count; ++k) {
-                        const nb_compact_span* ns = &chf->spans[k];
-                        const int bot = nb_maxi(s->y, ns->y);
-                        const int top = nb_mini(s->y + (int)s->h, ns->y + (int)ns->h);
-                        if (top - bot >= walkable_height && nb_absi((int)ns->y - (int)s->y) <= walkable_climb) {
-                            const uint32_t layer = k - nc.index;
-                            if (layer > MAX_LAYER)
-                                continue; /* too many storeys in one column to address; leave unlinked */
-                            con = (con & ~(0x3fu << (dir * 6))) | (layer << (dir * 6));
-                            break;
-                        }
-                    }
-                }
-                s->con = con;
-            }
-        }
-    }
+    /* Links, row by row. */
+    for (int z = 0; z < h; ++z)
+        link_row(chf, z, walkable_height, walkable_climb);
     *out = chf;
     return NB_OK;
 }

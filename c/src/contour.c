@@ -133,9 +133,11 @@ static int corner_height(const nb_compact_heightfield* chf, int x, int z, uint32
 /* ---- 1. trace: walk the border of span i's region, keeping the region on the right hand ---- */
 
 /* Appends one point per border edge: the corner at the end of the edge in walking order, with the region
- * across the edge in the low bits. Clears the walked edges so the loop is traced once. */
-static nb_status trace_region_border(nb_context* ctx, const nb_compact_heightfield* chf, uint8_t* edges, int x,
-                                     int z, uint32_t i, point_buf* raw)
+ * across the edge in the low bits. Clears the walked edges so the loop is traced once. Out of line, as is
+ * simplify_outline, for V8's tiering (filter.c, ledge_row): called once per contour, they reach optimized code
+ * within the first bake, and nb_build_contours is left small enough to optimize cheaply. */
+static NB_NOINLINE nb_status trace_region_border(nb_context* ctx, const nb_compact_heightfield* chf,
+                                                 uint8_t* edges, int x, int z, uint32_t i, point_buf* raw)
 {
     int dir = 0;
     while (!(edges[i] & (1u << dir)))
@@ -216,7 +218,7 @@ static inline void insert_point(point_buf* simp, size_t at, const int32_t* raw, 
 
 /* Fills simp with the simplified outline of raw. simp must hold raw->n points: each simplified point is a
  * distinct raw point. While simplifying, the 4th value is the raw index; at the end it becomes the flags. */
-static void simplify_outline(const point_buf* raw, point_buf* simp, float max_error, int max_edge_len)
+static NB_NOINLINE void simplify_outline(const point_buf* raw, point_buf* simp, float max_error, int max_edge_len)
 {
     const int32_t* p = raw->v;
     const size_t pn = raw->n;

@@ -7,46 +7,51 @@ static inline int min_int(int a, int b) { return a < b ? a : b; }
 /* Forward pass, fused with the border test: a span starts at 0 when it lacks one of four linked neighbours of
  * its own area, else "far"; then it takes the (-x), (-x,-z), (-z), (+x,-z) neighbours, already final in scan
  * order, into account. Diagonals go through a straight neighbour's link so they respect connectivity. */
-static void chamfer_forward(const nb_compact_heightfield* chf, uint16_t* d)
+/* (Row by row: each row a call of a function of its own, for V8's tiering; see filter.c, ledge_row.) */
+static NB_NOINLINE void chamfer_forward_row(const nb_compact_heightfield* chf, uint16_t* d, int z)
 {
-    const int w = chf->width, h = chf->height;
+    const int w = chf->width;
     const nb_compact_cell* cells = chf->cells;
     const nb_compact_span* spans = chf->spans;
     const uint8_t* areas = chf->areas;
-    for (int z = 0; z < h; ++z) {
-        for (int x = 0; x < w; ++x) {
-            const int col = x + z * w;
-            const nb_compact_cell c = cells[col];
-            for (uint32_t i = c.index; i < c.index + c.count; ++i) {
-                const nb_compact_span* s = &spans[i];
-                const uint8_t area = areas[i];
-                int same = 0;
-                for (int dir = 0; dir < 4; ++dir)
-                    if (nb_span_con(s, dir) != NB_NOT_CONNECTED)
-                        same += areas[nb_region_neighbour(chf, col, s, dir)] == area;
-                if (same != 4) {
-                    d[i] = 0;
-                    continue;
-                }
-                /* Interior: all four links exist, so the straight neighbours do. */
-                int v = 0xffff;
-                const uint32_t a = cells[col - 1].index + (uint32_t)nb_span_con(s, 0);
-                v = min_int(v, d[a] + 2);
-                if (nb_span_con(&spans[a], 3) != NB_NOT_CONNECTED)
-                    v = min_int(v, d[cells[col - 1 - w].index + (uint32_t)nb_span_con(&spans[a], 3)] + 3);
-                const uint32_t b = cells[col - w].index + (uint32_t)nb_span_con(s, 3);
-                v = min_int(v, d[b] + 2);
-                if (nb_span_con(&spans[b], 2) != NB_NOT_CONNECTED)
-                    v = min_int(v, d[cells[col - w + 1].index + (uint32_t)nb_span_con(&spans[b], 2)] + 3);
-                d[i] = (uint16_t)v;
+    for (int x = 0; x < w; ++x) {
+        const int col = x + z * w;
+        const nb_compact_cell c = cells[col];
+        for (uint32_t i = c.index; i < c.index + c.count; ++i) {
+            const nb_compact_span* s = &spans[i];
+            const uint8_t area = areas[i];
+            int same = 0;
+            for (int dir = 0; dir < 4; ++dir)
+                if (nb_span_con(s, dir) != NB_NOT_CONNECTED)
+                    same += areas[nb_region_neighbour(chf, col, s, dir)] == area;
+            if (same != 4) {
+                d[i] = 0;
+                continue;
             }
+            /* Interior: all four links exist, so the straight neighbours do. */
+            int v = 0xffff;
+            const uint32_t a = cells[col - 1].index + (uint32_t)nb_span_con(s, 0);
+            v = min_int(v, d[a] + 2);
+            if (nb_span_con(&spans[a], 3) != NB_NOT_CONNECTED)
+                v = min_int(v, d[cells[col - 1 - w].index + (uint32_t)nb_span_con(&spans[a], 3)] + 3);
+            const uint32_t b = cells[col - w].index + (uint32_t)nb_span_con(s, 3);
+            v = min_int(v, d[b] + 2);
+            if (nb_span_con(&spans[b], 2) != NB_NOT_CONNECTED)
+                v = min_int(v, d[cells[col - w + 1].index + (uint32_t)nb_span_con(&spans[b], 2)] + 3);
+            d[i] = (uint16_t)v;
         }
     }
 }
 
+static void chamfer_forward(const nb_compact_heightfield* chf, uint16_t* d)
+{
+    for (int z = 0; z < chf->height; ++z)
+        chamfer_forward_row(chf, d, z);
+}
+
 /* Blur of one row: the 3x3 mean of the interior (spans farther than 2 cells from a border); a missing neighbour
  * counts as the span itself, so edges are not pulled down. Needs the rows z-1..z+1 of d final. */
-static uint16_t blur_row(const nb_compact_heightfield* chf, const uint16_t* d, uint16_t* out, int z)
+static NB_NOINLINE uint16_t blur_row(const nb_compact_heightfield* chf, const uint16_t* d, uint16_t* out, int z)
 {
     const int w = chf->width;
     const int keep_below = 2 * 2;
@@ -87,33 +92,39 @@ static uint16_t blur_row(const nb_compact_heightfield* chf, const uint16_t* d, u
 /* Backward pass: the (+x), (+x,+z), (+z), (-x,+z) neighbours, in reverse scan order. Once row z is final, so is
  * the 3x3 neighbourhood of row z+1: blur it right away while it is still in cache. Returns the largest blurred
  * value. */
-static uint16_t chamfer_backward_blur(const nb_compact_heightfield* chf, uint16_t* d, uint16_t* out)
+static NB_NOINLINE void chamfer_backward_row(const nb_compact_heightfield* chf, uint16_t* d, int z)
 {
-    const int w = chf->width, h = chf->height;
+    const int w = chf->width;
     const nb_compact_cell* cells = chf->cells;
     const nb_compact_span* spans = chf->spans;
+    for (int x = w - 1; x >= 0; --x) {
+        const int col = x + z * w;
+        const nb_compact_cell c = cells[col];
+        for (uint32_t i = c.index; i < c.index + c.count; ++i) {
+            int v = d[i];
+            if (v == 0)
+                continue;
+            /* d > 0: an interior span, all four links exist. */
+            const nb_compact_span* s = &spans[i];
+            const uint32_t a = cells[col + 1].index + (uint32_t)nb_span_con(s, 2);
+            v = min_int(v, d[a] + 2);
+            if (nb_span_con(&spans[a], 1) != NB_NOT_CONNECTED)
+                v = min_int(v, d[cells[col + 1 + w].index + (uint32_t)nb_span_con(&spans[a], 1)] + 3);
+            const uint32_t b = cells[col + w].index + (uint32_t)nb_span_con(s, 1);
+            v = min_int(v, d[b] + 2);
+            if (nb_span_con(&spans[b], 0) != NB_NOT_CONNECTED)
+                v = min_int(v, d[cells[col + w - 1].index + (uint32_t)nb_span_con(&spans[b], 0)] + 3);
+            d[i] = (uint16_t)v;
+        }
+    }
+}
+
+static uint16_t chamfer_backward_blur(const nb_compact_heightfield* chf, uint16_t* d, uint16_t* out)
+{
+    const int h = chf->height;
     uint16_t max_dist = 0;
     for (int z = h - 1; z >= 0; --z) {
-        for (int x = w - 1; x >= 0; --x) {
-            const int col = x + z * w;
-            const nb_compact_cell c = cells[col];
-            for (uint32_t i = c.index; i < c.index + c.count; ++i) {
-                int v = d[i];
-                if (v == 0)
-                    continue;
-                /* d > 0: an interior span, all four links exist. */
-                const nb_compact_span* s = &spans[i];
-                const uint32_t a = cells[col + 1].index + (uint32_t)nb_span_con(s, 2);
-                v = min_int(v, d[a] + 2);
-                if (nb_span_con(&spans[a], 1) != NB_NOT_CONNECTED)
-                    v = min_int(v, d[cells[col + 1 + w].index + (uint32_t)nb_span_con(&spans[a], 1)] + 3);
-                const uint32_t b = cells[col + w].index + (uint32_t)nb_span_con(s, 1);
-                v = min_int(v, d[b] + 2);
-                if (nb_span_con(&spans[b], 0) != NB_NOT_CONNECTED)
-                    v = min_int(v, d[cells[col + w - 1].index + (uint32_t)nb_span_con(&spans[b], 0)] + 3);
-                d[i] = (uint16_t)v;
-            }
-        }
+        chamfer_backward_row(chf, d, z);
         if (z + 1 < h) {
             const uint16_t m = blur_row(chf, d, out, z + 1);
             max_dist = m > max_dist ? m : max_dist;

@@ -24,59 +24,66 @@ void nb_filter_low_hanging_obstacles(int32_t walkable_climb, nb_heightfield* hf)
     }
 }
 
-void nb_filter_ledge_spans(int32_t walkable_height, int32_t walkable_climb, nb_heightfield* hf)
+/* One row of nb_filter_ledge_spans. A function of its own for V8's tiering: optimized code replaces a wasm
+ * function's baseline code only from its next call on, so a whole-grid loop in one call would run the first bake
+ * entirely in the baseline tier (the same holds for the row functions of the other stages). */
+static NB_NOINLINE void ledge_row(int32_t walkable_height, int32_t walkable_climb, nb_heightfield* hf, int z)
 {
     const int w = hf->width, h = hf->height;
-    for (int z = 0; z < h; ++z) {
-        for (int x = 0; x < w; ++x) {
-            for (uint32_t s = hf->columns[x + z * w]; s; s = hf->spans[s].next) {
-                nb_span* sp = &hf->spans[s];
-                if (sp->area == NB_NULL_AREA)
-                    continue;
-                const int floor = (int)sp->smax;
-                const int ceiling = sp->next ? (int)hf->spans[sp->next].smin : OPEN_TOP;
+    for (int x = 0; x < w; ++x) {
+        for (uint32_t s = hf->columns[x + z * w]; s; s = hf->spans[s].next) {
+            nb_span* sp = &hf->spans[s];
+            if (sp->area == NB_NULL_AREA)
+                continue;
+            const int floor = (int)sp->smax;
+            const int ceiling = sp->next ? (int)hf->spans[sp->next].smin : OPEN_TOP;
 
-                /* Lowest reachable neighbour floor relative to ours, and the range of the neighbour floors
-                 * we can step to. A drop larger than the climb anywhere makes this a ledge; so does a
-                 * spread of reachable floors larger than the climb (a steep slope of small steps). */
-                int lowest_drop = OPEN_TOP;
-                int reach_min = floor, reach_max = floor;
-                for (int dir = 0; dir < 4; ++dir) {
-                    const int nx = x + nb_dir_offset_x(dir), nz = z + nb_dir_offset_z(dir);
-                    if (nx < 0 || nz < 0 || nx >= w || nz >= h) {
-                        lowest_drop = -walkable_climb - 1; /* the grid edge is a drop into the void */
-                        break;
-                    }
-                    uint32_t n = hf->columns[nx + nz * w];
-                    /* The space below the neighbour's first span is a floor at -infinity: if an agent fits
-                     * through, it is a drop. */
-                    const int first_ceiling = n ? (int)hf->spans[n].smin : OPEN_TOP;
-                    if (nb_mini(ceiling, first_ceiling) - floor >= walkable_height) {
-                        lowest_drop = -walkable_climb - 1;
-                        break;
-                    }
-                    for (; n; n = hf->spans[n].next) {
-                        const int nfloor = (int)hf->spans[n].smax;
-                        const uint32_t nn = hf->spans[n].next;
-                        const int nceiling = nn ? (int)hf->spans[nn].smin : OPEN_TOP;
-                        if (nb_mini(ceiling, nceiling) - nb_maxi(floor, nfloor) < walkable_height)
-                            continue; /* the opening between them is too low to pass */
-                        const int diff = nfloor - floor;
-                        if (diff < lowest_drop)
-                            lowest_drop = diff;
-                        if (nb_absi(diff) <= walkable_climb) {
-                            reach_min = nb_mini(reach_min, nfloor);
-                            reach_max = nb_maxi(reach_max, nfloor);
-                        } else if (diff < -walkable_climb) {
-                            break; /* already a ledge */
-                        }
+            /* Lowest reachable neighbour floor relative to ours, and the range of the neighbour floors
+             * we can step to. A drop larger than the climb anywhere makes this a ledge; so does a
+             * spread of reachable floors larger than the climb (a steep slope of small steps). */
+            int lowest_drop = OPEN_TOP;
+            int reach_min = floor, reach_max = floor;
+            for (int dir = 0; dir < 4; ++dir) {
+                const int nx = x + nb_dir_offset_x(dir), nz = z + nb_dir_offset_z(dir);
+                if (nx < 0 || nz < 0 || nx >= w || nz >= h) {
+                    lowest_drop = -walkable_climb - 1; /* the grid edge is a drop into the void */
+                    break;
+                }
+                uint32_t n = hf->columns[nx + nz * w];
+                /* The space below the neighbour's first span is a floor at -infinity: if an agent fits
+                 * through, it is a drop. */
+                const int first_ceiling = n ? (int)hf->spans[n].smin : OPEN_TOP;
+                if (nb_mini(ceiling, first_ceiling) - floor >= walkable_height) {
+                    lowest_drop = -walkable_climb - 1;
+                    break;
+                }
+                for (; n; n = hf->spans[n].next) {
+                    const int nfloor = (int)hf->spans[n].smax;
+                    const uint32_t nn = hf->spans[n].next;
+                    const int nceiling = nn ? (int)hf->spans[nn].smin : OPEN_TOP;
+                    if (nb_mini(ceiling, nceiling) - nb_maxi(floor, nfloor) < walkable_height)
+                        continue; /* the opening between them is too low to pass */
+                    const int diff = nfloor - floor;
+                    if (diff < lowest_drop)
+                        lowest_drop = diff;
+                    if (nb_absi(diff) <= walkable_climb) {
+                        reach_min = nb_mini(reach_min, nfloor);
+                        reach_max = nb_maxi(reach_max, nfloor);
+                    } else if (diff < -walkable_climb) {
+                        break; /* already a ledge */
                     }
                 }
-                if (lowest_drop < -walkable_climb || reach_max - reach_min > walkable_climb)
-                    sp->area = NB_NULL_AREA;
             }
+            if (lowest_drop < -walkable_climb || reach_max - reach_min > walkable_climb)
+                sp->area = NB_NULL_AREA;
         }
     }
+}
+
+void nb_filter_ledge_spans(int32_t walkable_height, int32_t walkable_climb, nb_heightfield* hf)
+{
+    for (int z = 0; z < hf->height; ++z)
+        ledge_row(walkable_height, walkable_climb, hf, z);
 }
 
 void nb_filter_low_height_spans(int32_t walkable_height, nb_heightfield* hf)

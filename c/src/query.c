@@ -32,6 +32,7 @@ typedef struct qnode {
     float pos[3];      /* where the search enters the polygon (portal midpoint; the start position for the start) */
     float cost;        /* cost from the start to pos */
     float total;       /* cost + heuristic: the heap key (reused as polygon area by the random point search) */
+    float hdist;       /* A*: distance from pos to the end (pos never moves once set, so computed once) */
     nb_poly_ref ref;
     uint32_t parent;   /* node index + 1, 0 = none */
     uint32_t next;     /* hash chain: node index + 1, 0 = end */
@@ -41,108 +42,170 @@ typedef struct qnode {
     uint8_t state;
 } qnode;
 
+/* A heap entry carries its node's key, so sifting compares without visiting the nodes. */
+typedef struct qheap {
+    float key;
+    uint32_t node;
+} qheap;
+
+/* A hash bucket: live only when its stamp equals the query's `stamp`; head = node index + 1 of the chain. */
+typedef struct qbucket {
+    uint32_t stamp, head;
+} qbucket;
+
 struct nb_query {
     nb_context* ctx;
     const nb_navmesh* nav;
     uint32_t max_nodes, node_count;
     qnode* nodes;
-    uint32_t* heap; /* node indices; doubles as the FIFO of move_along_surface */
+    qheap* heap; /* doubles as the FIFO of move_along_surface (node only) */
     uint32_t heap_size;
-    uint32_t* buckets;      /* node index + 1 of the chain head */
-    uint32_t* bucket_stamp; /* a bucket is live only when its stamp equals `stamp` */
+    qbucket* buckets;
     uint32_t bucket_shift, bucket_count, stamp;
     /* scratch of nb_query_find_paths: a corridor and its straight path */
     nb_poly_ref* path;
+    uint32_t* path_nodes; /* the node of each polygon of path */
     float* spoints;
     int32_t spoints_cap;
 };
-
-static inline uint32_t bucket_of(const nb_query* q, nb_poly_ref ref)
-{
-    return (uint32_t)(ref * 2654435761u) >> q->bucket_shift; /* Fibonacci hashing: top bits of a multiply */
-}
 
 static void pool_reset(nb_query* q)
 {
     q->node_count = 0;
     q->heap_size = 0;
     if (++q->stamp == 0) { /* wrapped after 2^32 queries: clear once so old stamps cannot alias */
-        memset(q->bucket_stamp, 0, sizeof(uint32_t) * q->bucket_count);
+        memset(q->buckets, 0, sizeof(qbucket) * q->bucket_count);
         q->stamp = 1;
     }
 }
 
-/* The node of ref, created (state NODE_NEW) when absent; NULL when the pool is exhausted. */
-static qnode* node_get(nb_query* q, nb_poly_ref ref)
+/* The pool's working state, copied out of the query for the length of a search: as locals the compiler keeps
+ * it in registers, where in the query every store to a node would force it to be reloaded (they might alias). */
+typedef struct search {
+    qnode* nodes;
+    qheap* heap;
+    qbucket* buckets;
+    uint32_t heap_size, node_count, max_nodes, stamp, bucket_shift;
+} search;
+
+static inline void search_begin(nb_query* q, search* s)
 {
-    const uint32_t b = bucket_of(q, ref);
-    if (q->bucket_stamp[b] != q->stamp) {
-        q->bucket_stamp[b] = q->stamp;
-        q->buckets[b] = 0;
+    s->nodes = q->nodes;
+    s->heap = q->heap;
+    s->buckets = q->buckets;
+    s->heap_size = q->heap_size;
+    s->node_count = q->node_count;
+    s->max_nodes = q->max_nodes;
+    s->stamp = q->stamp;
+    s->bucket_shift = q->bucket_shift;
+}
+
+static inline void search_end(nb_query* q, const search* s)
+{
+    q->heap_size = s->heap_size;
+    q->node_count = s->node_count;
+}
+
+/* The node of ref, created (state NODE_NEW) when absent; NULL when the pool is exhausted. */
+static inline qnode* s_node_get(search* s, nb_poly_ref ref)
+{
+    qbucket* b = &s->buckets[(uint32_t)(ref * 2654435761u) >> s->bucket_shift]; /* Fibonacci hashing */
+    if (b->stamp != s->stamp) {
+        b->stamp = s->stamp;
+        b->head = 0;
     } else {
-        for (uint32_t i = q->buckets[b]; i; i = q->nodes[i - 1].next)
-            if (q->nodes[i - 1].ref == ref)
-                return &q->nodes[i - 1];
+        for (uint32_t i = b->head; i; i = s->nodes[i - 1].next)
+            if (s->nodes[i - 1].ref == ref)
+                return &s->nodes[i - 1];
     }
-    if (q->node_count >= q->max_nodes)
+    if (s->node_count >= s->max_nodes)
         return NULL;
-    qnode* n = &q->nodes[q->node_count++];
+    qnode* n = &s->nodes[s->node_count++];
     n->ref = ref;
     n->parent = 0;
     n->state = NODE_NEW;
     n->cost = n->total = 0.0f;
-    n->next = q->buckets[b];
-    q->buckets[b] = q->node_count;
+    n->next = b->head;
+    b->head = s->node_count;
     return n;
 }
 
-static inline uint32_t node_index(const nb_query* q, const qnode* n) { return (uint32_t)(n - q->nodes); }
-
 /* ---- binary min-heap on total, with each node's slot recorded for decrease-key ---- */
+
+static inline void s_heap_sift_up(search* s, uint32_t slot, uint32_t node)
+{
+    const float key = s->nodes[node].total;
+    qheap* h = s->heap;
+    while (slot > 0) {
+        const uint32_t parent = (slot - 1) >> 1;
+        if (h[parent].key <= key)
+            break;
+        h[slot] = h[parent];
+        s->nodes[h[slot].node].heap = slot;
+        slot = parent;
+    }
+    h[slot].key = key;
+    h[slot].node = node;
+    s->nodes[node].heap = slot;
+}
+
+static inline void s_heap_push(search* s, uint32_t node) { s_heap_sift_up(s, s->heap_size++, node); }
+
+static inline uint32_t s_heap_pop(search* s)
+{
+    qheap* h = s->heap;
+    const uint32_t top = h[0].node;
+    const qheap last = h[--s->heap_size];
+    const uint32_t size = s->heap_size;
+    if (size == 0)
+        return top;
+    uint32_t slot = 0;
+    for (;;) {
+        uint32_t child = slot * 2 + 1;
+        if (child >= size)
+            break;
+        if (child + 1 < size && h[child + 1].key < h[child].key)
+            ++child;
+        if (h[child].key >= last.key)
+            break;
+        h[slot] = h[child];
+        s->nodes[h[slot].node].heap = slot;
+        slot = child;
+    }
+    h[slot] = last;
+    s->nodes[last.node].heap = slot;
+    return top;
+}
+
+/* The same on the query itself, for the searches that are not hot enough to bother. */
+static qnode* node_get(nb_query* q, nb_poly_ref ref)
+{
+    search s;
+    search_begin(q, &s);
+    qnode* n = s_node_get(&s, ref);
+    search_end(q, &s);
+    return n;
+}
 
 static void heap_sift_up(nb_query* q, uint32_t slot, uint32_t node)
 {
-    const float key = q->nodes[node].total;
-    while (slot > 0) {
-        const uint32_t parent = (slot - 1) >> 1;
-        const uint32_t pn = q->heap[parent];
-        if (q->nodes[pn].total <= key)
-            break;
-        q->heap[slot] = pn;
-        q->nodes[pn].heap = slot;
-        slot = parent;
-    }
-    q->heap[slot] = node;
-    q->nodes[node].heap = slot;
+    search s;
+    search_begin(q, &s);
+    s_heap_sift_up(&s, slot, node);
 }
 
 static void heap_push(nb_query* q, uint32_t node) { heap_sift_up(q, q->heap_size++, node); }
 
 static uint32_t heap_pop(nb_query* q)
 {
-    const uint32_t top = q->heap[0];
-    const uint32_t last = q->heap[--q->heap_size];
-    const uint32_t size = q->heap_size;
-    if (size == 0)
-        return top;
-    const float key = q->nodes[last].total;
-    uint32_t slot = 0;
-    for (;;) {
-        uint32_t child = slot * 2 + 1;
-        if (child >= size)
-            break;
-        if (child + 1 < size && q->nodes[q->heap[child + 1]].total < q->nodes[q->heap[child]].total)
-            ++child;
-        if (q->nodes[q->heap[child]].total >= key)
-            break;
-        q->heap[slot] = q->heap[child];
-        q->nodes[q->heap[slot]].heap = slot;
-        slot = child;
-    }
-    q->heap[slot] = last;
-    q->nodes[last].heap = slot;
+    search s;
+    search_begin(q, &s);
+    const uint32_t top = s_heap_pop(&s);
+    search_end(q, &s);
     return top;
 }
+
+static inline uint32_t node_index(const nb_query* q, const qnode* n) { return (uint32_t)(n - q->nodes); }
 
 /* ================================================================================================ */
 /* Geometry                                                                                         */
@@ -431,6 +494,23 @@ static const nb_link* find_link(const nb_tile* t, uint32_t p, nb_poly_ref to)
     return NULL;
 }
 
+/* link_portal between two ground polygons; pv: the row of poly_verts of the polygon the link leaves, n: its vertex
+ * count. */
+static inline void ground_portal(const nb_tile_view* fv, const uint16_t* pv, uint32_t n, const nb_link* l, float* left,
+                                 float* right)
+{
+    const uint32_t e1 = l->edge + 1u < n ? l->edge + 1u : 0u; /* edge < n for ground links */
+    const float* va = &fv->verts[(size_t)pv[l->edge] * 3];
+    const float* vb = &fv->verts[(size_t)pv[e1] * 3];
+    if (l->side != 0xff && (l->bmin != 0 || l->bmax != 255)) {
+        vlerp(left, va, vb, (float)l->bmin * (1.0f / 255.0f));
+        vlerp(right, va, vb, (float)l->bmax * (1.0f / 255.0f));
+    } else {
+        vcopy(left, va);
+        vcopy(right, vb);
+    }
+}
+
 /* The opening between polygon fp (ref fref) and its neighbour tp through link l, as seen leaving fp: left and
  * right ends. An off-mesh link's portal is the single point where it attaches; a tile-border link's portal is
  * the part of the edge the neighbour shares (the link's bmin..bmax along the edge). */
@@ -449,25 +529,34 @@ static void link_portal(const nb_tile* ft, uint32_t fp, nb_poly_ref fref, const 
         vcopy(right, left);
         return;
     }
-    const uint32_t n = fv->poly_nverts[fp];
-    const float* va = poly_vert(fv, fp, l->edge);
-    const float* vb = poly_vert(fv, fp, (l->edge + 1u) % n);
-    if (l->side != 0xff && (l->bmin != 0 || l->bmax != 255)) {
-        vlerp(left, va, vb, (float)l->bmin * (1.0f / 255.0f));
-        vlerp(right, va, vb, (float)l->bmax * (1.0f / 255.0f));
-    } else {
-        vcopy(left, va);
-        vcopy(right, vb);
-    }
+    ground_portal(fv, &fv->poly_verts[(size_t)fp * fv->nvp], fv->poly_nverts[fp], l, left, right);
 }
 
-/* Portal between two consecutive polygons of a corridor; 0 when they are not linked. */
-static int path_portal(const nb_navmesh* nav, nb_poly_ref from, nb_poly_ref to, float* left, float* right,
+/* A corridor: its refs, and (straight from A*, which knows them) each polygon's tile and index, else NULL. */
+typedef struct corridor {
+    const nb_poly_ref* refs;
+    const qnode* nodes;
+    const uint32_t* node_of; /* corridor position -> node index */
+} corridor;
+
+static inline const nb_tile* corridor_poly(const nb_navmesh* nav, const corridor* c, int32_t i, uint32_t* poly)
+{
+    if (c->node_of) {
+        const qnode* n = &c->nodes[c->node_of[i]];
+        *poly = n->poly;
+        return n->tile;
+    }
+    return nb_navmesh_resolve(nav, c->refs[i], poly);
+}
+
+/* Portal between polygons i and i + 1 of a corridor; 0 when they are not linked. */
+static int path_portal(const nb_navmesh* nav, const corridor* c, int32_t i, float* left, float* right,
                        int* from_offmesh, int* to_offmesh)
 {
     uint32_t fp, tp;
-    const nb_tile* ft = nb_navmesh_resolve(nav, from, &fp);
-    const nb_tile* tt = nb_navmesh_resolve(nav, to, &tp);
+    const nb_tile* ft = corridor_poly(nav, c, i, &fp);
+    const nb_tile* tt = corridor_poly(nav, c, i + 1, &tp);
+    const nb_poly_ref from = c->refs[i], to = c->refs[i + 1];
     if (!ft || !tt)
         return 0;
     const nb_link* l = find_link(ft, fp, to);
@@ -569,7 +658,10 @@ static nb_status check_half_extents(nb_context* ctx, const char* fn, const float
 /* Create / destroy                                                                                 */
 /* ================================================================================================ */
 
-void nb_query_filter_init(nb_query_filter* filter)
+/* The calls made one at a time from JavaScript (everything but the batch of paths) are compiled for size and kept
+ * out of their exports: a call costs mostly its crossing from JavaScript, and inlined at -O3 into the exports they
+ * took 5.7 KB more wasm (1.8 KB gzip). The batch (nb_query_find_paths) keeps the helpers they share at full speed. */
+NB_COLD NB_NOINLINE void nb_query_filter_init(nb_query_filter* filter)
 {
     if (!filter)
         return;
@@ -579,20 +671,20 @@ void nb_query_filter_init(nb_query_filter* filter)
     filter->exclude_flags = 0;
 }
 
-void nb_query_destroy(nb_context* ctx, nb_query* q)
+NB_COLD NB_NOINLINE void nb_query_destroy(nb_context* ctx, nb_query* q)
 {
     if (!q)
         return;
     nb_free(ctx, q->nodes);
     nb_free(ctx, q->heap);
     nb_free(ctx, q->buckets);
-    nb_free(ctx, q->bucket_stamp);
     nb_free(ctx, q->path);
+    nb_free(ctx, q->path_nodes);
     nb_free(ctx, q->spoints);
     nb_free(ctx, q);
 }
 
-nb_status nb_query_create(nb_context* ctx, const nb_navmesh* nav, uint32_t max_nodes, nb_query** out)
+NB_COLD NB_NOINLINE nb_status nb_query_create(nb_context* ctx, const nb_navmesh* nav, uint32_t max_nodes, nb_query** out)
 {
     if (!out)
         return nb_fail(ctx, NB_ERR_NULL_ARG, "nb_query_create: out is NULL");
@@ -626,24 +718,24 @@ nb_status nb_query_create(nb_context* ctx, const nb_navmesh* nav, uint32_t max_n
         st = nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "nb_query_create: out of memory 'nodes' (%u)", max_nodes);
         goto cleanup;
     }
-    q->heap = (uint32_t*)nb_alloc(ctx, sizeof(uint32_t) * max_nodes);
+    q->heap = (qheap*)nb_alloc(ctx, sizeof(qheap) * max_nodes);
     if (!q->heap) {
         st = nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "nb_query_create: out of memory 'heap' (%u)", max_nodes);
         goto cleanup;
     }
-    q->buckets = (uint32_t*)nb_alloc(ctx, sizeof(uint32_t) * q->bucket_count);
+    q->buckets = (qbucket*)nb_calloc(ctx, q->bucket_count, sizeof(qbucket));
     if (!q->buckets) {
         st = nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "nb_query_create: out of memory 'buckets' (%u)", q->bucket_count);
-        goto cleanup;
-    }
-    q->bucket_stamp = (uint32_t*)nb_calloc(ctx, q->bucket_count, sizeof(uint32_t));
-    if (!q->bucket_stamp) {
-        st = nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "nb_query_create: out of memory 'bucket_stamp' (%u)", q->bucket_count);
         goto cleanup;
     }
     q->path = (nb_poly_ref*)nb_alloc(ctx, sizeof(nb_poly_ref) * max_nodes);
     if (!q->path) {
         st = nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "nb_query_create: out of memory 'path' (%u)", max_nodes);
+        goto cleanup;
+    }
+    q->path_nodes = (uint32_t*)nb_alloc(ctx, sizeof(uint32_t) * max_nodes);
+    if (!q->path_nodes) {
+        st = nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "nb_query_create: out of memory 'path_nodes' (%u)", max_nodes);
         goto cleanup;
     }
     q->spoints = (float*)nb_alloc(ctx, sizeof(float) * 3 * (size_t)q->spoints_cap);
@@ -668,13 +760,60 @@ typedef struct nearest_state {
     nb_poly_ref ref;
     float dist;       /* Detour's measure, see consider() */
     float point[3];
+    int over;         /* point came from the polygon's surface under center (not from its outline) */
+    int zero_only;    /* first pass: only look for the first candidate scoring 0 (see nearest_core) */
+    float margin;     /* xz distance beyond which a point is surely off a polygon's outline (zero_only) */
 } nearest_state;
+
+/* The first pass of nearest_core: does polygon p score exactly 0? Mostly answered without its detail edges: a
+ * point over the polygon scores from its height, and a point off the polygon scores 0 only if it lies exactly
+ * on an outline (the detail edges' points closest to it then coincide with it), which is ruled out when it is
+ * further than the margin from the outline (the margin covers rounding of the detail vertices). */
+static int scores_zero(const nb_tile* t, uint32_t p, nearest_state* s)
+{
+    const nb_tile_view* v = &t->v;
+    const float* c = s->center;
+    float verts[NB_MAX_VERTS_PER_POLY * 3], h, pt[3];
+    const int n = poly_gather(v, p, verts);
+    const int inside = point_in_poly_xz(verts, n, c);
+    if (inside && detail_height(v, p, c, &h)) {
+        if (fabsf(c[1] - h) - v->walkable_climb > 0.0f)
+            return 0;
+        pt[0] = c[0];
+        pt[1] = h;
+        pt[2] = c[2];
+        s->over = 1;
+    } else {
+        if (!inside) { /* (inside but over no detail triangle: rare, scored in full) */
+            const float m2 = s->margin * s->margin;
+            int near = 0;
+            for (int k = 0, j = n - 1; k < n && !near; j = k++)
+                near = dist2_pt_seg_xz(c, &verts[j * 3], &verts[k * 3], NULL) <= m2;
+            if (!near)
+                return 0;
+        }
+        closest_on_detail_edges(v, p, c, pt);
+        const float dx = pt[0] - c[0], dy = pt[1] - c[1], dz = pt[2] - c[2];
+        if (dx * dx + dy * dy + dz * dz != 0.0f)
+            return 0;
+        s->over = 0;
+    }
+    vcopy(s->point, pt);
+    return 1;
+}
 
 /* Scores one candidate (Detour's rule): over the polygon, the squared vertical gap less the agent's climb,
  * clamped at 0 (a point within a step of a floor stands on it and beats any polygon merely beside it); beside
  * the polygon, the squared distance to its outline. */
 static void consider(const nb_navmesh* nav, const nb_tile* t, uint32_t p, nearest_state* s)
 {
+    if (s->zero_only) {
+        if (scores_zero(t, p, s)) {
+            s->dist = 0.0f;
+            s->ref = nb_navmesh_ref_of(nav, t, p);
+        }
+        return;
+    }
     float pt[3];
     int over;
     closest_on_poly(t, p, s->center, pt, &over);
@@ -689,6 +828,7 @@ static void consider(const nb_navmesh* nav, const nb_tile* t, uint32_t p, neares
     if (d < s->dist) {
         s->dist = d;
         s->ref = nb_navmesh_ref_of(nav, t, p);
+        s->over = over;
         vcopy(s->point, pt);
     }
 }
@@ -719,8 +859,11 @@ static void nearest_in_tile(const nb_navmesh* nav, const nb_tile* t, const float
                     pmax[a] = nb_maxf(pmax[a], c[a]);
                 }
             }
-            if (box_overlap(lo, hi, pmin, pmax))
+            if (box_overlap(lo, hi, pmin, pmax)) {
                 consider(nav, t, p, s);
+                if (s->dist == 0.0f)
+                    return;
+            }
         }
         return;
     }
@@ -740,8 +883,11 @@ static void nearest_in_tile(const nb_navmesh* nav, const nb_tile* t, const float
                         qhi[1] >= n->bmin[1] && qlo[2] <= n->bmax[2] && qhi[2] >= n->bmin[2];
         if (n->i >= 0) {
             const uint32_t p = (uint32_t)n->i;
-            if (hit && p < v->npolys && !is_offmesh(t, p) && passes(f, v->poly_flags[p]))
+            if (hit && p < v->npolys && !is_offmesh(t, p) && passes(f, v->poly_flags[p])) {
                 consider(nav, t, p, s);
+                if (s->dist == 0.0f)
+                    return; /* nothing scores below 0, and ties keep the first: the answer is final */
+            }
             ++i;
         } else if (hit) {
             ++i;
@@ -771,7 +917,7 @@ static void tile_range(const nb_navmesh* nav, const float* lo, const float* hi, 
 }
 
 static nb_poly_ref nearest_core(const nb_query* q, const float* center, const float* half, const nb_query_filter* f,
-                                float* point)
+                                float* point, int* over)
 {
     const nb_navmesh* nav = q->nav;
     float lo[3], hi[3];
@@ -779,34 +925,47 @@ static nb_poly_ref nearest_core(const nb_query* q, const float* center, const fl
         lo[a] = center[a] - half[a];
         hi[a] = center[a] + half[a];
     }
-    nearest_state s;
-    s.center = center;
-    s.ref = 0;
-    s.dist = FLT_MAX;
-    vcopy(s.point, center);
     int32_t x0, z0, x1, z1;
     tile_range(nav, lo, hi, &x0, &z0, &x1, &z1);
-    if (((int64_t)x1 - x0 + 1) * ((int64_t)z1 - z0 + 1) > (int64_t)nav->tile_count) {
-        /* A box wider than the world: visit the tiles themselves rather than the empty grid cells. */
-        for (uint32_t i = 0; i < nav->params.max_tiles; ++i) {
-            const nb_tile* t = &nav->tiles[i];
-            if (t->data && t->v.tile_x >= x0 && t->v.tile_x <= x1 && t->v.tile_z >= z0 && t->v.tile_z <= z1)
-                nearest_in_tile(nav, t, lo, hi, f, &s);
-        }
-    } else {
-        for (int32_t z = z0; z <= z1; ++z)
-            for (int32_t x = x0; x <= x1; ++x) {
-                const nb_tile* t = nb_navmesh_tile_at(nav, x, z);
-                if (t)
+    const int by_slot = ((int64_t)x1 - x0 + 1) * ((int64_t)z1 - z0 + 1) > (int64_t)nav->tile_count;
+    /* The answer is the first candidate (in walk order) with the lowest score, and no score is below 0. Points
+     * on the navmesh (the usual query) have a candidate scoring 0: a first pass looks only for the first one,
+     * which mostly avoids the detail edges of the candidates before it, and the walk stops there. Without
+     * one, the second pass scores every candidate. */
+    nearest_state s;
+    s.center = center;
+    s.margin = 1e-5f * (1.0f + fabsf(center[0]) + fabsf(center[2]));
+    for (s.zero_only = 1; s.zero_only >= 0; --s.zero_only) {
+        s.ref = 0;
+        s.dist = FLT_MAX;
+        s.over = 0;
+        vcopy(s.point, center);
+        if (by_slot) {
+            /* A box wider than the world: visit the tiles themselves rather than the empty grid cells. */
+            for (uint32_t i = 0; i < nav->params.max_tiles && s.dist > 0.0f; ++i) {
+                const nb_tile* t = &nav->tiles[i];
+                if (t->data && t->v.tile_x >= x0 && t->v.tile_x <= x1 && t->v.tile_z >= z0 && t->v.tile_z <= z1)
                     nearest_in_tile(nav, t, lo, hi, f, &s);
             }
+        } else {
+            for (int32_t z = z0; z <= z1 && s.dist > 0.0f; ++z)
+                for (int32_t x = x0; x <= x1 && s.dist > 0.0f; ++x) {
+                    const nb_tile* t = nb_navmesh_tile_at(nav, x, z);
+                    if (t)
+                        nearest_in_tile(nav, t, lo, hi, f, &s);
+                }
+        }
+        if (s.dist == 0.0f)
+            break;
     }
     if (point)
         vcopy(point, s.point);
+    if (over)
+        *over = s.over;
     return s.ref;
 }
 
-nb_status nb_query_find_nearest_poly(nb_query* q, const float center[3], const float half_extents[3],
+NB_COLD NB_NOINLINE nb_status nb_query_find_nearest_poly(nb_query* q, const float center[3], const float half_extents[3],
                                      const nb_query_filter* filter, nb_poly_ref* ref, float nearest[3])
 {
     static const char* fn = "nb_query_find_nearest_poly";
@@ -818,7 +977,7 @@ nb_status nb_query_find_nearest_poly(nb_query* q, const float center[3], const f
     CHECK_(check_vec(q->ctx, fn, "center", center));
     CHECK_(check_half_extents(q->ctx, fn, half_extents));
     CHECK_(check_filter(q->ctx, fn, filter));
-    *ref = nearest_core(q, center, half_extents, filter, nearest);
+    *ref = nearest_core(q, center, half_extents, filter, nearest, NULL);
     return NB_OK;
 }
 
@@ -838,7 +997,8 @@ static float min_area_cost(const nb_query_filter* f)
 
 /* Writes the corridor from the start node to node `last` into path (its first max_path polygons when longer);
  * returns 1 when it had to be cut. */
-static int write_corridor(const nb_query* q, uint32_t last, nb_poly_ref* path, int32_t max_path, int32_t* count)
+static int write_corridor(const nb_query* q, uint32_t last, nb_poly_ref* path, uint32_t* node_of, int32_t max_path,
+                          int32_t* count)
 {
     uint32_t n = 0;
     for (uint32_t i = last + 1; i; i = q->nodes[i - 1].parent)
@@ -847,8 +1007,11 @@ static int write_corridor(const nb_query* q, uint32_t last, nb_poly_ref* path, i
     for (uint32_t skip = n > (uint32_t)max_path ? n - (uint32_t)max_path : 0; skip > 0; --skip)
         i = q->nodes[i - 1].parent;
     const int32_t keep = n > (uint32_t)max_path ? max_path : (int32_t)n;
-    for (int32_t k = keep - 1; k >= 0; --k, i = q->nodes[i - 1].parent)
+    for (int32_t k = keep - 1; k >= 0; --k, i = q->nodes[i - 1].parent) {
         path[k] = q->nodes[i - 1].ref;
+        if (node_of)
+            node_of[k] = i - 1;
+    }
     *count = keep;
     return n > (uint32_t)max_path;
 }
@@ -858,33 +1021,41 @@ static int write_corridor(const nb_query* q, uint32_t last, nb_poly_ref* path, i
  * runs on to the end position. Without reaching end_ref (disconnected, or the pool ran out) the corridor leads to
  * the visited polygon nearest to the end. Returns 1 when end_ref was reached. */
 static int astar(nb_query* q, nb_poly_ref start_ref, const nb_tile* st, uint32_t sp, nb_poly_ref end_ref,
-                 const float* start, const float* end, const nb_query_filter* f, nb_poly_ref* path, int32_t max_path,
-                 int32_t* path_count)
+                 const float* start, const float* end, const nb_query_filter* f, float hmul, nb_poly_ref* path,
+                 uint32_t* node_of, int32_t max_path, int32_t* path_count)
 {
     const nb_navmesh* nav = q->nav;
     pool_reset(q);
     if (start_ref == end_ref) {
+        qnode* s = node_get(q, start_ref); /* (the pool was just emptied: cannot fail) */
+        s->tile = st;
+        s->poly = sp;
         path[0] = start_ref;
+        if (node_of)
+            node_of[0] = 0;
         *path_count = 1;
         return 1;
     }
-    const float hmul = min_area_cost(f);
-    qnode* s = node_get(q, start_ref);
+    search sr;
+    search_begin(q, &sr);
+    qnode* s = s_node_get(&sr, start_ref);
     vcopy(s->pos, start);
     s->tile = st;
     s->poly = sp;
     s->cost = 0.0f;
     const float d0 = vdist(start, end);
+    s->hdist = d0;
     s->total = d0 * hmul;
     s->state = NODE_OPEN;
-    heap_push(q, 0);
+    s_heap_push(&sr, 0);
 
     uint32_t best = 0;
     float best_dist = d0;
     int reached = 0;
-    while (q->heap_size) {
-        const uint32_t bi = heap_pop(q);
-        qnode* b = &q->nodes[bi];
+    qnode* const nodes = sr.nodes;
+    while (sr.heap_size) {
+        const uint32_t bi = s_heap_pop(&sr);
+        qnode* b = &nodes[bi];
         b->state = NODE_CLOSED;
         if (b->ref == end_ref) {
             best = bi;
@@ -894,8 +1065,12 @@ static int astar(nb_query* q, nb_poly_ref start_ref, const nb_tile* st, uint32_t
         const nb_tile* bt = b->tile;
         const uint32_t bp = b->poly;
         const nb_poly_ref bref = b->ref;
-        const nb_poly_ref parent_ref = b->parent ? q->nodes[b->parent - 1].ref : 0;
+        const nb_poly_ref parent_ref = b->parent ? nodes[b->parent - 1].ref : 0;
         const float step_mul = f->area_cost[bt->v.poly_areas[bp] & 63];
+        /* The portal of a link between ground polygons is worked out here, from what is known of bp once. */
+        const int b_offmesh = is_offmesh(bt, bp);
+        const uint16_t* bpv = &bt->v.poly_verts[(size_t)bp * bt->v.nvp];
+        const uint32_t bn = bt->v.poly_nverts[bp];
         for (uint32_t li = bt->first_link[bp]; li != NB_NULL_LINK; li = bt->links[li].next) {
             const nb_link* l = &bt->links[li];
             const nb_poly_ref nref = l->ref;
@@ -905,17 +1080,21 @@ static int astar(nb_query* q, nb_poly_ref start_ref, const nb_tile* st, uint32_t
             const nb_tile* nt = link_target(nav, bt, bref, nref, &np);
             if (!nt || !passes(f, nt->v.poly_flags[np]))
                 continue;
-            qnode* n = node_get(q, nref);
+            qnode* n = s_node_get(&sr, nref);
             if (!n)
                 continue; /* pool exhausted: the search goes on with what it has and may end partial */
             if (n->state == NODE_NEW) {
                 float left[3], right[3];
-                link_portal(bt, bp, bref, l, nt, np, left, right);
+                if (b_offmesh || is_offmesh(nt, np))
+                    link_portal(bt, bp, bref, l, nt, np, left, right);
+                else
+                    ground_portal(&bt->v, bpv, bn, l, left, right);
                 vlerp(n->pos, left, right, 0.5f);
                 n->tile = nt;
                 n->poly = np;
+                n->hdist = vdist(n->pos, end);
             }
-            const float dist_end = vdist(n->pos, end);
+            const float dist_end = n->hdist;
             float cost = b->cost + vdist(b->pos, n->pos) * step_mul, heur;
             if (nref == end_ref) {
                 cost += dist_end * f->area_cost[nt->v.poly_areas[np] & 63];
@@ -930,22 +1109,23 @@ static int astar(nb_query* q, nb_poly_ref start_ref, const nb_tile* st, uint32_t
             n->cost = cost;
             n->total = total;
             if (n->state == NODE_OPEN) {
-                heap_sift_up(q, n->heap, node_index(q, n));
+                s_heap_sift_up(&sr, n->heap, (uint32_t)(n - nodes));
             } else {
                 n->state = NODE_OPEN;
-                heap_push(q, node_index(q, n));
+                s_heap_push(&sr, (uint32_t)(n - nodes));
             }
             if (dist_end < best_dist) {
                 best_dist = dist_end;
-                best = node_index(q, n);
+                best = (uint32_t)(n - nodes);
             }
         }
     }
-    const int cut = write_corridor(q, best, path, max_path, path_count);
+    search_end(q, &sr);
+    const int cut = write_corridor(q, best, path, node_of, max_path, path_count);
     return reached && !cut;
 }
 
-nb_status nb_query_find_path(nb_query* q, nb_poly_ref start_ref, nb_poly_ref end_ref, const float start[3],
+NB_COLD NB_NOINLINE nb_status nb_query_find_path(nb_query* q, nb_poly_ref start_ref, nb_poly_ref end_ref, const float start[3],
                              const float end[3], const nb_query_filter* filter, nb_poly_ref* path,
                              int32_t* path_count, int32_t max_path, int* partial)
 {
@@ -969,7 +1149,8 @@ nb_status nb_query_find_path(nb_query* q, nb_poly_ref start_ref, nb_poly_ref end
     uint32_t sp, ep;
     CHECK_(check_ref(q, fn, "start_ref", start_ref, &st, &sp));
     CHECK_(check_ref(q, fn, "end_ref", end_ref, &et, &ep));
-    const int complete = astar(q, start_ref, st, sp, end_ref, start, end, filter, path, max_path, path_count);
+    const int complete = astar(q, start_ref, st, sp, end_ref, start, end, filter, min_area_cost(filter), path, NULL,
+                                 max_path, path_count);
     if (partial)
         *partial = !complete;
     return NB_OK;
@@ -1010,21 +1191,22 @@ static int sp_append(spath* s, const float* p, uint8_t flag, nb_poly_ref ref)
 
 /* Adds the points where the segment from the last point to `target` crosses the portals of corridor polygons
  * from..to (every portal, or only those where the area changes). */
-static int sp_crossings(const nb_navmesh* nav, spath* s, const nb_poly_ref* path, int32_t from, int32_t to,
+static int sp_crossings(const nb_navmesh* nav, const corridor* c, spath* s, int32_t from, int32_t to,
                         const float* target, int options)
 {
+    const nb_poly_ref* path = c->refs;
     float a[3];
     vcopy(a, &s->points[(s->count - 1) * 3]);
     for (int32_t k = from; k < to; ++k) {
         if (!(options & NB_STRAIGHT_ALL_CROSSINGS)) {
             uint32_t p0, p1;
-            const nb_tile* t0 = nb_navmesh_resolve(nav, path[k], &p0);
-            const nb_tile* t1 = nb_navmesh_resolve(nav, path[k + 1], &p1);
+            const nb_tile* t0 = corridor_poly(nav, c, k, &p0);
+            const nb_tile* t1 = corridor_poly(nav, c, k + 1, &p1);
             if (!t0 || !t1 || t0->v.poly_areas[p0] == t1->v.poly_areas[p1])
                 continue;
         }
         float left[3], right[3], u, v, pt[3];
-        if (!path_portal(nav, path[k], path[k + 1], left, right, NULL, NULL))
+        if (!path_portal(nav, c, k, left, right, NULL, NULL))
             break;
         if (!intersect_lines_xz(a, target, left, right, &u, &v))
             continue;
@@ -1044,9 +1226,10 @@ static inline uint8_t apex_flag(nb_poly_ref ref, int offmesh)
 
 /* The funnel over the corridor's portals (start and end already clamped onto the first and last polygons).
  * Returns NB_OK or NB_ERR_INVALID_ARG (with *bad_index) when two consecutive polygons are not linked. */
-static nb_status funnel(const nb_navmesh* nav, const float* start, const float* end, const nb_poly_ref* path,
-                        int32_t n, int options, spath* s, int32_t* bad_index)
+static nb_status funnel(const nb_navmesh* nav, const float* start, const float* end, const corridor* c, int32_t n,
+                        int options, spath* s, int32_t* bad_index)
 {
+    const nb_poly_ref* path = c->refs;
     if (sp_append(s, start, NB_STRAIGHT_POINT_START, path[0]))
         return NB_OK;
     if (n > 1) {
@@ -1062,7 +1245,7 @@ static nb_status funnel(const nb_navmesh* nav, const float* start, const float* 
             int om = 0;
             if (i + 1 < n) {
                 int from_om, to_om;
-                if (!path_portal(nav, path[i], path[i + 1], l, r, &from_om, &to_om)) {
+                if (!path_portal(nav, c, i, l, r, &from_om, &to_om)) {
                     *bad_index = i;
                     return NB_ERR_INVALID_ARG;
                 }
@@ -1087,7 +1270,7 @@ static nb_status funnel(const nb_navmesh* nav, const float* start, const float* 
                     right_i = i;
                 } else {
                     if ((options & (NB_STRAIGHT_AREA_CROSSINGS | NB_STRAIGHT_ALL_CROSSINGS)) &&
-                        sp_crossings(nav, s, path, apex_i, left_i, fl, options))
+                        sp_crossings(nav, c, s, apex_i, left_i, fl, options))
                         return NB_OK;
                     vcopy(apex, fl);
                     apex_i = left_i;
@@ -1110,7 +1293,7 @@ static nb_status funnel(const nb_navmesh* nav, const float* start, const float* 
                     left_i = i;
                 } else {
                     if ((options & (NB_STRAIGHT_AREA_CROSSINGS | NB_STRAIGHT_ALL_CROSSINGS)) &&
-                        sp_crossings(nav, s, path, apex_i, right_i, fr, options))
+                        sp_crossings(nav, c, s, apex_i, right_i, fr, options))
                         return NB_OK;
                     vcopy(apex, fr);
                     apex_i = right_i;
@@ -1126,14 +1309,14 @@ static nb_status funnel(const nb_navmesh* nav, const float* start, const float* 
             }
         }
         if ((options & (NB_STRAIGHT_AREA_CROSSINGS | NB_STRAIGHT_ALL_CROSSINGS)) &&
-            sp_crossings(nav, s, path, apex_i, n - 1, end, options))
+            sp_crossings(nav, c, s, apex_i, n - 1, end, options))
             return NB_OK;
     }
     sp_append(s, end, NB_STRAIGHT_POINT_END, 0);
     return NB_OK;
 }
 
-nb_status nb_query_straight_path(nb_query* q, const float start[3], const float end[3], const nb_poly_ref* path,
+NB_COLD NB_NOINLINE nb_status nb_query_straight_path(nb_query* q, const float start[3], const float end[3], const nb_poly_ref* path,
                                  int32_t path_count, float* points, uint8_t* flags, nb_poly_ref* refs,
                                  int32_t* point_count, int32_t max_points, int options)
 {
@@ -1179,7 +1362,8 @@ nb_status nb_query_straight_path(nb_query* q, const float start[3], const float 
     closest_on_poly(t1, p1, end, b, &over);
     spath s = { points, flags, refs, 0, max_points };
     int32_t bad = 0;
-    if (funnel(q->nav, a, b, path, path_count, options, &s, &bad) != NB_OK)
+    const corridor c = { path, NULL, NULL };
+    if (funnel(q->nav, a, b, &c, path_count, options, &s, &bad) != NB_OK)
         return nb_fail(ctx, NB_ERR_INVALID_ARG, "%s: path[%d] 0x%08x and path[%d] 0x%08x are not neighbours", fn, bad,
                        (unsigned)path[bad], bad + 1, (unsigned)path[bad + 1]);
     *point_count = s.count;
@@ -1190,7 +1374,7 @@ nb_status nb_query_straight_path(nb_query* q, const float start[3], const float 
 /* Raycast                                                                                          */
 /* ================================================================================================ */
 
-nb_status nb_query_raycast(nb_query* q, nb_poly_ref start_ref, const float start[3], const float end[3],
+NB_COLD NB_NOINLINE nb_status nb_query_raycast(nb_query* q, nb_poly_ref start_ref, const float start[3], const float end[3],
                            const nb_query_filter* filter, float* t, float hit_normal[3], nb_poly_ref* path,
                            int32_t* path_count, int32_t max_path)
 {
@@ -1342,7 +1526,7 @@ static inline int usable_ground(const nb_tile* t, uint32_t p, const nb_query_fil
     return !is_offmesh(t, p) && passes(f, t->v.poly_flags[p]);
 }
 
-nb_status nb_query_random_point(nb_query* q, const nb_query_filter* filter, uint64_t* rng, nb_poly_ref* ref,
+NB_COLD NB_NOINLINE nb_status nb_query_random_point(nb_query* q, const nb_query_filter* filter, uint64_t* rng, nb_poly_ref* ref,
                                 float point[3])
 {
     static const char* fn = "nb_query_random_point";
@@ -1487,7 +1671,7 @@ static const qnode* pick_visited(const nb_query* q, double total, uint64_t* rng)
     return last;
 }
 
-nb_status nb_query_random_point_around(nb_query* q, nb_poly_ref start_ref, const float center[3], float radius,
+NB_COLD NB_NOINLINE nb_status nb_query_random_point_around(nb_query* q, nb_poly_ref start_ref, const float center[3], float radius,
                                        const nb_query_filter* filter, uint64_t* rng, nb_poly_ref* ref,
                                        float point[3])
 {
@@ -1568,7 +1752,7 @@ nb_status nb_query_random_point_around(nb_query* q, nb_poly_ref start_ref, const
 /* Closest point, height                                                                            */
 /* ================================================================================================ */
 
-nb_status nb_query_closest_point_on_poly(nb_query* q, nb_poly_ref ref, const float pos[3], float closest[3],
+NB_COLD NB_NOINLINE nb_status nb_query_closest_point_on_poly(nb_query* q, nb_poly_ref ref, const float pos[3], float closest[3],
                                          int* over_poly)
 {
     static const char* fn = "nb_query_closest_point_on_poly";
@@ -1591,7 +1775,7 @@ nb_status nb_query_closest_point_on_poly(nb_query* q, nb_poly_ref ref, const flo
     return NB_OK;
 }
 
-nb_status nb_query_poly_height(nb_query* q, nb_poly_ref ref, const float pos[3], float* height)
+NB_COLD NB_NOINLINE nb_status nb_query_poly_height(nb_query* q, nb_poly_ref ref, const float pos[3], float* height)
 {
     static const char* fn = "nb_query_poly_height";
     if (!q)
@@ -1628,7 +1812,7 @@ nb_status nb_query_poly_height(nb_query* q, nb_poly_ref ref, const float pos[3],
 /* Move along surface                                                                               */
 /* ================================================================================================ */
 
-nb_status nb_query_move_along_surface(nb_query* q, nb_poly_ref start_ref, const float start[3], const float end[3],
+NB_COLD NB_NOINLINE nb_status nb_query_move_along_surface(nb_query* q, nb_poly_ref start_ref, const float start[3], const float end[3],
                                       const nb_query_filter* filter, float result[3], nb_poly_ref* visited,
                                       int32_t* visited_count, int32_t max_visited)
 {
@@ -1668,9 +1852,9 @@ nb_status nb_query_move_along_surface(nb_query* q, nb_poly_ref start_ref, const 
     s->poly = sp;
     s->state = NODE_CLOSED;
     uint32_t best = 0, head = 0, tail = 0;
-    q->heap[tail++] = 0;
+    q->heap[tail++].node = 0;
     while (head < tail) {
-        const uint32_t ci = q->heap[head++];
+        const uint32_t ci = q->heap[head++].node;
         const qnode* c = &q->nodes[ci];
         const nb_tile* ct = c->tile;
         const uint32_t cp = c->poly;
@@ -1715,7 +1899,7 @@ nb_status nb_query_move_along_surface(nb_query* q, nb_poly_ref start_ref, const 
                 m->poly = np;
                 m->parent = ci + 1;
                 m->state = NODE_CLOSED;
-                q->heap[tail++] = node_index(q, m);
+                q->heap[tail++].node = node_index(q, m);
             }
         }
     }
@@ -1732,7 +1916,7 @@ nb_status nb_query_move_along_surface(nb_query* q, nb_poly_ref start_ref, const 
     }
     vcopy(result, best_pos);
     if (visited)
-        write_corridor(q, best, visited, max_visited, visited_count);
+        write_corridor(q, best, visited, NULL, max_visited, visited_count);
     return NB_OK;
 }
 
@@ -1740,7 +1924,7 @@ nb_status nb_query_move_along_surface(nb_query* q, nb_poly_ref start_ref, const 
 /* Distance to wall                                                                                 */
 /* ================================================================================================ */
 
-nb_status nb_query_distance_to_wall(nb_query* q, nb_poly_ref start_ref, const float center[3], float max_radius,
+NB_COLD NB_NOINLINE nb_status nb_query_distance_to_wall(nb_query* q, nb_poly_ref start_ref, const float center[3], float max_radius,
                                     const nb_query_filter* filter, float* distance, float hit_pos[3],
                                     float hit_normal[3])
 {
@@ -1861,6 +2045,7 @@ nb_status nb_query_find_paths(nb_query* q, const float* pairs, uint32_t n, const
 
     uint64_t offset = 0;
     const uint32_t max_path = q->max_nodes;
+    const float hmul = min_area_cost(filter);
     for (uint32_t i = 0; i < n; ++i) {
         const float* a = &pairs[(size_t)i * 6];
         const float* b = a + 3;
@@ -1869,24 +2054,29 @@ nb_status nb_query_find_paths(nb_query* q, const float* pairs, uint32_t n, const
         float len = 0.0f;
         int32_t count = 0;
         uint32_t sp;
-        const nb_poly_ref sref = nearest_core(q, a, half_extents, filter, sa);
-        const nb_poly_ref eref = sref ? nearest_core(q, b, half_extents, filter, sb) : 0;
+        int eover = 0;
+        const nb_poly_ref sref = nearest_core(q, a, half_extents, filter, sa, NULL);
+        const nb_poly_ref eref = sref ? nearest_core(q, b, half_extents, filter, sb, &eover) : 0;
         const nb_tile* stile = sref ? nb_navmesh_resolve(q->nav, sref, &sp) : NULL;
         if (stile && eref) {
             int32_t path_count = 0;
-            const int complete = astar(q, sref, stile, sp, eref, sa, sb, filter, q->path, (int32_t)max_path,
-                                       &path_count);
+            const int complete = astar(q, sref, stile, sp, eref, sa, sb, filter, hmul, q->path, q->path_nodes,
+                                       (int32_t)max_path, &path_count);
             st = complete ? NB_PATH_COMPLETE : NB_PATH_PARTIAL;
             /* The funnel clamps the end onto the corridor's last polygon: for a partial path, the reachable
              * point closest to the end. */
+            const corridor c = { q->path, q->nodes, q->path_nodes };
             uint32_t lp;
-            const nb_tile* lt = nb_navmesh_resolve(q->nav, q->path[path_count - 1], &lp);
+            const nb_tile* lt = corridor_poly(q->nav, &c, path_count - 1, &lp);
             float cb[3];
             int over;
-            closest_on_poly(lt, lp, sb, cb, &over);
+            if (complete && eover)
+                vcopy(cb, sb); /* sb lies over end_ref with its surface height: clamping it again gives sb */
+            else
+                closest_on_poly(lt, lp, sb, cb, &over);
             spath s = { q->spoints, NULL, NULL, 0, q->spoints_cap };
             int32_t bad;
-            funnel(q->nav, sa, cb, q->path, path_count, options, &s, &bad);
+            funnel(q->nav, sa, cb, &c, path_count, options, &s, &bad);
             count = s.count;
             for (int32_t k = 1; k < count; ++k)
                 len += vdist(&q->spoints[(k - 1) * 3], &q->spoints[k * 3]);

@@ -481,8 +481,10 @@ static inline void box_add(float b[4], const float* p)
 }
 
 /* Clips one triangle into rows (z), then each row into cells (x); each cell's piece becomes a span from its
- * lowest to its highest point. The rows come from the same sweep as the cells in rasterize_row, along z. */
-static nb_status rasterize_tri(nb_context* ctx, nb_heightfield* hf, const raster_grid* g, const float* v0,
+ * lowest to its highest point. The rows come from the same sweep as the cells in rasterize_row, along z.
+ * Out of line for V8's tiering (filter.c, ledge_row): inlined, the triangle loop's optimization was started
+ * during the first bake but could not be used by it. */
+static NB_NOINLINE nb_status rasterize_tri(nb_context* ctx, nb_heightfield* hf, const raster_grid* g, const float* v0,
                                const float* v1, const float* v2, uint32_t area, int merge_thr)
 {
     float tmin[3], tmax[3];

@@ -319,6 +319,46 @@ static uint16_t compact_ids(nb_compact_heightfield* chf, region* regions, uint32
 
 /* ---- watershed / monotone clean-up --------------------------------------------------------------------------- */
 
+/* One row of nb_region_merge_and_filter's scan: span counts, regions stacked in a column (floors), and the
+ * neighbours along the outline of each region met for the first time. 0 when out of memory. A function of its own
+ * for V8's tiering (filter.c, ledge_row): as a loop inside the merge, the first bake ran all of it in the baseline
+ * tier and paid for optimizing the whole merge (the largest function of the bake) in the background. */
+static NB_NOINLINE int scan_row(const nb_compact_heightfield* chf, const uint16_t* reg, region* regions, uint32_t nreg,
+                                id_pool* pool, int z)
+{
+    const int w = chf->width;
+    for (int x = 0; x < w; ++x) {
+        const nb_compact_cell c = chf->cells[x + z * w];
+        for (uint32_t i = c.index; i < c.index + c.count; ++i) {
+            const uint16_t r = reg[i];
+            if (r == 0 || r >= nreg)
+                continue;
+            region* rg = &regions[r];
+            ++rg->span_count;
+            for (uint32_t j = c.index; j < c.index + c.count; ++j) {
+                const uint16_t other = reg[j];
+                if (j == i || other == 0 || other >= nreg)
+                    continue;
+                if (other == r)
+                    rg->overlap = 1;
+                if (!list_add_unique(pool, &rg->floors, other))
+                    return 0;
+            }
+            if (rg->conns.len > 0)
+                continue; /* outline already walked */
+            rg->area = chf->areas[i];
+            for (int dir = 0; dir < 4; ++dir) {
+                if (across(chf, reg, x + z * w, i, dir) != r) {
+                    if (!walk_outline(chf, reg, pool, &rg->conns, x, z, i, dir))
+                        return 0;
+                    break;
+                }
+            }
+        }
+    }
+    return 1;
+}
+
 nb_status nb_region_merge_and_filter(nb_context* ctx, const char* fn, nb_compact_heightfield* chf, uint16_t* reg,
                                      uint16_t id_count, int min_area, int merge_area)
 {
@@ -337,38 +377,9 @@ nb_status nb_region_merge_and_filter(nb_context* ctx, const char* fn, nb_compact
         regions[r].id = (uint16_t)r;
 
     /* ---- span counts, stacked regions, and each region's outline neighbours ---- */
-    const int w = chf->width, h = chf->height;
-    for (int z = 0; z < h; ++z) {
-        for (int x = 0; x < w; ++x) {
-            const nb_compact_cell c = chf->cells[x + z * w];
-            for (uint32_t i = c.index; i < c.index + c.count; ++i) {
-                const uint16_t r = reg[i];
-                if (r == 0 || r >= nreg)
-                    continue;
-                region* rg = &regions[r];
-                ++rg->span_count;
-                for (uint32_t j = c.index; j < c.index + c.count; ++j) {
-                    const uint16_t other = reg[j];
-                    if (j == i || other == 0 || other >= nreg)
-                        continue;
-                    if (other == r)
-                        rg->overlap = 1;
-                    if (!list_add_unique(&pool, &rg->floors, other))
-                        goto oom;
-                }
-                if (rg->conns.len > 0)
-                    continue; /* outline already walked */
-                rg->area = chf->areas[i];
-                for (int dir = 0; dir < 4; ++dir) {
-                    if (across(chf, reg, x + z * w, i, dir) != r) {
-                        if (!walk_outline(chf, reg, &pool, &rg->conns, x, z, i, dir))
-                            goto oom;
-                        break;
-                    }
-                }
-            }
-        }
-    }
+    for (int z = 0; z < chf->height; ++z)
+        if (!scan_row(chf, reg, regions, nreg, &pool, z))
+            goto oom;
 
     /* ---- drop islands: connected groups of regions below min_area, unless a group reaches the tile border
      * (its true size lies partly in the next tile) ---- */

@@ -74,7 +74,7 @@ static uint32_t grow_regions(const watershed* ws, uint32_t* cand, uint32_t ncand
 /* Floods a new region `id` depth-first from seed over the spans of the same area at depth >= level - 2. A span
  * next to (or diagonal to) another region is given back, so that regions meet where growth brings them together
  * rather than where a flood happened to run first. Returns whether any span stayed in the region. */
-static int flood_region(const watershed* ws, uint32_t seed, int level, uint16_t id)
+static NB_NOINLINE int flood_region(const watershed* ws, uint32_t seed, int level, uint16_t id)
 {
     const nb_compact_heightfield* chf = ws->chf;
     const uint8_t* areas = chf->areas;
@@ -127,6 +127,51 @@ static int flood_region(const watershed* ws, uint32_t seed, int level, uint16_t 
     return kept;
 }
 
+/* Walkable spans by level pair (dist >> 1), deepest first; a counting sort keeps scan order in a pair. bucket
+ * (top_pair + 2 zeros) ends as the end of each pair in by_level: pair top_pair - p ends at bucket[p] and starts at
+ * the previous entry. (Out of line, as are the level and flood helpers, for V8's tiering: filter.c, ledge_row.) */
+static NB_NOINLINE void sort_by_level(const nb_compact_heightfield* chf, uint32_t top_pair, uint32_t* bucket,
+                                      uint32_t* by_level)
+{
+    const uint16_t* dist = chf->dist;
+    const uint32_t n = chf->span_count;
+    for (uint32_t i = 0; i < n; ++i)
+        if (chf->areas[i] != NB_NULL_AREA)
+            ++bucket[top_pair - nb_mini(dist[i] >> 1, (int)top_pair) + 1];
+    for (uint32_t b = 1; b <= top_pair + 1; ++b)
+        bucket[b] += bucket[b - 1];
+    for (uint32_t i = 0; i < n; ++i)
+        if (chf->areas[i] != NB_NULL_AREA)
+            by_level[bucket[top_pair - nb_mini(dist[i] >> 1, (int)top_pair)]++] = i;
+}
+
+/* The candidates of a level into out (see nb_build_regions_watershed): a scan of every span when full, else the
+ * level's own pair followed by what is left of the previous candidates. Returns their count. A function of its own
+ * for V8's tiering (filter.c, ledge_row). */
+static NB_NOINLINE uint32_t level_candidates(const watershed* ws, int full, int level, const uint32_t* by_level,
+                                             const uint32_t* bucket, uint32_t top_pair, const uint32_t* cand,
+                                             uint32_t ncand, uint32_t* out)
+{
+    const nb_compact_heightfield* chf = ws->chf;
+    const uint16_t* reg = ws->reg;
+    uint32_t m = 0;
+    if (full) {
+        const uint16_t* dist = chf->dist;
+        for (uint32_t i = 0; i < chf->span_count; ++i)
+            if (chf->areas[i] != NB_NULL_AREA && !reg[i] && dist[i] >= level)
+                out[m++] = i;
+    } else {
+        const uint32_t p = top_pair - (uint32_t)(level >> 1);
+        for (uint32_t k = p ? bucket[p - 1] : 0; k < bucket[p]; ++k)
+            if (!reg[by_level[k]])
+                out[m++] = by_level[k];
+        for (uint32_t k = 0; k < ncand; ++k)
+            if (!reg[cand[k]])
+                out[m++] = cand[k];
+    }
+    return m;
+}
+
 nb_status nb_build_regions_watershed(nb_context* ctx, nb_compact_heightfield* chf, int32_t border_size,
                                      int32_t min_region_area, int32_t merge_region_area)
 {
@@ -162,18 +207,8 @@ nb_status nb_build_regions_watershed(nb_context* ctx, nb_compact_heightfield* ch
     uint16_t next_id = 1;
     nb_region_paint_border(chf, border_size, ws.reg, &next_id);
 
-    /* Walkable spans by level pair (dist >> 1), deepest first; a counting sort keeps scan order in a pair. */
-    const uint16_t* dist = chf->dist;
     const uint32_t top_pair = nbuckets - 1;
-    for (uint32_t i = 0; i < n; ++i)
-        if (chf->areas[i] != NB_NULL_AREA)
-            ++bucket[top_pair - nb_mini(dist[i] >> 1, (int)top_pair) + 1];
-    for (uint32_t b = 1; b <= nbuckets; ++b)
-        bucket[b] += bucket[b - 1];
-    for (uint32_t i = 0; i < n; ++i)
-        if (chf->areas[i] != NB_NULL_AREA)
-            by_level[bucket[top_pair - nb_mini(dist[i] >> 1, (int)top_pair)]++] = i;
-    /* bucket[p] is now the end of pair top_pair - p; the start is the previous entry. */
+    sort_by_level(chf, top_pair, bucket, by_level);
 
     /* At least one pass, at level 0: a level made only of border spans (all corridors two cells wide) still
      * gets its regions. */
@@ -188,20 +223,8 @@ nb_status nb_build_regions_watershed(nb_context* ctx, nb_compact_heightfield* ch
         /* Candidates: every span without a region at depth >= level. Most levels add their own pair in front of
          * what earlier levels left over; every LEVELS_PER_SORT levels the list is rebuilt in scan order, which
          * decides the order new regions are seeded in. */
-        uint32_t m = 0;
-        if (step % LEVELS_PER_SORT == 0) {
-            for (uint32_t i = 0; i < n; ++i)
-                if (chf->areas[i] != NB_NULL_AREA && !ws.reg[i] && dist[i] >= level)
-                    cand_next[m++] = i;
-        } else {
-            const uint32_t p = top_pair - (uint32_t)(level >> 1);
-            for (uint32_t k = p ? bucket[p - 1] : 0; k < bucket[p]; ++k)
-                if (!ws.reg[by_level[k]])
-                    cand_next[m++] = by_level[k];
-            for (uint32_t k = 0; k < ncand; ++k)
-                if (!ws.reg[cand[k]])
-                    cand_next[m++] = cand[k];
-        }
+        const uint32_t m = level_candidates(&ws, step % LEVELS_PER_SORT == 0, level, by_level, bucket, top_pair, cand,
+                                            ncand, cand_next);
         uint32_t* t = cand;
         cand = cand_next;
         cand_next = t;
@@ -225,10 +248,7 @@ nb_status nb_build_regions_watershed(nb_context* ctx, nb_compact_heightfield* ch
     }
 
     /* Spans given back by the floods: grow the regions over them until nothing changes. */
-    ncand = 0;
-    for (uint32_t i = 0; i < n; ++i)
-        if (chf->areas[i] != NB_NULL_AREA && !ws.reg[i])
-            cand[ncand++] = i;
+    ncand = level_candidates(&ws, 1, 0, by_level, bucket, top_pair, NULL, 0, cand);
     grow_regions(&ws, cand, ncand, EXPAND_ITERS * 8, 0);
 
     st = nb_region_merge_and_filter(ctx, fn, chf, ws.reg, next_id, min_region_area, merge_region_area);
