@@ -76,10 +76,10 @@ const nb_config* nb_grid_index_config(const nb_grid_index* index, nb_config_cell
 nb_status nb_grid_index_tile_compact(nb_context* ctx, const char* fn, const nb_grid_index* index, int32_t tile_x,
                                      int32_t tile_z, nb_compact_heightfield** chf, float lo[3], float hi[3],
                                      double* stats);
-/* Copies the links whose start lies in [lo, hi) (nb_inside_xz) into out (link_count entries), in order;
- * returns their number. */
-uint32_t nb_links_in_tile(const nb_offmesh_link* links, uint32_t link_count, const float lo[3], const float hi[3],
-                          nb_offmesh_link* out);
+/* The links whose start lies in [lo, hi) (nb_inside_xz), in order: *out (nb_free; room for link_count, NULL when
+ * link_count is 0) and their number *count. fn names the caller in the out-of-memory message. */
+nb_status nb_links_in_tile(nb_context* ctx, const char* fn, const nb_offmesh_link* links, uint32_t link_count,
+                           const float lo[3], const float hi[3], nb_offmesh_link** out, uint32_t* count);
 /* Regions .. detail on chf (taken over: freed on every path) and nb_tile_build with links (already the tile's).
  * *data NULL (NB_OK) when the tile has no polygons and no links, like nb_bake_grid_tile. stats (optional)
  * receives the stages run here; the others are left alone. cfg/cells: resolved. */

@@ -118,14 +118,23 @@ const nb_config* nb_grid_index_config(const nb_grid_index* index, nb_config_cell
     return &index->cfg;
 }
 
-uint32_t nb_links_in_tile(const nb_offmesh_link* links, uint32_t link_count, const float lo[3], const float hi[3],
-                          nb_offmesh_link* out)
+nb_status nb_links_in_tile(nb_context* ctx, const char* fn, const nb_offmesh_link* links, uint32_t link_count,
+                           const float lo[3], const float hi[3], nb_offmesh_link** out, uint32_t* count)
 {
+    *out = NULL;
+    *count = 0;
+    if (!link_count)
+        return NB_OK;
+    nb_offmesh_link* sel = (nb_offmesh_link*)nb_alloc(ctx, (size_t)link_count * sizeof(nb_offmesh_link));
+    if (!sel)
+        return nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "%s: out of memory 'links' (%u)", fn, link_count);
     uint32_t n = 0;
     for (uint32_t i = 0; i < link_count; ++i)
         if (nb_inside_xz(links[i].start, lo, hi))
-            out[n++] = links[i];
-    return n;
+            sel[n++] = links[i];
+    *out = sel;
+    *count = n;
+    return NB_OK;
 }
 
 nb_status nb_grid_index_tile_compact(nb_context* ctx, const char* fn, const nb_grid_index* index, int32_t tile_x,
@@ -190,14 +199,9 @@ nb_status nb_grid_index_bake_tile(nb_context* ctx, const nb_grid_index* index, c
     if (st != NB_OK)
         return st;
     uint32_t nlinks = 0;
-    if (link_count) {
-        tlinks = (nb_offmesh_link*)nb_alloc(ctx, (size_t)link_count * sizeof(nb_offmesh_link));
-        if (!tlinks) {
-            st = nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "%s: out of memory 'links' (%u)", fn, link_count);
-            goto cleanup;
-        }
-        nlinks = nb_links_in_tile(links, link_count, lo, hi, tlinks);
-    }
+    st = nb_links_in_tile(ctx, fn, links, link_count, lo, hi, &tlinks, &nlinks);
+    if (st != NB_OK)
+        goto cleanup;
     if (!chf) {
         if (nlinks)
             st = nb_fail(ctx, NB_ERR_INVALID_ARG, "%s: tile (%d, %d) has off-mesh links but no triangles", fn, tile_x,

@@ -174,20 +174,15 @@ nb_status nb_tile_rebuild(nb_context* ctx, const nb_config* config, const uint8_
         if (st != NB_OK)
             goto cleanup;
     }
+    /* The tile proper, computed as the contour stage shrinks the field's bounds (the bounds the tile blob
+     * records). */
+    const float pad = (float)chf->border_size * chf->cell_size;
+    const float lo[3] = { chf->bmin[0] + pad, chf->bmin[1], chf->bmin[2] + pad };
+    const float hi[3] = { chf->bmax[0] - pad, chf->bmax[1], chf->bmax[2] - pad };
     uint32_t nlinks = 0;
-    if (link_count) {
-        tlinks = (nb_offmesh_link*)nb_alloc(ctx, (size_t)link_count * sizeof(nb_offmesh_link));
-        if (!tlinks) {
-            st = nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "%s: out of memory 'links' (%u)", fn, link_count);
-            goto cleanup;
-        }
-        /* The tile proper, computed as the contour stage shrinks the field's bounds (the bounds the tile blob
-         * records). */
-        const float pad = (float)chf->border_size * chf->cell_size;
-        const float lo[3] = { chf->bmin[0] + pad, chf->bmin[1], chf->bmin[2] + pad };
-        const float hi[3] = { chf->bmax[0] - pad, chf->bmax[1], chf->bmax[2] - pad };
-        nlinks = nb_links_in_tile(links, link_count, lo, hi, tlinks);
-    }
+    st = nb_links_in_tile(ctx, fn, links, link_count, lo, hi, &tlinks, &nlinks);
+    if (st != NB_OK)
+        goto cleanup;
     st = nb_tile_finish(ctx, &cfg, &cells, chf, tlinks, nlinks, tx, tz, NULL, data, size);
     chf = NULL; /* taken over */
 
@@ -322,14 +317,9 @@ static nb_status build_tile(nb_context* ctx, const char* fn, nb_tile_cache* c, i
             goto cleanup;
     }
     uint32_t nlinks = 0;
-    if (c->link_count) {
-        tlinks = (nb_offmesh_link*)nb_alloc(ctx, (size_t)c->link_count * sizeof(nb_offmesh_link));
-        if (!tlinks) {
-            st = nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "%s: out of memory 'links' (%u)", fn, c->link_count);
-            goto cleanup;
-        }
-        nlinks = nb_links_in_tile(c->links, c->link_count, t->lo, t->hi, tlinks);
-    }
+    st = nb_links_in_tile(ctx, fn, c->links, c->link_count, t->lo, t->hi, &tlinks, &nlinks);
+    if (st != NB_OK)
+        goto cleanup;
     st = nb_tile_finish(ctx, &c->cfg, &c->cells, chf, tlinks, nlinks, tx, tz, NULL, data, size);
     chf = NULL; /* taken over */
 

@@ -2,6 +2,7 @@
  * values and statistics so JavaScript reads them without knowing struct layouts. */
 #include "navbake.h"
 #include "navmesh_internal.h"
+#include "wasm_internal.h"
 
 #include <emscripten.h>
 #include <emscripten/emmalloc.h>
@@ -19,20 +20,11 @@ EMSCRIPTEN_KEEPALIVE int nbw_config_field_count(void) { return nb_config_field_c
 EMSCRIPTEN_KEEPALIVE const char* nbw_config_field_name(int i) { return nb_config_field_name(i); }
 EMSCRIPTEN_KEEPALIVE double nbw_config_default(int i) { return nb_config_default(i); }
 
-static void config_from_values(const double* values, nb_config* cfg)
-{
-    memset(cfg, 0, sizeof(*cfg));
-    if (!values)
-        return;
-    for (int i = 0; i < nb_config_field_count(); ++i)
-        nb_config_set(cfg, i, values[i]);
-}
-
 /* in: nb_config_field_count() doubles (0 = default, NB_ZERO = explicit zero); out: the resolved values. */
 EMSCRIPTEN_KEEPALIVE int nbw_config_resolve(nb_context* ctx, const double* in, double* out)
 {
     nb_config cfg, resolved;
-    config_from_values(in, &cfg);
+    nbw_config_from_values(in, &cfg);
     const nb_status st = nb_config_resolve(ctx, &cfg, &resolved, NULL);
     if (out)
         for (int i = 0; i < nb_config_field_count(); ++i)
@@ -52,15 +44,9 @@ EMSCRIPTEN_KEEPALIVE nb_bake_result* nbw_bake(nb_context* ctx, const float* posi
     nb_bake_result* result = (nb_bake_result*)calloc(1, sizeof(nb_bake_result));
     if (!result)
         return NULL;
-    nb_bake_input input;
-    memset(&input, 0, sizeof(input));
-    input.mesh.positions = positions;
-    input.mesh.vertex_count = vertex_count;
-    input.mesh.indices = indices;
-    input.mesh.triangle_count = triangle_count;
-    input.mesh.areas = areas;
+    const nb_bake_input input = nbw_input(positions, vertex_count, indices, triangle_count, areas, NULL, 0);
     nb_config cfg;
-    config_from_values(config, &cfg);
+    nbw_config_from_values(config, &cfg);
     if (nb_bake(ctx, &input, &cfg, (nb_stage)stop_after, keep, result) != NB_OK) {
         free(result);
         return NULL;
@@ -88,15 +74,9 @@ EMSCRIPTEN_KEEPALIVE nb_navmesh* nbw_navmesh_bake(nb_context* ctx, const float* 
                                                   const uint32_t* indices, uint32_t triangle_count,
                                                   const uint8_t* areas, const double* config)
 {
-    nb_bake_input input;
-    memset(&input, 0, sizeof(input));
-    input.mesh.positions = positions;
-    input.mesh.vertex_count = vertex_count;
-    input.mesh.indices = indices;
-    input.mesh.triangle_count = triangle_count;
-    input.mesh.areas = areas;
+    const nb_bake_input input = nbw_input(positions, vertex_count, indices, triangle_count, areas, NULL, 0);
     nb_config cfg;
-    config_from_values(config, &cfg);
+    nbw_config_from_values(config, &cfg);
     nb_navmesh* nav = NULL;
     return nb_bake_navmesh(ctx, &input, &cfg, NULL, 0, &nav) == NB_OK ? nav : NULL;
 }
@@ -251,11 +231,12 @@ EMSCRIPTEN_KEEPALIVE int nbw_navmesh_detail_triangles(nb_context* ctx, const nb_
 }
 
 /* ---- progress: the C callback calls into JavaScript ----
- * nb_context_desc.progress is a C function pointer; EM_JS gives a C function a JavaScript body that the linker
- * places inside the module factory (no eval: fine with -sDYNAMIC_EXECUTION=0). It calls
- * Module.onNavBakeProgress(stage, done, total) when the TypeScript layer has set it; a truthy return cancels the
- * bake (NB_ERR_CANCELLED). The JavaScript side must not throw through it: wasm frames would be unwound without
- * their cleanup. */
+ * nb_context_desc.progress is a C function pointer; it forwards to nbw_js_progress, which the module imports
+ * (env.nbw_js_progress) and web/src/navbake.mjs supplies: it calls Module.onNavBakeProgress(stage, done, total)
+ * when the TypeScript layer has set it, and a truthy return cancels the bake (NB_ERR_CANCELLED). The JavaScript
+ * side must not throw through it: wasm frames would be unwound without their cleanup. EM_JS only declares the
+ * import here (emcc rejects a plain undeclared import); its body would serve Emscripten's own glue, which the
+ * standalone link (see the Makefile) does not generate, so navbake.mjs's function is the one that runs. */
 EM_JS(int, nbw_js_progress, (int stage, uint32_t done, uint32_t total), {
     var f = Module["onNavBakeProgress"];
     return f && f(stage, done >>> 0, total >>> 0) ? 1 : 0;
@@ -272,47 +253,17 @@ EMSCRIPTEN_KEEPALIVE void nbw_context_set_js_progress(nb_context* ctx, int enabl
     nb_context_set_progress(ctx, enabled ? progress_to_js : NULL, NULL);
 }
 
-/* ---- tiled bakes spread over workers: one tile of the grid, assembly ----
+/* ---- tiled bakes spread over workers: assembly ----
  * web/src/bake.ts computes the grid itself (in float32, as the C does) so the main thread never copies the
- * geometry into its own heap; the workers bake through the grid index (nbw_grid_index_*, below), and
- * nbw_bake_grid_tile (nb_bake_grid_tile, which scans the whole mesh per tile) stays for the raw API. Tiles baked in
+ * geometry into its own heap; the workers bake through the grid index (nbw_grid_index_*, below). Tiles baked in
  * several workers and added to a navmesh made with nbw_navmesh_create save to the very bytes nb_bake_navmesh gives
  * (tests/web/workers.test.ts and tiled.test.ts compare them). */
 
-/* Bakes tile (tile_x, tile_z) of the grid. out: [blob pointer, size]; a blob of 0 with NB_OK means the tile has
- * no polygons (nb_bake_navmesh leaves such tiles out). Free with nbw_bytes_free. */
-EMSCRIPTEN_KEEPALIVE int nbw_bake_grid_tile(nb_context* ctx, const float* positions, uint32_t vertex_count,
-                                            const uint32_t* indices, uint32_t triangle_count, const uint8_t* areas,
-                                            const double* config, int32_t tile_x, int32_t tile_z, uint32_t* out)
-{
-    out[0] = out[1] = 0;
-    nb_bake_input in;
-    memset(&in, 0, sizeof(in));
-    in.mesh.positions = positions;
-    in.mesh.vertex_count = vertex_count;
-    in.mesh.indices = indices;
-    in.mesh.triangle_count = triangle_count;
-    in.mesh.areas = areas;
-    nb_config cfg;
-    config_from_values(config, &cfg);
-    uint8_t* data = NULL;
-    size_t size = 0;
-    const nb_status st = nb_bake_grid_tile(ctx, &in, &cfg, NULL, 0, tile_x, tile_z, &data, &size, NULL);
-    out[0] = (uint32_t)(uintptr_t)data;
-    out[1] = (uint32_t)size;
-    return (int)st;
-}
-
-/* params: origin xyz, tile_width, tile_depth, max_tiles (as nbw_tile_grid gives them). */
+/* params: origin xyz, tile_width, tile_depth, max_tiles (as nbw_grid_index_create gives them). */
 EMSCRIPTEN_KEEPALIVE nb_navmesh* nbw_navmesh_create(nb_context* ctx, const double* params)
 {
     nb_navmesh_params p;
-    memset(&p, 0, sizeof(p));
-    for (int k = 0; k < 3; ++k)
-        p.origin[k] = (float)params[k];
-    p.tile_width = (float)params[3];
-    p.tile_depth = (float)params[4];
-    p.max_tiles = (uint32_t)params[5];
+    nbw_params_from_values(params, &p);
     nb_navmesh* nav = NULL;
     return nb_navmesh_create(ctx, &p, &nav) == NB_OK ? nav : NULL;
 }
@@ -344,17 +295,10 @@ EMSCRIPTEN_KEEPALIVE nb_navmesh* nbw_navmesh_bake_ex(nb_context* ctx, const floa
                                                      uint32_t volume_count, const nb_offmesh_link* links,
                                                      uint32_t link_count, const double* config)
 {
-    nb_bake_input input;
-    memset(&input, 0, sizeof(input));
-    input.mesh.positions = positions;
-    input.mesh.vertex_count = vertex_count;
-    input.mesh.indices = indices;
-    input.mesh.triangle_count = triangle_count;
-    input.mesh.areas = areas;
-    input.volumes = volumes;
-    input.volume_count = volume_count;
+    const nb_bake_input input =
+        nbw_input(positions, vertex_count, indices, triangle_count, areas, volumes, volume_count);
     nb_config cfg;
-    config_from_values(config, &cfg);
+    nbw_config_from_values(config, &cfg);
     nb_navmesh* nav = NULL;
     return nb_bake_navmesh(ctx, &input, &cfg, links, link_count, &nav) == NB_OK ? nav : NULL;
 }
@@ -364,12 +308,7 @@ EMSCRIPTEN_KEEPALIVE nb_navmesh* nbw_navmesh_bake_ex(nb_context* ctx, const floa
 /* out: origin xyz, tile_width, tile_depth, max_tiles. */
 EMSCRIPTEN_KEEPALIVE void nbw_navmesh_params(const nb_navmesh* nav, double* out)
 {
-    const nb_navmesh_params* p = nb_navmesh_get_params(nav);
-    for (int k = 0; k < 3; ++k)
-        out[k] = p->origin[k];
-    out[3] = p->tile_width;
-    out[4] = p->tile_depth;
-    out[5] = p->max_tiles;
+    nbw_params_to_values(nb_navmesh_get_params(nav), out);
 }
 
 /* out: [blob pointer (owned by the navmesh), size]; NB_ERR_NOT_FOUND without a message when there is no tile. */
@@ -444,8 +383,6 @@ EMSCRIPTEN_KEEPALIVE double nbw_heap_used(void)
 
 /* ---- tiled bakes over a triangle index (one per worker session), tile caches, live obstacles ---- */
 
-/* Builds the tile index over the input (whose arrays it references: keep them until nbw_grid_index_destroy).
- * grid receives origin xyz, tile_width, tile_depth, max_tiles, tiles_x, tiles_z. NULL with the status in ctx. */
 /* out[x + z * tiles_x] = 1 for every tile with triangles bucketed into it (nb_grid_index_tile_triangles > 0). */
 EMSCRIPTEN_KEEPALIVE void nbw_grid_index_tiles(const nb_grid_index* index, uint8_t* out)
 {
@@ -456,33 +393,24 @@ EMSCRIPTEN_KEEPALIVE void nbw_grid_index_tiles(const nb_grid_index* index, uint8
             out[x + z * tx] = nb_grid_index_tile_triangles(index, x, z) > 0;
 }
 
+/* Builds the tile index over the input (whose arrays it references: keep them until nbw_grid_index_destroy).
+ * grid receives origin xyz, tile_width, tile_depth, max_tiles, tiles_x, tiles_z. NULL with the status in ctx. */
 EMSCRIPTEN_KEEPALIVE nb_grid_index* nbw_grid_index_create(nb_context* ctx, const float* positions, uint32_t vertex_count,
                                                           const uint32_t* indices, uint32_t triangle_count,
                                                           const uint8_t* areas, const nb_volume* volumes,
                                                           uint32_t volume_count, const double* config, double* grid)
 {
-    nb_bake_input input;
-    memset(&input, 0, sizeof(input));
-    input.mesh.positions = positions;
-    input.mesh.vertex_count = vertex_count;
-    input.mesh.indices = indices;
-    input.mesh.triangle_count = triangle_count;
-    input.mesh.areas = areas;
-    input.volumes = volumes;
-    input.volume_count = volume_count;
+    const nb_bake_input input =
+        nbw_input(positions, vertex_count, indices, triangle_count, areas, volumes, volume_count);
     nb_config cfg;
-    config_from_values(config, &cfg);
+    nbw_config_from_values(config, &cfg);
     nb_grid_index* index = NULL;
     if (nb_grid_index_create(ctx, &input, &cfg, &index) != NB_OK)
         return NULL;
     nb_navmesh_params p;
     int32_t tx = 0, tz = 0;
     nb_grid_index_grid(index, &p, &tx, &tz);
-    for (int k = 0; k < 3; ++k)
-        grid[k] = p.origin[k];
-    grid[3] = p.tile_width;
-    grid[4] = p.tile_depth;
-    grid[5] = p.max_tiles;
+    nbw_params_to_values(&p, grid);
     grid[6] = tx;
     grid[7] = tz;
     return index;
@@ -515,7 +443,7 @@ EMSCRIPTEN_KEEPALIVE int nbw_tile_rebuild(nb_context* ctx, const double* config,
                                           const nb_volume* obstacles, uint32_t obstacle_count, uint32_t* out)
 {
     nb_config cfg;
-    config_from_values(config, &cfg);
+    nbw_config_from_values(config, &cfg);
     uint8_t* data = NULL;
     size_t size = 0;
     const nb_status st =
@@ -530,13 +458,8 @@ EMSCRIPTEN_KEEPALIVE void nbw_tile_dirty_box(const double* params, const double*
                                              int32_t tile_z, float* out)
 {
     nb_navmesh_params p;
-    memset(&p, 0, sizeof(p));
-    for (int k = 0; k < 3; ++k)
-        p.origin[k] = (float)params[k];
-    p.tile_width = (float)params[3];
-    p.tile_depth = (float)params[4];
-    p.max_tiles = (uint32_t)params[5];
+    nbw_params_from_values(params, &p);
     nb_config cfg;
-    config_from_values(config, &cfg);
+    nbw_config_from_values(config, &cfg);
     nb_tile_dirty_box(&p, &cfg, tile_x, tile_z, &out[0], &out[2]);
 }

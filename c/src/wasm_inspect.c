@@ -5,6 +5,7 @@
 #ifdef __EMSCRIPTEN__
 
 #include "bake_internal.h"
+#include "wasm_internal.h"
 
 #include <emscripten.h>
 #include <stdlib.h>
@@ -85,19 +86,10 @@ EMSCRIPTEN_KEEPALIVE void nbw_inspect_free(nbw_inspection* insp)
     free(insp);
 }
 
-/* The level's bounds as nb_bake_grid computes them (every vertex), for nb_grid_tile_select's bmax. */
-static void level_bmax(const nb_mesh* m, float bmax[3])
-{
-    memcpy(bmax, m->positions, 3 * sizeof(float));
-    for (uint32_t i = 1; i < m->vertex_count; ++i)
-        for (int k = 0; k < 3; ++k)
-            bmax[k] = nb_maxf(bmax[k], m->positions[(size_t)i * 3 + k]);
-}
-
-/* Bakes every stage up to the detail mesh and keeps them all (volumes: bake-time area volumes, optional). tile_x < 0: a solo bake of the whole level (the
- * config's tile_size is ignored); else tile (tile_x, tile_z) of the tiled grid, with the bounds, border and
- * triangles nb_bake_grid_tile gives it. Progress goes to ctx's callback. Returns NULL with the status and message
- * in ctx on failure. */
+/* Bakes every stage up to the detail mesh and keeps them all (volumes: bake-time area volumes, optional).
+ * tile_x < 0: a solo bake of the whole level (the config's tile_size is ignored); else tile (tile_x, tile_z) of
+ * the tiled grid, with the bounds, border and triangles nb_bake_grid_tile gives it. Progress goes to ctx's
+ * callback. Returns NULL with the status and message in ctx on failure. */
 EMSCRIPTEN_KEEPALIVE nbw_inspection* nbw_inspect(nb_context* ctx, const float* positions, uint32_t vertex_count,
                                                  const uint32_t* indices, uint32_t triangle_count,
                                                  const uint8_t* areas, const nb_volume* volumes,
@@ -131,19 +123,8 @@ EMSCRIPTEN_KEEPALIVE nbw_inspection* nbw_inspect(nb_context* ctx, const float* p
     nb_context* ictx = insp->ctx;
 
     nb_config cfg;
-    memset(&cfg, 0, sizeof(cfg));
-    if (config)
-        for (int i = 0; i < nb_config_field_count(); ++i)
-            nb_config_set(&cfg, i, config[i]);
-    nb_bake_input input;
-    memset(&input, 0, sizeof(input));
-    input.mesh.positions = positions;
-    input.mesh.vertex_count = vertex_count;
-    input.mesh.indices = indices;
-    input.mesh.triangle_count = triangle_count;
-    input.mesh.areas = areas;
-    input.volumes = volumes;
-    input.volume_count = volume_count;
+    nbw_config_from_values(config, &cfg);
+    nb_bake_input input = nbw_input(positions, vertex_count, indices, triangle_count, areas, volumes, volume_count);
 
     nb_status st = NB_OK;
     if (tile_x >= 0) {
@@ -168,8 +149,8 @@ EMSCRIPTEN_KEEPALIVE nbw_inspection* nbw_inspect(nb_context* ctx, const float* p
                          ntx, ntz);
             goto cleanup;
         }
-        float bmax[3];
-        level_bmax(&input.mesh, bmax);
+        float bmin[3], bmax[3];
+        nb_grid_mesh_bounds(&input, bmin, bmax); /* the level's, as nb_bake_grid computed them */
         st = nb_grid_tile_select(ictx, fn, &input, &resolved, &cells, &params, bmax, tile_x, tile_z, &sel);
         if (st != NB_OK)
             goto cleanup;

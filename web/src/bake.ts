@@ -79,13 +79,16 @@ export function defaultWorkerCount(): number {
   return Math.max(1, Math.min(4, hardwareThreads() - 1));
 }
 
-function invalid(message: string): NavBakeError {
-  return new NavBakeError('NB_ERR_INVALID_ARG', `navbake.bake: ${message}`);
+function invalid(message: string, who = 'navbake.bake'): NavBakeError {
+  return new NavBakeError('NB_ERR_INVALID_ARG', `${who}: ${message}`);
 }
 
-/** The geometry in C's layout; `owned` lists the arrays made here (free to transfer). */
-function normalize(g: Geometry): { mesh: MeshInput; owned: Set<ArrayBufferView> } {
-  if (!g || typeof g !== 'object' || g.positions == null) throw invalid('geometry.positions is required');
+/**
+ * The geometry in C's layout, links left out (copies only where the type differs); `owned` lists the arrays made
+ * here (free to transfer). who: the function messages name (bake(), inspect()).
+ */
+export function meshInput(g: Geometry, who: string): { mesh: MeshInput; owned: Set<ArrayBufferView> } {
+  if (!g || typeof g !== 'object' || g.positions == null) throw invalid('geometry.positions is required', who);
   const owned = new Set<ArrayBufferView>();
   const conv = <T extends ArrayBufferView>(v: unknown, ok: boolean, make: () => T): T => {
     if (ok) return v as T;
@@ -94,18 +97,24 @@ function normalize(g: Geometry): { mesh: MeshInput; owned: Set<ArrayBufferView> 
     return out;
   };
   const positions = conv(g.positions, g.positions instanceof Float32Array, () => Float32Array.from(g.positions));
-  if (positions.length % 3 !== 0) throw invalid(`positions.length must be a multiple of 3 (got ${positions.length})`);
+  if (positions.length % 3 !== 0) throw invalid(`positions.length must be a multiple of 3 (got ${positions.length})`, who);
   const indices =
     g.indices == null ? null : conv(g.indices, g.indices instanceof Uint32Array, () => Uint32Array.from(g.indices!));
-  if (indices && indices.length % 3 !== 0) throw invalid(`indices.length must be a multiple of 3 (got ${indices.length})`);
+  if (indices && indices.length % 3 !== 0) throw invalid(`indices.length must be a multiple of 3 (got ${indices.length})`, who);
   const triangles = indices ? indices.length / 3 : Math.floor(positions.length / 9);
   const areas = g.areas == null ? null : conv(g.areas, g.areas instanceof Uint8Array, () => Uint8Array.from(g.areas!));
   if (areas && areas.length !== triangles) {
-    throw invalid(`areas.length must equal the triangle count ${triangles} (got ${areas.length})`);
+    throw invalid(`areas.length must equal the triangle count ${triangles} (got ${areas.length})`, who);
   }
-  const volumes = volumesData('navbake.bake: geometry.volumes', g.volumes);
-  const links = linksData('navbake.bake: geometry.links', g.links);
-  return { mesh: { positions, indices, areas, volumes: volumes.length ? volumes : null, links }, owned };
+  const volumes = volumesData(`${who}: geometry.volumes`, g.volumes);
+  return { mesh: { positions, indices, areas, volumes: volumes.length ? volumes : null }, owned };
+}
+
+/** The geometry in C's layout, links included; `owned` as meshInput's. */
+function normalize(g: Geometry): { mesh: MeshInput; owned: Set<ArrayBufferView> } {
+  const r = meshInput(g, 'navbake.bake');
+  r.mesh.links = linksData('navbake.bake: geometry.links', g.links);
+  return r;
 }
 
 function point(where: string, v: Vec3Like): [number, number, number] {
@@ -124,8 +133,7 @@ interface Grid {
 }
 
 /**
- * The tile grid of nb_bake_navmesh, in float32 arithmetic like the C (bake_navmesh.c, and nbw_bake_grid_tile in
- * wasm_api.c): the origin is the bounds' minimum (min/max written as C's nb_minf/nb_maxf, so even -0 and NaN
+ * The tile grid of nb_bake_navmesh, in float32 arithmetic like the C (nb_grid_from in bake_navmesh.c): the origin is the bounds' minimum (min/max written as C's nb_minf/nb_maxf, so even -0 and NaN
  * behave alike), a tile is tileSize * cellSize wide. Computed here so the main thread never copies the geometry
  * into its own heap; a test checks the result against the C bake byte for byte.
  */

@@ -5,13 +5,12 @@
  * returns arrays that grow with the level: use it on the level (or the one tile) being looked at. The polygons
  * themselves come from the NavMesh (`polygons()`, `toGeometry()`).
  */
-import { type BakeProgress, type Geometry } from './bake.js';
+import { meshInput, type BakeProgress, type Geometry } from './bake.js';
 import { configValues, type NavBakeConfig } from './config.js';
 import { abortReason, NavBakeError } from './errors.js';
 import { sharedPool, workersAvailable } from './pool.js';
 import { mainWasm, wasmModule } from './runtime.js';
-import { volumesData } from './volumes.js';
-import { STAGES, type CProgress, type MeshInput, type Vec3 } from './wasm.js';
+import { STAGES, type CProgress, type Vec3 } from './wasm.js';
 
 export interface InspectOptions {
   /** `false` inspects on the calling thread (blocking it); a number runs it in the bake worker pool. @default a worker */
@@ -134,22 +133,6 @@ function invalid(message: string): NavBakeError {
   return new NavBakeError('NB_ERR_INVALID_ARG', `navbake.inspect: ${message}`);
 }
 
-/** The geometry in C's layout (copies only where the type differs); links do not change the stages inspected. */
-function meshOf(g: Geometry): MeshInput {
-  if (!g || typeof g !== 'object' || g.positions == null) throw invalid('geometry.positions is required');
-  const positions = g.positions instanceof Float32Array ? g.positions : Float32Array.from(g.positions);
-  if (positions.length % 3 !== 0) throw invalid(`positions.length must be a multiple of 3 (got ${positions.length})`);
-  const indices = g.indices == null ? null : g.indices instanceof Uint32Array ? g.indices : Uint32Array.from(g.indices);
-  if (indices && indices.length % 3 !== 0) throw invalid(`indices.length must be a multiple of 3 (got ${indices.length})`);
-  const triangles = indices ? indices.length / 3 : Math.floor(positions.length / 9);
-  const areas = g.areas == null ? null : g.areas instanceof Uint8Array ? g.areas : Uint8Array.from(g.areas);
-  if (areas && areas.length !== triangles) {
-    throw invalid(`areas.length must equal the triangle count ${triangles} (got ${areas.length})`);
-  }
-  const volumes = volumesData('navbake.inspect: geometry.volumes', g.volumes);
-  return { positions, indices, areas, volumes: volumes.length ? volumes : null };
-}
-
 /**
  * Bakes `geometry` like bake() and returns every intermediate stage (see {@link Inspection}). Rejects with a
  * NavBakeError (the C status and message: a bad config, a tile outside the grid, a tile with no triangles) or the
@@ -172,7 +155,7 @@ export async function inspect(geometry: Geometry, config?: NavBakeConfig, option
     if (!(tileSize > 0)) throw invalid('options.tile needs a tiled config (tileSize > 0)');
     tile = Int32Array.from(t);
   }
-  const mesh = meshOf(geometry);
+  const mesh = meshInput(geometry, 'navbake.inspect').mesh; // links do not change the stages inspected
   const toStage = (stage: number, done: number, total: number): BakeProgress => ({
     stage: STAGES[stage - 1] ?? 'rasterize',
     done,

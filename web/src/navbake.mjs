@@ -1,7 +1,7 @@
 // The wasm module's loader, in place of Emscripten's generated glue (about 20 KB, most of it for features this
 // module does not use). The module is linked standalone (`emcc -o navbake.wasm`, see the Makefile) and needs three
-// imports: the progress callback (EM_JS nbw_js_progress in c/src/wasm_api.c), a notice after memory.grow, and the
-// WASI clock behind the C side's stage timings. The object it resolves to has the shape of Emscripten's module
+// imports: the progress callback (nbw_js_progress, declared in c/src/wasm_api.c; its body is the one below), a
+// notice after memory.grow, and the WASI clock behind the C side's stage timings. The object it resolves to has the shape of Emscripten's module
 // object, which wasm.ts, the tests and the benchmarks use: HEAP* views (replaced when memory grows), UTF8ToString,
 // and every export with a leading underscore (_malloc, _free, _nbw_*).
 

@@ -32,7 +32,7 @@ interface RawModule {
   UTF8ToString(ptr: number): string;
   _malloc(size: number): number;
   _free(ptr: number): void;
-  /** Called by the C progress callback (EM_JS in wasm_api.c) when set; truthy = cancel. */
+  /** Called by the C progress callback (env.nbw_js_progress in navbake.mjs) when set; truthy = cancel. */
   onNavBakeProgress?: ((stage: number, done: number, total: number) => boolean) | undefined;
   [name: `_nbw_${string}`]: Fn;
 }
@@ -341,19 +341,29 @@ export class Wasm {
     }
   }
 
+  /**
+   * Copies the triangles into the heap (the allocations pushed on ptrs: the caller frees them); returns the
+   * nbw_* mesh arguments (positions, vertex count, indices, triangle count, areas).
+   */
+  private putMesh(mesh: MeshInput, ptrs: number[]): number[] {
+    const put = (a: ArrayBufferView) => {
+      const p = this.copyIn(a);
+      ptrs.push(p);
+      return p;
+    };
+    const pos = mesh.positions.length ? put(mesh.positions) : 0;
+    const idx = mesh.indices ? put(mesh.indices) : 0;
+    const areas = mesh.areas ? put(mesh.areas) : 0;
+    const triangles = mesh.indices ? mesh.indices.length / 3 : mesh.positions.length / 9;
+    return [pos, mesh.positions.length / 3, idx, Math.floor(triangles), areas];
+  }
+
   private withMesh<T>(mesh: MeshInput, fn: (args: number[]) => T): T {
     const ptrs: number[] = [];
     try {
-      const pos = mesh.positions.length ? this.copyIn(mesh.positions) : 0;
-      ptrs.push(pos);
-      const idx = mesh.indices ? this.copyIn(mesh.indices) : 0;
-      ptrs.push(idx);
-      const areas = mesh.areas ? this.copyIn(mesh.areas) : 0;
-      ptrs.push(areas);
-      const triangles = mesh.indices ? mesh.indices.length / 3 : mesh.positions.length / 9;
-      return fn([pos, mesh.positions.length / 3, idx, Math.floor(triangles), areas]);
+      return fn(this.putMesh(mesh, ptrs));
     } finally {
-      for (const p of ptrs) if (p) this.m._free(p);
+      for (const p of ptrs) this.m._free(p);
     }
   }
 
@@ -361,7 +371,7 @@ export class Wasm {
    * Writes volumes as nb_volume structs (68 bytes, layout pinned by asserts in wasm_api.c) and links (already
    * nb_offmesh_link bytes) into the heap; fn gets (volumes, count, links, count). Freed after fn.
    */
-  withExtras<T>(volumes: readonly VolumeData[] | null | undefined, links: Uint8Array | null | undefined, fn: (args: number[]) => T): T {
+  private withExtras<T>(volumes: readonly VolumeData[] | null | undefined, links: Uint8Array | null | undefined, fn: (args: number[]) => T): T {
     const ptrs: number[] = [];
     try {
       return fn(this.putExtras(volumes, links, ptrs));
@@ -372,38 +382,36 @@ export class Wasm {
 
   /** withExtras' writer: the allocations are pushed on ptrs (the caller frees them). */
   private putExtras(volumes: readonly VolumeData[] | null | undefined, links: Uint8Array | null | undefined, ptrs: number[]): number[] {
-    {
-      const nv = volumes?.length ?? 0;
-      let vp = 0;
-      if (nv) {
-        vp = this.alloc(nv * 68);
-        ptrs.push(vp);
-        this.m.HEAPU8.fill(0, vp, vp + nv * 68);
-        volumes!.forEach((v, i) => {
-          const o = vp + i * 68;
-          let pts = 0;
-          if (v.points) {
-            pts = this.copyIn(v.points);
-            ptrs.push(pts);
-          }
-          const f = this.m.HEAPF32;
-          this.m.HEAP32[o >> 2] = v.type;
-          this.m.HEAPU8[o + 4] = v.area;
-          // box: bmin, bmax at 8; cylinder: center, radius, height at 32; convex: verts, count, ymin, ymax at 52
-          if (v.type === VOLUME_BOX) f.set(v.f, (o + 8) >> 2);
-          else if (v.type === VOLUME_CYLINDER) f.set(v.f, (o + 32) >> 2);
-          else {
-            this.m.HEAPU32[(o + 52) >> 2] = pts;
-            this.m.HEAPU32[(o + 56) >> 2] = v.points!.length / 3;
-            f.set(v.f, (o + 60) >> 2);
-          }
-        });
-      }
-      const nl = links ? links.length / LINK_SIZE : 0;
-      const lp = nl ? this.copyIn(links!) : 0;
-      if (lp) ptrs.push(lp);
-      return [vp, nv, lp, nl];
+    const nv = volumes?.length ?? 0;
+    let vp = 0;
+    if (nv) {
+      vp = this.alloc(nv * 68);
+      ptrs.push(vp);
+      this.m.HEAPU8.fill(0, vp, vp + nv * 68);
+      volumes!.forEach((v, i) => {
+        const o = vp + i * 68;
+        let pts = 0;
+        if (v.points) {
+          pts = this.copyIn(v.points);
+          ptrs.push(pts);
+        }
+        const f = this.m.HEAPF32;
+        this.m.HEAP32[o >> 2] = v.type;
+        this.m.HEAPU8[o + 4] = v.area;
+        // box: bmin, bmax at 8; cylinder: center, radius, height at 32; convex: verts, count, ymin, ymax at 52
+        if (v.type === VOLUME_BOX) f.set(v.f, (o + 8) >> 2);
+        else if (v.type === VOLUME_CYLINDER) f.set(v.f, (o + 32) >> 2);
+        else {
+          this.m.HEAPU32[(o + 52) >> 2] = pts;
+          this.m.HEAPU32[(o + 56) >> 2] = v.points!.length / 3;
+          f.set(v.f, (o + 60) >> 2);
+        }
+      });
     }
+    const nl = links ? links.length / LINK_SIZE : 0;
+    const lp = nl ? this.copyIn(links!) : 0;
+    if (lp) ptrs.push(lp);
+    return [vp, nv, lp, nl];
   }
 
   // ---- tiled bakes: a session holds the geometry and its tile index ----
@@ -415,22 +423,14 @@ export class Wasm {
   openSession(mesh: MeshInput, config: Float64Array): GridSession {
     const ptrs: number[] = [];
     try {
-      const copy = (a: ArrayBufferView | null) => {
-        if (!a || a.byteLength === 0) return 0;
-        const p = this.copyIn(a);
-        ptrs.push(p);
-        return p;
-      };
-      const pos = copy(mesh.positions);
-      const idx = copy(mesh.indices);
-      const areas = copy(mesh.areas);
+      const args = this.putMesh(mesh, ptrs);
       const [vp, nv, lp, nl] = this.putExtras(mesh.volumes, mesh.links, ptrs);
-      const cfg = copy(config);
+      const cfg = this.copyIn(config);
+      ptrs.push(cfg);
       const grid = this.alloc(64);
       ptrs.push(grid);
-      const triangles = mesh.indices ? mesh.indices.length / 3 : Math.floor(mesh.positions.length / 9);
       this.m._nbw_context_clear_error(this.ctx);
-      const index = this.m._nbw_grid_index_create(this.ctx, pos, mesh.positions.length / 3, idx, triangles, areas, vp, nv, cfg, grid);
+      const index = this.m._nbw_grid_index_create(this.ctx, ...args, vp, nv, cfg, grid);
       if (!index) throw this.error();
       const g = this.m.HEAPF64.slice(grid >> 3, (grid >> 3) + 8);
       const params = Array.from(g.subarray(0, 6)) as NavmeshParams;
