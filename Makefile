@@ -153,7 +153,7 @@ bench: native wasm web node_modules/.npm-ok
 	node bench/stages.mjs
 	node bench/queries.mjs
 	node bench/package.mjs
-	node bench/world.mjs
+	node --expose-gc bench/world.mjs
 
 clean:
 	rm -rf $(BUILD)

@@ -19,7 +19,7 @@ await initRef();
 
 const TRIANGLES = Number(process.env.WORLD_TRIANGLES ?? 1000000);
 const TILE = 64;
-const REPEAT = Number(process.env.REPEAT ?? 5);
+const REPEAT = Number(process.env.WORLD_REPEAT ?? 7);
 const CYCLES = Number(process.env.CYCLES ?? 100);
 const f1 = (x) => x.toFixed(1);
 const f2 = (x) => x.toFixed(2);
@@ -129,15 +129,21 @@ nav.dispose();
 const small = world(100000);
 const { mainWasm } = await import(pathToFileURL(resolve(root, 'web/dist/runtime.js')).href);
 const w = await mainWasm();
-await ours(2, small);
+// Fresh workers (wasm memory never shrinks: those of the big world would hide any growth), then one warm-up bake.
+terminateWorkers();
+const jsHeap = () => {
+  globalThis.gc?.(); // make bench runs node --expose-gc: the JS heap after a full collection
+  return process.memoryUsage().heapUsed;
+};
+const workerMem0 = (await ours(2, small)).memory;
 const heap0 = w.heapUsed();
 const mem0 = w.memoryBytes();
-const rss0 = process.memoryUsage().rss;
-let cycleMemory = 0;
-for (let i = 0; i < CYCLES; i++) cycleMemory = Math.max(cycleMemory, (await ours(2, small)).memory);
+const rss0 = jsHeap();
+let workerMem1 = 0;
+for (let i = 0; i < CYCLES; i++) workerMem1 = (await ours(2, small)).memory;
 const heap1 = w.heapUsed();
 const mem1 = w.memoryBytes();
-const rss1 = process.memoryUsage().rss;
+const rss1 = jsHeap();
 const refHeap = () => Raw.Module.HEAPU8.length;
 theirs(small);
 const rh0 = refHeap();
@@ -175,7 +181,8 @@ compact-heightfield caches (no rasterization) and swaps them in.
 
 Memory over ${CYCLES} bake/dispose cycles (a 100k-triangle world, tiled, 2 workers): the main thread's wasm heap in
 use ${heap0} bytes before and ${heap1} bytes after (wasm memory
-${mb(mem0)} -> ${mb(mem1)}); worker wasm memory at most ${mb(cycleMemory)}; process RSS ${mb(rss0)} -> ${mb(rss1)}.
+${mb(mem0)} -> ${mb(mem1)}); worker wasm memory ${mb(workerMem0)} after the first bake, ${mb(workerMem1)} after the last;
+the main thread's JS heap in use after a full GC ${mb(rss0)} -> ${mb(rss1)}.
 @recast-navigation: wasm memory ${mb(rh0)} -> ${mb(rh1)} after ${REF_CYCLES} tiled bakes of the same world.
 `;
 if (!process.env.BENCH_DRY_RUN) writeSection('world', md);
