@@ -680,6 +680,8 @@ nb_status nb_navmesh_remove_tile(nb_context* ctx, nb_navmesh* nav, int32_t tile_
 nb_status nb_navmesh_tile_data(const nb_navmesh* nav, int32_t tile_x, int32_t tile_z, const uint8_t** data,
                                size_t* size);
 uint32_t nb_navmesh_tile_count(const nb_navmesh* nav);
+/* Polygons over all tiles, as nb_navmesh_poly_refs lists them: a query with this many max_nodes never runs out. */
+uint32_t nb_navmesh_poly_count(const nb_navmesh* nav);
 const nb_navmesh_params* nb_navmesh_get_params(const nb_navmesh* nav);
 /* Polygon accessors for drawing and tests. NB_ERR_NOT_FOUND for a stale or invalid ref (no message: there is no
  * context). verts receives up to NB_MAX_VERTS_PER_POLY xyz triples (off-mesh links: their two end points); every
@@ -716,8 +718,10 @@ void nb_query_filter_init(nb_query_filter* filter); /* costs 1, include 0xffff, 
 
 typedef struct nb_query nb_query;
 
-/* A query object owns its node pool (max_nodes search nodes, 0 = 2048) and scratch; queries never
- * allocate. It reads the navmesh: keep the navmesh alive and do not change it while a query runs. */
+/* A query object owns its node pool (max_nodes search nodes; 0 = one per polygon of the navmesh as it is now,
+ * rounded up to a power of two, at least 2048: A* never runs out) and scratch; queries never allocate. It reads the
+ * navmesh: keep the navmesh alive and do not change it while a query runs (tiles added later may need a bigger
+ * pool: create a new query). */
 nb_status nb_query_create(nb_context* ctx, const nb_navmesh* nav, uint32_t max_nodes, nb_query** out);
 void nb_query_destroy(nb_context* ctx, nb_query* q);
 

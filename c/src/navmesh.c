@@ -551,6 +551,7 @@ NB_COLD nb_status nb_navmesh_add_tile(nb_context* ctx, nb_navmesh* nav, const ui
     tile->next_in_bucket = nav->buckets[bucket];
     nav->buckets[bucket] = (int32_t)slot;
     nav->tile_count++;
+    nav->poly_count += view.npolys;
     for (int g = 0; g < ngrowth; ++g) {
         nb_tile* t = &nav->tiles[growth[g].slot];
         if (t->nlinks)
@@ -617,6 +618,7 @@ NB_COLD nb_status nb_navmesh_remove_tile(nb_context* ctx, nb_navmesh* nav, int32
         prev = &nav->tiles[*prev].next_in_bucket;
     nb_tile* t = &nav->tiles[s];
     *prev = t->next_in_bucket;
+    nav->poly_count -= t->v.npolys;
     tile_release(ctx, t);
     /* A new salt makes the removed tile's refs stale even when the slot is reused. */
     t->salt = (t->salt + 1) & ((1u << NB_SALT_BITS) - 1);
@@ -642,6 +644,7 @@ nb_status nb_navmesh_tile_data(const nb_navmesh* nav, int32_t tile_x, int32_t ti
 }
 
 uint32_t nb_navmesh_tile_count(const nb_navmesh* nav) { return nav ? nav->tile_count : 0; }
+uint32_t nb_navmesh_poly_count(const nb_navmesh* nav) { return nav ? nav->poly_count : 0; }
 
 const nb_navmesh_params* nb_navmesh_get_params(const nb_navmesh* nav) { return nav ? &nav->params : NULL; }
 

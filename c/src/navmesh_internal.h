@@ -112,6 +112,7 @@ struct nb_navmesh {
     int32_t* buckets;    /* position hash: first slot index (0-based) per bucket, -1 = empty */
     uint32_t bucket_mask;
     uint32_t tile_count;
+    uint32_t poly_count; /* npolys summed over the tiles */
     int32_t free_head;   /* free slot list through next_in_bucket, -1 = none */
 };
 

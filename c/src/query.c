@@ -26,7 +26,7 @@
 #define NODE_CLOSED 2
 
 #define QUERY_MAX_NODES (1u << 22)
-#define QUERY_DEFAULT_NODES 2048u
+#define QUERY_MIN_NODES 2048u
 
 typedef struct qnode {
     float pos[3];      /* where the search enters the polygon (portal midpoint; the start position for the start) */
@@ -693,8 +693,11 @@ NB_COLD NB_NOINLINE nb_status nb_query_create(nb_context* ctx, const nb_navmesh*
         return nb_fail(ctx, NB_ERR_NULL_ARG, "nb_query_create: ctx is NULL");
     if (!nav)
         return nb_fail(ctx, NB_ERR_NULL_ARG, "nb_query_create: nav is NULL");
-    if (max_nodes == 0)
-        max_nodes = QUERY_DEFAULT_NODES;
+    if (max_nodes == 0) { /* one node per polygon the navmesh has now, as a power of two: the search never runs out */
+        max_nodes = QUERY_MIN_NODES;
+        while (max_nodes < nb_navmesh_poly_count(nav) && max_nodes < QUERY_MAX_NODES)
+            max_nodes <<= 1;
+    }
     if (max_nodes > QUERY_MAX_NODES)
         return nb_fail(ctx, NB_ERR_INVALID_ARG, "nb_query_create: max_nodes must be 0..%u (got %u)", QUERY_MAX_NODES,
                        max_nodes);

@@ -83,6 +83,7 @@ EMSCRIPTEN_KEEPALIVE nb_navmesh* nbw_navmesh_bake(nb_context* ctx, const float* 
 
 EMSCRIPTEN_KEEPALIVE void nbw_navmesh_destroy(nb_context* ctx, nb_navmesh* nav) { nb_navmesh_destroy(ctx, nav); }
 EMSCRIPTEN_KEEPALIVE uint32_t nbw_navmesh_tile_count(const nb_navmesh* nav) { return nb_navmesh_tile_count(nav); }
+EMSCRIPTEN_KEEPALIVE uint32_t nbw_navmesh_poly_count(const nb_navmesh* nav) { return nb_navmesh_poly_count(nav); }
 
 /* Saves into a new buffer (free with nbw_bytes_free); *size receives its length. NULL on failure. */
 EMSCRIPTEN_KEEPALIVE uint8_t* nbw_navmesh_save(nb_context* ctx, const nb_navmesh* nav, uint32_t* size)

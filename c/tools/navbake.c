@@ -3,7 +3,7 @@
  *   navbake voxels MESH.obj [config flags] [--repeat N] [--json]     stages up to erosion
  *   navbake bake MESH.obj [config flags] [-o polys.obj] [--repeat N] [--json]   the whole pipeline
  *   navbake terrain [--cells N] [--seed S] -o terrain.obj    writes a rolling test terrain (N x N cells of 0.3)
- *   navbake world [--seed S] [--triangles N] -o world.obj    writes the big test world (terrain, buildings, ...)
+ *   navbake world [--seed S] [--triangles N] -o world.obj|.bin   writes the big test world (terrain, buildings, ...)
  *   navbake bake MESH.obj ... --save OUT.navbake               bakes a navmesh (tiled with --tile-size) and saves it
  *   navbake path MESH.obj|FILE.navbake --from x,y,z --to x,y,z [--json]
  *   navbake query MESH.obj|FILE.navbake (--pairs N --seed S | --pairs-file F) --json
@@ -60,7 +60,7 @@ static void usage(FILE* f)
     fprintf(f, "usage: navbake voxels MESH.obj [options] [--json]\n"
                "       navbake bake MESH.obj [options] [-o polys.obj] [--json]\n"
                "       navbake terrain [--cells N] [--seed S] -o terrain.obj\n"
-               "       navbake world [--seed S] [--triangles N] -o world.obj   (default 1000000 triangles)\n"
+               "       navbake world [--seed S] [--triangles N] -o world.obj|world.bin   (default 1000000 triangles)\n"
                "       navbake bake MESH.obj [options] --save OUT.navbake\n"
                "       navbake path MESH.obj|FILE.navbake --from x,y,z --to x,y,z [--json]\n"
                "       navbake query MESH.obj|FILE.navbake (--pairs N --seed S | --pairs-file F) --json\n"
@@ -641,7 +641,20 @@ static int cmd_terrain(int argc, char** argv)
     return rc;
 }
 
-/* navbake world: the big procedural test world as an OBJ (benchmarks, the demo). */
+static void write_u32(FILE* f, uint32_t v)
+{
+    const uint8_t b[4] = { (uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24) };
+    fwrite(b, 1, 4, f);
+}
+
+static uint32_t float_bits(float v)
+{
+    uint32_t u;
+    memcpy(&u, &v, sizeof(u));
+    return u;
+}
+
+/* navbake world: the big procedural test world as an OBJ, or as the demo's raw .bin (benchmarks, the demo). */
 static int cmd_world(int argc, char** argv)
 {
     uint32_t seed = 1;
@@ -670,18 +683,37 @@ static int cmd_world(int argc, char** argv)
         return 1;
     }
     const double gen_ms = (now_seconds() - t0) * 1000.0;
-    FILE* f = fopen(out, "w");
+    const size_t n = strlen(out);
+    const int bin = n > 4 && strcmp(out + n - 4, ".bin") == 0;
+    FILE* f = fopen(out, bin ? "wb" : "w");
     if (!f) {
         nb_obj_free(&w);
         fprintf(stderr, "navbake world: cannot write %s\n", out);
         return 2;
     }
-    fprintf(f, "# navbake world: seed %u, %u triangles\n", seed, w.triangle_count);
-    for (uint32_t i = 0; i < w.vertex_count; ++i)
-        fprintf(f, "v %.6g %.6g %.6g\n", w.positions[i * 3], w.positions[i * 3 + 1], w.positions[i * 3 + 2]);
-    for (uint32_t i = 0; i < w.triangle_count; ++i)
-        fprintf(f, "f %u %u %u\n", w.indices[i * 3] + 1, w.indices[i * 3 + 1] + 1, w.indices[i * 3 + 2] + 1);
-    const int rc = fclose(f) == 0 ? 0 : 2;
+    if (bin) {
+        /* The demo's raw geometry: "NBGM", version 1, vertex count, triangle count (u32 each), then the positions
+         * (f32 xyz) and the indices (u32), all little-endian: the browser maps it straight onto typed arrays. */
+        uint8_t head[16];
+        const uint32_t fields[3] = { 1, w.vertex_count, w.triangle_count };
+        memcpy(head, "NBGM", 4);
+        for (int k = 0; k < 3; ++k)
+            for (int b = 0; b < 4; ++b)
+                head[4 + k * 4 + b] = (uint8_t)(fields[k] >> (8 * b));
+        fwrite(head, 1, sizeof(head), f);
+        for (uint32_t i = 0; i < w.vertex_count * 3; ++i)
+            write_u32(f, float_bits(w.positions[i]));
+        for (uint32_t i = 0; i < w.triangle_count * 3; ++i)
+            write_u32(f, w.indices[i]);
+    } else {
+        fprintf(f, "# navbake world: seed %u, %u triangles\n", seed, w.triangle_count);
+        for (uint32_t i = 0; i < w.vertex_count; ++i)
+            fprintf(f, "v %.6g %.6g %.6g\n", w.positions[i * 3], w.positions[i * 3 + 1], w.positions[i * 3 + 2]);
+        for (uint32_t i = 0; i < w.triangle_count; ++i)
+            fprintf(f, "f %u %u %u\n", w.indices[i * 3] + 1, w.indices[i * 3 + 1] + 1, w.indices[i * 3 + 2] + 1);
+    }
+    const int write_error = ferror(f);
+    const int rc = fclose(f) != 0 || write_error ? 2 : 0;
     if (!rc)
         fprintf(stderr, "navbake world: %u triangles, %u vertices, generated in %.1f ms\n", w.triangle_count,
                 w.vertex_count, gen_ms);

@@ -344,6 +344,7 @@ static void test_tiled_level_links_are_symmetric(void)
     for (int i = 0; i < level.count; ++i)
         CHECK_INT(nb_navmesh_add_tile(ctx, nav, level.blob[i], level.size[i]), NB_OK);
     CHECK_INT(nb_navmesh_tile_count(nav), level.count);
+    CHECK_INT(nb_navmesh_poly_count(nav), level.total_polys);
     int nborder = 0;
     check_border_symmetry(nav, &nborder);
     CHECK(nborder > 20);
@@ -425,10 +426,22 @@ static void test_remove_tile_removes_exactly_its_links(void)
     free(expect);
     free(again);
 
-    /* remove every tile: no link survives, nothing leaks */
-    for (int i = 0; i < level.count; ++i)
+    /* remove every tile: no link survives, nothing leaks; the polygon count follows each removal */
+    CHECK_INT(nb_navmesh_poly_count(nav), level.total_polys);
+    uint32_t left = level.total_polys;
+    for (int i = 0; i < level.count; ++i) {
+        uint32_t n;
+        CHECK_INT(nb_navmesh_poly_refs(ctx, nav, NULL, 0, &n), n ? NB_ERR_BUFFER_TOO_SMALL : NB_OK);
+        CHECK_INT(nb_navmesh_poly_count(nav), n);
+        CHECK_INT(n, left);
+        const nb_tile* gone = nb_navmesh_tile_at(nav, level.tx[i], level.tz[i]);
+        left -= gone ? gone->v.npolys : 0;
         CHECK_INT(nb_navmesh_remove_tile(ctx, nav, level.tx[i], level.tz[i]), NB_OK);
+        nb_context_clear_error(ctx);
+    }
     CHECK_INT(nb_navmesh_tile_count(nav), 0);
+    CHECK_INT(nb_navmesh_poly_count(nav), 0);
+    CHECK_INT(nb_navmesh_poly_count(NULL), 0);
     uint32_t count = 99;
     CHECK_INT(nb_navmesh_poly_refs(ctx, nav, NULL, 0, &count), NB_OK);
     CHECK_INT(count, 0);

@@ -108,7 +108,22 @@ interface Handle {
   w: Wasm;
   nav: number;
   query: number;
+  /** search nodes of `query`'s pool */
+  queryNodes: number;
   filter: number;
+}
+
+/** The smallest node pool a query gets; C's default. */
+const MIN_QUERY_NODES = 2048;
+
+/**
+ * Search nodes for a navmesh of `polygons` polygons: one per polygon (a power of two, at least 2048), so that an
+ * A* search never runs out of nodes and a path between connected points always comes back complete.
+ */
+export function queryNodesFor(polygons: number): number {
+  let n = MIN_QUERY_NODES;
+  while (n < polygons) n *= 2;
+  return n;
 }
 
 let live = 0;
@@ -165,7 +180,7 @@ export class NavMesh {
   /** @internal use bake() or NavMesh.load() */
   constructor(token: typeof ADOPT, w: Wasm, nav: number) {
     if (token !== ADOPT) throw new TypeError('NavMesh: use bake() or NavMesh.load()');
-    this.#h = { w, nav, query: 0, filter: 0 };
+    this.#h = { w, nav, query: 0, queryNodes: 0, filter: 0 };
     live++;
     registry.register(this, this.#h, this);
   }
@@ -441,7 +456,16 @@ export class NavMesh {
 
   #query<T>(opts: QueryOptions, fn: (w: Wasm, q: number, filter: number, half: ArrayLike<number>) => T): T {
     const h = this.#live();
-    if (!h.query) h.query = h.w.queryCreate(h.nav);
+    // The pool grows with the navmesh (tiles added by a tiled bake, loadTile...); it is never shrunk.
+    const nodes = queryNodesFor(h.w.polyCount(h.nav));
+    if (h.query && nodes > h.queryNodes) {
+      h.w.queryDestroy(h.query);
+      h.query = 0;
+    }
+    if (!h.query) {
+      h.query = h.w.queryCreate(h.nav, nodes);
+      h.queryNodes = nodes;
+    }
     const half = opts.halfExtents ? vec(opts.halfExtents) : DEFAULT_HALF_EXTENTS;
     if (!opts.filter) {
       if (!h.filter) h.filter = h.w.filterCreate();

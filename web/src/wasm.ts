@@ -692,6 +692,11 @@ export class Wasm {
     return this.m._nbw_navmesh_tile_count(nav);
   }
 
+  /** Polygons over all the navmesh's tiles. */
+  polyCount(nav: number): number {
+    return this.m._nbw_navmesh_poly_count(nav);
+  }
+
   polygons(nav: number): PolygonInfo[] {
     const countPtr = this.alloc(4);
     let refs = 0;
