@@ -146,7 +146,7 @@ test-web: $(WASM_JS) $(WEB_JS) $(BUILD)/navbake node_modules/.npm-ok
 
 # The packed tarball installed into a fresh Vite project (built, then run in Chromium) and a plain Node script.
 .PHONY: test-pack
-test-pack: $(WEB_JS) node_modules/.npm-ok | $(BUILD)/.apt-ok
+test-pack: $(WEB_JS) $(DEMO_WORLDS) node_modules/.npm-ok | $(BUILD)/.apt-ok
 	npx vitest run --config tests/e2e/vitest.config.ts
 
 bench: native wasm web node_modules/.npm-ok
@@ -168,13 +168,19 @@ DEMO_SRC   := $(wildcard demo/*.html demo/src/*.ts demo/src/*.css) demo/vite.con
 .PHONY: demo demo-build demo-dev
 demo-build: $(BUILD)/demo/index.html
 
-$(BUILD)/demo/index.html: $(DEMO_SRC) $(WEB_JS) | node_modules/.npm-ok
+# The generated worlds the demo offers (demo/src/world.ts WORLD_SIZES), raw geometry for the page to map.
+DEMO_WORLDS := $(BUILD)/demo-public/world-100000.bin $(BUILD)/demo-public/world-1000000.bin
+$(BUILD)/demo-public/world-%.bin: $(BUILD)/navbake
+	@mkdir -p $(dir $@)
+	$(BUILD)/navbake world --seed 1 --triangles $* -o $@
+
+$(BUILD)/demo/index.html: $(DEMO_SRC) $(WEB_JS) $(DEMO_WORLDS) | node_modules/.npm-ok
 	npx vite build --config demo/vite.config.ts --logLevel warn
 
 demo: demo-build
 	@echo "demo: serving $(BUILD)/demo at http://127.0.0.1:$(DEMO_PORT)/ (Ctrl-C stops)"
 	npx vite preview --config demo/vite.config.ts --host 127.0.0.1 --port $(DEMO_PORT) --strictPort
 
-demo-dev: $(WEB_JS) | node_modules/.npm-ok
+demo-dev: $(WEB_JS) $(DEMO_WORLDS) | node_modules/.npm-ok
 	@echo "demo: dev server at http://127.0.0.1:$(DEMO_PORT)/ (Ctrl-C stops)"
 	npx vite --config demo/vite.config.ts --host 127.0.0.1 --port $(DEMO_PORT) --strictPort

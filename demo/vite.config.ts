@@ -11,6 +11,8 @@ export default defineConfig({
   root: here('.'),
   // Relative asset URLs: the built demo works from any folder it is served from.
   base: './',
+  // The generated worlds (world-N.bin, written by the Makefile with the native tool), copied next to index.html.
+  publicDir: here('../build/demo-public'),
   resolve: {
     alias: [
       { find: /^navbake$/, replacement: here('../web/dist/index.js') },

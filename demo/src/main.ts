@@ -1,4 +1,5 @@
-// The navbake demo: bakes the built-in level (or a dropped model) in Web Workers, shows the navmesh with the
+// The navbake demo: bakes the built-in level (or a dropped model, or the big generated world) in Web Workers,
+// shows the navmesh with the
 // package's three.js helpers, and finds paths between clicked points. Every bake option is in the panel. After
 // each bake, inspect() (also in the workers) fetches the intermediate stages for the debug views (voxels, regions,
 // contours) and the stage times and memory in the stats panel.
@@ -61,6 +62,7 @@ import {
   type LevelLink,
   type Vec3,
 } from './level';
+import { fetchWorld, WORLD_SIZES, worldObject } from './world';
 import './style.css';
 
 // ---- state (also the test hook) ------------------------------------------------------------------------------
@@ -157,12 +159,21 @@ const demo = {
   path: null as PathState | null,
   error: null as string | null,
   source: 'built-in level',
+  /** Triangles asked of the generator for the shown generated world (world-N.bin), null for other levels. */
+  world: null as number | null,
+  /** The last tiled bake: its focus (the orbit target when it started) and its tiles with polygons, as they came. */
+  focus: null as Vec3 | null,
+  tileOrder: [] as [number, number][],
+  /** Redraws of the navmesh while the last tiled bake ran (the tiles so far). */
+  partialDraws: 0,
   /** Known points of the built-in level. */
   points: { LEVEL_START, LEVEL_END, YARD_OUTSIDE, YARD_INSIDE, FLOOR_EDGE, BELOW_FLOOR_EDGE },
   /** Off-mesh links baked with the shown level (the built-in level's jumps; none for dropped models). */
   links: LEVEL_LINKS as readonly LevelLink[],
   config: { ...DEFAULTS } as Required<NavBakeConfig>,
-  options: { workers: defaultWorkerCount(), autoBake: true },
+  /** tileDrawMs: during a tiled bake, the tiles so far are drawn at most this often [ms] (each draw of a big world's
+   * navmesh takes tens of milliseconds). */
+  options: { workers: defaultWorkerCount(), autoBake: true, tileDrawMs: 500 },
   views: {
     level: true,
     navmesh: true,
@@ -183,6 +194,8 @@ const demo = {
   saveBytes: () => nav?.save() ?? null,
   /** Opens a file as if dropped on the page (.glb / .gltf / .obj / .navbake). */
   open: (file: File) => openFile(file),
+  /** Shows the generated world of about `triangles` triangles and bakes it in tiles; resolves when that ends. */
+  loadWorld: (triangles: number) => loadWorld(triangles),
   /** Sets start and end and draws the path between them. */
   setPath: (start: Vec3, end: Vec3) => {
     startPoint = start;
@@ -198,6 +211,7 @@ const demo = {
   setView: (name: keyof Views, on: boolean): void => {
     demo.views[name] = on;
     applyViews();
+    inspectIfShown();
     gui.controllersRecursive().forEach((c) => c.updateDisplay());
   },
   /** The GUI panel's box on the page (tests leave it out when counting navmesh pixels). */
@@ -227,6 +241,12 @@ const demo = {
     const v = new Vector3(...p).project(camera);
     const r = canvas.getBoundingClientRect();
     return { x: r.left + ((v.x + 1) / 2) * r.width, y: r.top + ((1 - v.y) / 2) * r.height };
+  },
+  /** The xz centre of each tile of the last tiled bake, in the order they came (demo.tileOrder). */
+  tileCenters: () => {
+    if (!nav) return [];
+    const { origin, tileWidth, tileDepth } = nav.params;
+    return demo.tileOrder.map(([x, z]) => [origin[0] + (x + 0.5) * tileWidth, origin[2] + (z + 0.5) * tileDepth]);
   },
   /** Line segments of the off-mesh link arcs drawn. */
   linkSegments: () => (linkView.geometry.getAttribute('position')?.count ?? 0) / 2,
@@ -485,6 +505,7 @@ function applyViews(): void {
     navHelper.edges.visible = demo.views.edges;
   }
   detail.visible = demo.views.detail && nav !== null;
+  if (detail.visible && detailOf !== nav) updateDetail();
   const v = demo.views;
   inspectionViews.apply({ voxels: v.voxels, regions: v.regions, contours: v.contours, rawContours: v.rawContours });
   linkView.visible = v.links && nav !== null;
@@ -492,9 +513,13 @@ function applyViews(): void {
   pathHelper.visible = pathTube.visible = demo.views.path;
 }
 
+/** The navmesh the detail view was built from (built when shown: a big world's takes a while). */
+let detailOf: NavMesh | null = null;
+
 /** The detail triangles' edges (navmesh.toGeometry()). */
 function updateDetail(): void {
   detail.geometry.dispose();
+  detailOf = nav;
   if (!nav) {
     detail.geometry = new BufferGeometry();
     return;
@@ -529,14 +554,27 @@ function updateTileGrid(tileSize: number, cellSize: number): void {
 function showNavmesh(next: NavMesh): void {
   if (nav && nav !== next) nav.dispose();
   nav = next;
-  if (navHelper) navHelper.update(nav);
-  else {
-    navHelper = new NavMeshHelper(nav, { opacity: 0.45 });
-    scene.add(navHelper);
-  }
-  updateDetail();
+  drawNavmesh(nav);
   showLinks();
   applyViews();
+}
+
+/** Draws a navmesh's polygons: the shown one, or a tiled bake's tiles so far while it runs. */
+function drawNavmesh(what: NavMesh): void {
+  if (navHelper) navHelper.update(what);
+  else {
+    navHelper = new NavMeshHelper(what, { opacity: 0.45 });
+    scene.add(navHelper);
+  }
+}
+
+/** What clicks, drops and dragged boxes hit: the level, or on a big world only the navmesh (a million triangles
+ * are too many to ray-cast on every pointer move). */
+function pickTargets(): Object3D[] {
+  const out: Object3D[] = [];
+  if (level.visible && demo.world === null) out.push(level);
+  if (navHelper) out.push(navHelper.mesh);
+  return out;
 }
 
 // ---- path ----------------------------------------------------------------------------------------------------
@@ -576,7 +614,7 @@ const obstacles = new Obstacles({
   navmesh: () => (demo.obstaclesLive ? nav : null),
   camera,
   canvas,
-  ground: () => [level],
+  ground: () => pickTargets(),
   tileRect: (x, z) => {
     if (!bakedBounds || bakedTileWidth <= 0) return null;
     const [x0, y0, z0] = bakedBounds;
@@ -626,7 +664,7 @@ function dropPoint(): Vec3 | null {
     }
   }
   raycaster.setFromCamera(new Vector2(0, 0), camera);
-  const hit = raycaster.intersectObject(level, true)[0];
+  const hit = raycaster.intersectObjects(pickTargets(), true)[0];
   return hit ? [hit.point.x, hit.point.y, hit.point.z] : null;
 }
 
@@ -655,10 +693,7 @@ canvas.addEventListener('pointerup', (e) => {
   const rect = canvas.getBoundingClientRect();
   const ndc = new Vector2(((e.clientX - rect.left) / rect.width) * 2 - 1, -((e.clientY - rect.top) / rect.height) * 2 + 1);
   raycaster.setFromCamera(ndc, camera);
-  const targets: Object3D[] = [];
-  if (level.visible) targets.push(level);
-  if (navHelper) targets.push(navHelper.mesh);
-  const hit = raycaster.intersectObjects(targets, true)[0];
+  const hit = raycaster.intersectObjects(pickTargets(), true)[0];
   if (!hit) return;
   let p: Vec3 = [hit.point.x, hit.point.y, hit.point.z];
   const near = nav?.nearestPoint(p);
@@ -698,6 +733,13 @@ async function runBake(extra?: NavBakeConfig): Promise<void> {
   cancelButton.disabled = false;
   setProgress(0, 'collecting triangles…');
   const config = { ...demo.config };
+  const tiled = config.tileSize > 0;
+  // Tiled bakes start with the tiles nearest the middle of the view, and the polygons show up as tiles arrive.
+  const focus: Vec3 | null = tiled ? [controls.target.x, controls.target.y, controls.target.z] : null;
+  demo.focus = focus;
+  demo.tileOrder = [];
+  demo.partialDraws = 0;
+  let drawnAt = performance.now();
   const t0 = performance.now();
   try {
     const geometry = geometryFromObject3D(level, { skipInvisible: false });
@@ -711,7 +753,17 @@ async function runBake(extra?: NavBakeConfig): Promise<void> {
       signal: ac.signal,
       transfer: true,
       // tiled bakes keep their tiles' heightfields, so that box obstacles rebuild single tiles
-      obstacles: config.tileSize > 0,
+      obstacles: tiled,
+      focus: focus ?? undefined,
+      onTile: (e) => {
+        if (running !== ac) return;
+        demo.tileOrder.push([e.x, e.z]);
+        const at = performance.now();
+        if (at - drawnAt < demo.options.tileDrawMs) return;
+        drawnAt = at;
+        drawNavmesh(e.navMesh);
+        demo.partialDraws++;
+      },
       onProgress: (p) => {
         if (running !== ac) return;
         const at = performance.now();
@@ -751,7 +803,9 @@ async function runBake(extra?: NavBakeConfig): Promise<void> {
     demo.phase = 'baked';
     demo.bakesDone++;
     setProgress(1, `baked in ${ms.toFixed(0)} ms`, 'done');
-    void runInspect(forInspect, config);
+    // A big world is inspected (about a second bake) only when a stage view is on.
+    inspectInput = { geometry: forInspect, config };
+    if (demo.world === null || stageViewShown()) void runInspect(forInspect, config);
   } catch (e) {
     if (running !== ac) return;
     if (ac.signal.aborted) {
@@ -770,8 +824,30 @@ async function runBake(extra?: NavBakeConfig): Promise<void> {
     if (running === ac) {
       running = null;
       cancelButton.disabled = true;
+      // A bake that did not finish leaves its tiles drawn: back to the navmesh that is shown.
+      if (demo.phase !== 'baked' && demo.partialDraws > 0) {
+        if (nav) drawNavmesh(nav);
+        else if (navHelper) {
+          scene.remove(navHelper);
+          navHelper.dispose();
+          navHelper = null;
+        }
+      }
     }
     showStats();
+  }
+}
+
+/** Whether a view that needs inspect() is on. */
+function stageViewShown(): boolean {
+  const v = demo.views;
+  return v.voxels || v.regions || v.contours || v.rawContours;
+}
+
+/** Inspects the shown bake when a stage view was turned on and it has not been inspected (a big world). */
+function inspectIfShown(): void {
+  if (stageViewShown() && inspectInput && !demo.inspection && demo.inspectPhase === 'idle' && demo.phase === 'baked') {
+    void runInspect(inspectInput.geometry, inspectInput.config);
   }
 }
 
@@ -906,10 +982,13 @@ function configChanged(): void {
 
 function useLevel(object: Object3D, name: string): void {
   stopInspect();
+  inspectInput = null;
   scene.remove(level);
+  disposeLevel(level);
   level = object;
   scene.add(level);
   demo.source = name;
+  demo.world = null;
   startPoint = endPoint = null;
   updatePath();
   frame(level);
@@ -960,6 +1039,62 @@ async function openFile(file: File): Promise<void> {
   } catch (e) {
     message(`${name}: ${e instanceof Error ? e.message : String(e)}`);
     console.warn('navbake demo: could not open', name, e);
+  }
+}
+
+/** Frees a replaced level's geometries and materials (a big world holds tens of megabytes). */
+function disposeLevel(object: Object3D): void {
+  object.traverse((o) => {
+    const m = o as Mesh;
+    if (!m.isMesh) return;
+    m.geometry.dispose();
+    for (const mat of Array.isArray(m.material) ? m.material : [m.material]) mat.dispose();
+  });
+}
+
+/**
+ * The generated world of about `triangles` triangles (world-N.bin, next to the page): shown, baked in tiles of the
+ * panel's tile size (64 cells when it is 0), the tiles nearest the middle of the view first, then a path from
+ * there to a random point it reaches, far away.
+ */
+async function loadWorld(triangles: number): Promise<void> {
+  running?.abort();
+  message('');
+  setProgress(0, `loading world-${triangles}.bin…`);
+  try {
+    const g = await fetchWorld(triangles);
+    demo.links = [];
+    useLevel(worldObject(g), `generated world, ${g.indices.length / 3} triangles`);
+    demo.world = triangles;
+    await runBake({ tileSize: demo.config.tileSize > 0 ? demo.config.tileSize : 64 });
+    if (demo.phase !== 'baked' || !nav) return;
+    // A start near the middle of the view that reaches far (not on a roof or in a closed yard: the middle, then
+    // points on rings round it), and the farthest of a few random ends it reaches.
+    const c = controls.target;
+    const starts: Vec3[] = [[c.x, c.y, c.z]];
+    for (const r of [30, 60, 120]) {
+      for (let k = 0; k < 8; k++) starts.push([c.x + r * Math.cos((k * Math.PI) / 4), c.y, c.z + r * Math.sin((k * Math.PI) / 4)]);
+    }
+    let best: { start: Vec3; end: Vec3; d: number } | null = null;
+    for (let s = 0; s < starts.length && !(best && best.d > 150); s++) {
+      const start = nav.nearestPoint(starts[s], { halfExtents: [10, 200, 10] })?.point;
+      for (let e = 1; start && e <= 6; e++) {
+        const end = nav.randomPoint({ seed: 100 * s + e });
+        if (!end || nav.findPath(start, end).status !== 'complete') continue;
+        const d = Math.hypot(end[0] - start[0], end[2] - start[2]);
+        if (!best || d > best.d) best = { start, end, d };
+      }
+    }
+    if (!best) return;
+    startPoint = best.start;
+    endPoint = best.end;
+    updatePath();
+  } catch (e) {
+    demo.phase = 'error';
+    demo.error = e instanceof Error ? e.message : String(e);
+    setProgress(1, 'could not load the world', 'failed');
+    message(demo.error);
+    console.warn('navbake demo: could not load the world', e);
   }
 }
 
@@ -1054,16 +1189,20 @@ cfg.add(actions, 'defaults').name('reset to defaults');
 const work = gui.addFolder('Workers');
 work.add(demo.options, 'workers', 1, 8, 1).name('worker count').onFinishChange(configChanged);
 const views = gui.addFolder('Debug views');
+const viewsChanged = () => {
+  applyViews();
+  inspectIfShown();
+};
 views.add(demo.views, 'level').name('level geometry').onChange(applyViews);
 views.add(demo.views, 'navmesh').name('polygons (filled)').onChange(applyViews);
 views.add(demo.views, 'edges').name('polygon edges').onChange(applyViews);
 views.add(demo.views, 'detail').name('detail mesh').onChange(applyViews);
 views.add(demo.views, 'tiles').name('tile borders').onChange(applyViews);
 views.add(demo.views, 'path').name('path').onChange(applyViews);
-views.add(demo.views, 'voxels').name('walkable voxels (by area)').onChange(applyViews);
-views.add(demo.views, 'regions').name('regions in colour').onChange(applyViews);
-views.add(demo.views, 'contours').name('contours').onChange(applyViews);
-views.add(demo.views, 'rawContours').name('contours (raw)').onChange(applyViews);
+views.add(demo.views, 'voxels').name('walkable voxels (by area)').onChange(viewsChanged);
+views.add(demo.views, 'regions').name('regions in colour').onChange(viewsChanged);
+views.add(demo.views, 'contours').name('contours').onChange(viewsChanged);
+views.add(demo.views, 'rawContours').name('contours (raw)').onChange(viewsChanged);
 views.add(demo.views, 'links').name('off-mesh links').onChange(applyViews);
 const obstacleFolder = gui.addFolder('Obstacles (drag a box to move it, double-click it to remove it)');
 obstacleFolder.add(actions, 'dropBox').name('Drop box obstacle');
@@ -1072,6 +1211,9 @@ const files = gui.addFolder('Files');
 files.add(actions, 'exportNavmesh').name('Export .navbake');
 files.add(actions, 'load').name('Load .navbake / model…');
 files.add(actions, 'builtIn').name('Built-in level');
+for (const n of WORLD_SIZES) {
+  files.add({ load: () => void loadWorld(n) }, 'load').name(`Generated world (${n >= 1e6 ? `${n / 1e6}M` : `${n / 1e3}k`} triangles)`);
+}
 gui.add(actions, 'frame').name('Frame level');
 
 // ---- start: bake the built-in level and show a path between two known points ---------------------------------

@@ -615,4 +615,56 @@ describe('demo page', () => {
     expect(loaded.path.length).toBeCloseTo(around.length, 4);
     expect(consoleErrors).toEqual([]);
   });
+
+  it('shows the generated world and bakes it in tiles, nearest the view first, drawing the tiles as they come', async () => {
+    const r = await page.evaluate(async () => {
+      const d = (window as any).__navbakeDemo;
+      d.options.workers = 2;
+      d.options.tileDrawMs = 0; // draw the tiles so far after every tile (the page's default: at most every 500 ms)
+      d.renderPaused = true; // software WebGL: 100k triangles a frame would only slow the test down
+      await d.loadWorld(100000);
+      d.renderPaused = false;
+      return {
+        phase: d.phase,
+        error: d.error,
+        source: d.source,
+        world: d.world,
+        tiles: d.stats?.tiles,
+        polygons: d.stats?.polygons,
+        order: d.tileOrder as [number, number][],
+        centers: d.tileCenters() as [number, number][],
+        focus: d.focus as Vec3,
+        draws: d.partialDraws,
+        path: d.path,
+        inspectPhase: d.inspectPhase,
+      };
+    });
+    expect(r.error).toBeNull();
+    expect(r.phase).toBe('baked');
+    expect(r.world).toBe(100000);
+    expect(r.source).toMatch(/^generated world, 99\d{3} triangles$/);
+    // the 100k world: 144 tiles of 64 cells with polygons (the native tool's `bake --tile-size 64` count)
+    expect(r.tiles).toBeGreaterThan(100);
+    expect(r.polygons).toBeGreaterThan(500);
+    // every tile with polygons came through onTile once, and the helper drew the tiles so far as they came
+    expect(r.order.length).toBe(r.tiles);
+    expect(new Set(r.order.map(([x, z]) => `${x},${z}`)).size).toBe(r.tiles);
+    expect(r.draws).toBeGreaterThan(r.tiles! / 2);
+    // nearest-first: with 2 workers and 2 tiles each in flight, arrival order follows the distance from the focus
+    // (the middle of the view) up to a few places; the first tile is one of the 4 nearest
+    const dist = r.centers.map(([x, z]) => Math.hypot(x - r.focus[0], z - r.focus[2]));
+    const byDist = dist.map((_, i) => i).sort((a, b) => dist[a] - dist[b]);
+    const rank = new Array<number>(dist.length);
+    byDist.forEach((i, k) => (rank[i] = k));
+    expect(rank[0]).toBeLessThan(4);
+    const n = dist.length;
+    const spearman = 1 - (6 * rank.reduce((sum, k, i) => sum + (k - i) ** 2, 0)) / (n * (n * n - 1));
+    expect(spearman).toBeGreaterThan(0.95);
+    // a big world is inspected only on demand (no stage view is on)
+    expect(r.inspectPhase).toBe('idle');
+    // a path from the middle of the view to a far point it reaches
+    expect(r.path?.status).toBe('complete');
+    expect(Math.hypot(r.path!.end[0] - r.path!.start[0], r.path!.end[2] - r.path!.start[2])).toBeGreaterThan(50);
+    expect(consoleErrors).toEqual([]);
+  }, 60_000);
 });
