@@ -104,6 +104,8 @@ $(WASM_JS): $(WASM_OBJ) web/src/navbake.mjs | $(BUILD)/.apt-ok
 WEB_SRC    := $(wildcard web/src/*.ts web/src/*/*.ts web/src/*.mts web/bin/*.ts) web/tsconfig.json web/bin/tsconfig.json \
               tsconfig.json
 WEB_JS     := web/dist/index.js
+# The generated worlds the demo offers (demo/src/world.ts WORLD_SIZES), raw geometry for the page to map.
+DEMO_WORLDS := $(BUILD)/demo-public/world-100000.bin $(BUILD)/demo-public/world-1000000.bin
 
 web: $(WEB_JS)
 
@@ -168,8 +170,7 @@ DEMO_SRC   := $(wildcard demo/*.html demo/src/*.ts demo/src/*.css) demo/vite.con
 .PHONY: demo demo-build demo-dev
 demo-build: $(BUILD)/demo/index.html
 
-# The generated worlds the demo offers (demo/src/world.ts WORLD_SIZES), raw geometry for the page to map.
-DEMO_WORLDS := $(BUILD)/demo-public/world-100000.bin $(BUILD)/demo-public/world-1000000.bin
+# The generated worlds (DEMO_WORLDS, defined at the top: test-pack needs them too), written by the native tool.
 $(BUILD)/demo-public/world-%.bin: $(BUILD)/navbake
 	@mkdir -p $(dir $@)
 	$(BUILD)/navbake world --seed 1 --triangles $* -o $@

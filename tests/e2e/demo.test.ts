@@ -3,7 +3,7 @@
 // Run with `make test-pack` (part of `make test`; needs `make web` and /usr/bin/chromium).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -241,6 +241,9 @@ async function panels(): Promise<Rect[]> {
 }
 
 beforeAll(async () => {
+  // the generated worlds are Vite's public files (build/demo-public), written by the Makefile's native tool
+  const world = resolve(root, 'build/demo-public/world-100000.bin');
+  expect(existsSync(world), `${world} is missing: make test-pack (or make demo) writes it`).toBe(true);
   const build = spawnSync(process.execPath, [resolve(root, 'node_modules/vite/bin/vite.js'), 'build', '--config', 'demo/vite.config.ts', '--logLevel', 'warn'], {
     cwd: root,
     encoding: 'utf8',
