@@ -100,7 +100,7 @@ $(WASM_JS): $(WASM_OBJ) web/src/navbake.mjs | $(BUILD)/.apt-ok
 	$(WASM_OPT) $(BUILD)/wasm/navbake.wasm -o $(BUILD)/wasm/navbake.wasm
 	cp web/src/navbake.mjs $@
 
-# ---- web: the npm package's JavaScript (web/dist: tsc output with the wasm module copied next to it) -----
+# ---- web: the npm package's JavaScript (web/dist: the bundled modules, their declarations, the wasm) ---------
 WEB_SRC    := $(wildcard web/src/*.ts web/src/*/*.ts web/src/*.mts web/bin/*.ts) web/tsconfig.json web/bin/tsconfig.json \
               tsconfig.json
 WEB_JS     := web/dist/index.js
@@ -111,12 +111,16 @@ web: $(WEB_JS)
 
 # The command-line tool (web/bin, package.json "bin") is compiled second: it imports the package by its name,
 # typed by the declarations the first tsc just wrote.
-$(WEB_JS): $(WEB_SRC) $(WASM_JS) | node_modules/.npm-ok
-	rm -rf web/dist
+# The library is compiled into build/web (one module per source file: the Vitest suites that reach inside use it),
+# then bundled into web/dist (web/rolldown.config.mjs) with its declarations and the wasm beside it.
+$(WEB_JS): $(WEB_SRC) $(WASM_JS) web/rolldown.config.mjs | node_modules/.npm-ok
+	rm -rf web/dist $(BUILD)/web
 	npx tsc -p web/tsconfig.json
+	cp $(WASM_JS) $(BUILD)/wasm/navbake.wasm web/src/navbake.d.mts $(BUILD)/web/
+	npx rolldown -c web/rolldown.config.mjs --logLevel warn
+	cp $(BUILD)/web/*.d.ts $(BUILD)/web/navbake.d.mts $(BUILD)/wasm/navbake.wasm web/dist/
 	npx tsc -p web/bin/tsconfig.json
 	chmod +x web/dist/bin/navbake.js
-	cp $(WASM_JS) $(BUILD)/wasm/navbake.wasm web/src/navbake.d.mts web/dist/
 
 # ---- tests -------------------------------------------------------------------------------------------
 $(BUILD)/asan/lib/%.o: c/src/%.c $(LIB_HDR)

@@ -172,7 +172,7 @@ for (const [name, src] of Object.entries(pages)) {
 const ourSize = bundled.ours.total;
 const theirSize = bundled.theirs.total;
 const wasmSize = bundled.ours.wasm;
-// For reference, the package files as published (tsc output, not minified; the reference's non-inlined build).
+// For reference, the package files as published (bundled, not minified; the reference's non-inlined build).
 const distDir = resolve(root, 'web/dist');
 const ourFiles = readdirSync(distDir).filter((f) => /\.(m?js|wasm)$/.test(f) && !f.includes('three'));
 const ourRaw = ourFiles.reduce((s, f) => s + gz(join(distDir, f)), 0);

@@ -12,7 +12,8 @@ import { init as initRef, Raw } from '@recast-navigation/core';
 import { generateTiledNavMesh } from '@recast-navigation/generators';
 import { loadMesh, machine, median, root, today, writeSection } from './lib.mjs';
 
-const pkg = pathToFileURL(resolve(root, 'web/dist/index.js')).href;
+// The unbundled modules (build/web, what web/dist is bundled from): the memory figures read the main thread's wasm.
+const pkg = pathToFileURL(resolve(root, 'build/web/index.js')).href;
 const navbake = await import(pkg);
 const { init, bake, terminateWorkers } = navbake;
 await init();
@@ -94,8 +95,8 @@ parentPort.on('message', (m) => {
 });
 parentPort.postMessage('ready');
 `;
-const { wasmModule } = await import(pathToFileURL(resolve(root, 'web/dist/runtime.js')).href);
-const dist = pathToFileURL(resolve(root, 'web/dist')).href;
+const { wasmModule } = await import(pathToFileURL(resolve(root, 'build/web/runtime.js')).href);
+const dist = pathToFileURL(resolve(root, 'build/web')).href;
 const controlWorkers = await Promise.all([0, 1].map(async () => {
   const wk = new Worker(CONTROL, {
     eval: true,
@@ -179,7 +180,7 @@ nav.dispose();
 
 // ---- memory over bake/dispose cycles (a smaller world, so 100 cycles stay short) ----
 const small = world(100000);
-const { mainWasm } = await import(pathToFileURL(resolve(root, 'web/dist/runtime.js')).href);
+const { mainWasm } = await import(pathToFileURL(resolve(root, 'build/web/runtime.js')).href);
 const w = await mainWasm();
 // Fresh workers (wasm memory never shrinks: those of the big world would hide any growth), then one warm-up bake.
 terminateWorkers();

@@ -70,11 +70,15 @@ describe('npm pack', () => {
       'web/dist/three.js',
       'web/dist/three.d.ts',
       'web/dist/bake.worker.js',
-      'web/dist/navbake.mjs',
       'web/dist/navbake.wasm',
     ]) {
       expect(packed).toContain(f);
     }
+    // bundled: the three entries and the chunks they share, not one module per source file (Node loads each file
+    // on its own, about a millisecond apiece)
+    const modules = packed.filter((f) => /^web\/dist\/[^/]+\.m?js$/.test(f));
+    expect(modules.length, modules.join(', ')).toBeLessThanOrEqual(6);
+    expect(packed).not.toContain('web/dist/wasm.js');
     const top = ['package.json', 'README.md', 'LICENSE'];
     const stray = packed.filter((f) => !(f.startsWith('web/dist/') || top.includes(f)));
     expect(stray).toEqual([]);

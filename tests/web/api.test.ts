@@ -386,7 +386,7 @@ describe('dispose', () => {
 describe('forgotten navmeshes', () => {
   it('are freed by the FinalizationRegistry', () => {
     // In a child process with --expose-gc: 50 navmeshes dropped without dispose() are freed after GC.
-    const dist = (f: string) => pathToFileURL(resolve(root, 'web/dist', f)).href;
+    const dist = (f: string) => pathToFileURL(resolve(root, 'build/web', f)).href; // liveNavMeshes is internal: the unbundled modules
     const script = `
       import { bake, NavMesh } from '${dist('index.js')}';
       import { liveNavMeshes } from '${dist('navmesh.js')}';

@@ -1,12 +1,13 @@
 // No growth: bakes (solo, tiled sessions, obstacles and their rebuilds), streaming and failures all give back
 // every byte of the wasm heap once their navmesh is disposed (nbw_heap_used: emmalloc's bytes in use).
+// It reaches inside the package, so it imports the unbundled modules (build/web, what web/dist is bundled from).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bake, NavMesh, terminateWorkers } from '../../web/dist/index.js';
-import { handleMessage } from '../../web/dist/bake.worker.js';
-import { configValues } from '../../web/dist/config.js';
-import type { WorkerReply, WorkerRequest } from '../../web/dist/protocol.js';
-import { mainWasm, wasmModule } from '../../web/dist/runtime.js';
-import { instantiate } from '../../web/dist/wasm.js';
+import { bake, NavMesh, terminateWorkers } from '../../build/web/index.js';
+import { handleMessage } from '../../build/web/bake.worker.js';
+import { configValues } from '../../build/web/config.js';
+import type { WorkerReply, WorkerRequest } from '../../build/web/protocol.js';
+import { mainWasm, wasmModule } from '../../build/web/runtime.js';
+import { instantiate } from '../../build/web/wasm.js';
 import { loadMesh, type Mesh } from './helpers';
 
 let dungeon: Mesh;

@@ -1,9 +1,10 @@
 // Live obstacles on a tiled navmesh baked with obstacles: true: addObstacle / updateObstacle / removeObstacle mark
 // the tiles they touch, update() rebuilds exactly those from their caches (in workers or on this thread, the same
 // bytes) and swaps them in all at once.
+// It reaches inside the package, so it imports the unbundled modules (build/web, what web/dist is bundled from).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bake, NavBakeError, terminateWorkers, type NavMesh } from '../../web/dist/index.js';
-import { tileCachesOf } from '../../web/dist/navmesh.js';
+import { bake, NavBakeError, terminateWorkers, type NavMesh } from '../../build/web/index.js';
+import { tileCachesOf } from '../../build/web/navmesh.js';
 import { loadMesh, type Mesh } from './helpers';
 
 let dungeon: Mesh;

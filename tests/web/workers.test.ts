@@ -1,13 +1,14 @@
 // Bakes in worker_threads: the same bytes as the main thread and as the C nb_bake_navmesh, tiles spread over
 // several workers, progress, abort, a worker dying mid-job, and the worker body (handleMessage) on its own.
+// It reaches inside the package, so it imports the unbundled modules (build/web, what web/dist is bundled from).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bake, NavBakeError, NavMesh, terminateWorkers, type BakeProgress, type NavBakeConfig } from '../../web/dist/index.js';
-import { handleMessage, WorkerExitRequest } from '../../web/dist/bake.worker.js';
-import { configValues } from '../../web/dist/config.js';
-import { BakePool, sharedPool } from '../../web/dist/pool.js';
-import type { BakeRequest, WorkerReply, WorkerRequest } from '../../web/dist/protocol.js';
-import { mainWasm, wasmModule } from '../../web/dist/runtime.js';
-import { instantiate, STAGES, type Wasm } from '../../web/dist/wasm.js';
+import { bake, NavBakeError, NavMesh, terminateWorkers, type BakeProgress, type NavBakeConfig } from '../../build/web/index.js';
+import { handleMessage, WorkerExitRequest } from '../../build/web/bake.worker.js';
+import { configValues } from '../../build/web/config.js';
+import { BakePool, sharedPool } from '../../build/web/pool.js';
+import type { BakeRequest, WorkerReply, WorkerRequest } from '../../build/web/protocol.js';
+import { mainWasm, wasmModule } from '../../build/web/runtime.js';
+import { instantiate, STAGES, type Wasm } from '../../build/web/wasm.js';
 import { loadMesh, loadWasm, type Mesh, type RawModule } from './helpers';
 
 let dungeon: Mesh;
