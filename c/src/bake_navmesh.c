@@ -246,6 +246,33 @@ cleanup:
  * scanning every triangle (three quarters of a million-triangle tiled bake). Each bucket lists triangle numbers
  * in ascending order; the ranges are widened by a hair so float rounding can only add candidates, and the exact
  * overlap test in nb_grid_tile_select_from then keeps precisely what a full scan would. */
+/* The tile range a triangle's candidates cover: its xz bounds grown by the tile border and a margin, in tiles. */
+typedef struct bucket_grid {
+    float x0, z0;  /* origin minus border and margin */
+    float x1, z1;  /* origin plus border and margin (for the high side) */
+    float itw, itd; /* 1 / tile width, 1 / tile depth */
+    int32_t ntx, ntz;
+} bucket_grid;
+
+static inline void bucket_range(const bucket_grid* g, const nb_mesh* m, uint32_t t, uint16_t r[4])
+{
+    float lo[2] = { 1e30f, 1e30f }, hi[2] = { -1e30f, -1e30f };
+    for (int k = 0; k < 3; ++k) {
+        const uint32_t v = m->indices ? m->indices[t * 3 + k] : t * 3 + k;
+        const float* p = &m->positions[(size_t)v * 3];
+        lo[0] = nb_minf(lo[0], p[0]);
+        hi[0] = nb_maxf(hi[0], p[0]);
+        lo[1] = nb_minf(lo[1], p[2]);
+        hi[1] = nb_maxf(hi[1], p[2]);
+    }
+    /* Multiplying by the reciprocal can move a bound by an ulp against dividing; the margin (a thousandth of a
+     * tile) dwarfs that, and the candidates only need to hold what nb_grid_tile_select_from then picks exactly. */
+    r[0] = (uint16_t)nb_clampi((int)floorf((lo[0] - g->x0) * g->itw), 0, g->ntx - 1);
+    r[1] = (uint16_t)nb_clampi((int)floorf((hi[0] - g->x1) * g->itw), 0, g->ntx - 1);
+    r[2] = (uint16_t)nb_clampi((int)floorf((lo[1] - g->z0) * g->itd), 0, g->ntz - 1);
+    r[3] = (uint16_t)nb_clampi((int)floorf((hi[1] - g->z1) * g->itd), 0, g->ntz - 1);
+}
+
 nb_status nb_grid_bucket_triangles(nb_context* ctx, const char* fn, const nb_bake_input* input, const nb_config* cfg,
                                    const nb_config_cells* cells, const nb_navmesh_params* params, int32_t ntx,
                                    int32_t ntz, uint32_t** first_out, uint32_t** cand_out)
@@ -255,7 +282,13 @@ nb_status nb_grid_bucket_triangles(nb_context* ctx, const char* fn, const nb_bak
     const uint32_t ntiles = (uint32_t)(ntx * ntz);
     const float border = (float)(cells->walkable_radius + 3) * cfg->cell_size;
     const float margin = 1e-3f * params->tile_width + 1e-3f;
-    int32_t* range = (int32_t*)nb_alloc(ctx, (size_t)ntris * 4 * sizeof(int32_t));
+    const bucket_grid g = {
+        params->origin[0] + border + margin, params->origin[2] + border + margin,
+        params->origin[0] - border - margin, params->origin[2] - border - margin,
+        1.0f / params->tile_width, 1.0f / params->tile_depth, ntx, ntz,
+    };
+    /* tiles per axis are < 4096 (at most 4095 tiles in all): a triangle's range fits in 4 x 16 bits */
+    uint16_t* range = (uint16_t*)nb_alloc(ctx, (size_t)ntris * 4 * sizeof(uint16_t));
     uint32_t* first = (uint32_t*)nb_calloc(ctx, (size_t)ntiles + 1, sizeof(uint32_t));
     uint32_t* cand = NULL;
     nb_status st = NB_OK;
@@ -265,20 +298,8 @@ nb_status nb_grid_bucket_triangles(nb_context* ctx, const char* fn, const nb_bak
     }
     uint64_t total = 0;
     for (uint32_t t = 0; t < ntris; ++t) {
-        float lo[2] = { 1e30f, 1e30f }, hi[2] = { -1e30f, -1e30f };
-        for (int k = 0; k < 3; ++k) {
-            const uint32_t v = m->indices ? m->indices[t * 3 + k] : t * 3 + k;
-            const float* p = &m->positions[(size_t)v * 3];
-            lo[0] = nb_minf(lo[0], p[0]);
-            hi[0] = nb_maxf(hi[0], p[0]);
-            lo[1] = nb_minf(lo[1], p[2]);
-            hi[1] = nb_maxf(hi[1], p[2]);
-        }
-        int32_t* r = &range[t * 4];
-        r[0] = nb_clampi((int)floorf((lo[0] - border - margin - params->origin[0]) / params->tile_width), 0, ntx - 1);
-        r[1] = nb_clampi((int)floorf((hi[0] + border + margin - params->origin[0]) / params->tile_width), 0, ntx - 1);
-        r[2] = nb_clampi((int)floorf((lo[1] - border - margin - params->origin[2]) / params->tile_depth), 0, ntz - 1);
-        r[3] = nb_clampi((int)floorf((hi[1] + border + margin - params->origin[2]) / params->tile_depth), 0, ntz - 1);
+        uint16_t* r = &range[t * 4];
+        bucket_range(&g, m, t, r);
         for (int32_t z = r[2]; z <= r[3]; ++z)
             for (int32_t x = r[0]; x <= r[1]; ++x)
                 first[x + z * ntx + 1]++;
@@ -305,7 +326,7 @@ nb_status nb_grid_bucket_triangles(nb_context* ctx, const char* fn, const nb_bak
         }
         memcpy(cursor, first, (size_t)ntiles * sizeof(uint32_t));
         for (uint32_t t = 0; t < ntris; ++t) {
-            const int32_t* r = &range[t * 4];
+            const uint16_t* r = &range[t * 4];
             for (int32_t z = r[2]; z <= r[3]; ++z)
                 for (int32_t x = r[0]; x <= r[1]; ++x)
                     cand[cursor[x + z * ntx]++] = t;

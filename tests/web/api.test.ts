@@ -420,6 +420,9 @@ describe('errors: every code the API can produce', () => {
     const indices = dungeon.indices.slice();
     indices[10] = dungeon.positions.length / 3;
     await expectCode(bake({ positions: dungeon.positions, indices }, {}, { workers: false }), 'NB_ERR_INDEX_RANGE', /triangle 3/);
+    // tiled: numbered in the whole mesh, on this thread and in the workers
+    await expectCode(bake({ positions: dungeon.positions, indices }, { tileSize: 32 }, { workers: false }), 'NB_ERR_INDEX_RANGE', /triangle 3 /);
+    await expectCode(bake({ positions: dungeon.positions, indices }, { tileSize: 32 }, { workers: 2 }), 'NB_ERR_INDEX_RANGE', /triangle 3 /);
   });
 
   it('NB_ERR_EMPTY_MESH: no vertices, no triangles', async () => {
@@ -450,6 +453,8 @@ describe('errors: every code the API can produce', () => {
     await expectCode(bake({ positions: tri.positions, indices: new Uint32Array(4) }, {}, { workers: false }), 'NB_ERR_INVALID_ARG', /indices/);
     await expectCode(bake({ ...tri, areas: new Uint8Array(2) }, {}, { workers: false }), 'NB_ERR_INVALID_ARG', /areas.length/);
     await expectCode(bake({ ...tri, areas: new Uint8Array([64]) }, {}, { workers: false }), 'NB_ERR_INVALID_ARG', /areas\[0\] is 64/);
+    await expectCode(bake({ ...tri, areas: new Uint8Array([64]) }, { tileSize: 16 }, { workers: false }), 'NB_ERR_INVALID_ARG', /areas\[0\] is 64/);
+    await expectCode(bake({ ...tri, areas: new Uint8Array([64]) }, { tileSize: 16 }, { workers: 1 }), 'NB_ERR_INVALID_ARG', /areas\[0\] is 64/);
     await expectCode(bake({ positions: new Float32Array(12) }, {}, { workers: false }), 'NB_ERR_INVALID_ARG', /multiple of 3/);
     await expectCode(bake(tri, {}, { workers: 0 }), 'NB_ERR_INVALID_ARG', /workers/);
     await expectCode(async () => nav.findPaths(new Float32Array(7)), 'NB_ERR_INVALID_ARG', /6 floats/);

@@ -178,31 +178,6 @@ function tileGrid(positions: Float32Array, cellSize: number, tileSize: number): 
   return { params: [x0, y0, z0, tw, tw, nx * nz], tiles };
 }
 
-/**
- * What nb_bake checks per tile, checked once for the whole mesh: inside a tile C sees only the triangles near
- * it, so its messages would number them within the tile.
- */
-function checkTriangles(mesh: MeshInput): void {
-  const nv = mesh.positions.length / 3;
-  const idx = mesh.indices;
-  if (idx) {
-    for (let i = 0; i < idx.length; i++) {
-      if (idx[i] >= nv) {
-        throw new NavBakeError(
-          'NB_ERR_INDEX_RANGE',
-          `navbake.bake: triangle ${Math.floor(i / 3)} uses vertex index ${idx[i]} but the mesh has ${nv} vertices`,
-        );
-      }
-    }
-  }
-  const areas = mesh.areas;
-  if (areas) {
-    for (let i = 0; i < areas.length; i++) {
-      if (areas[i] > 63) throw invalid(`areas[${i}] is ${areas[i]}; area ids are 0..63`);
-    }
-  }
-}
-
 /** Bakes a navmesh. Rejects with NavBakeError (the C status name and message) or the abort reason. */
 export async function bake(geometry: Geometry, config?: NavBakeConfig, options: BakeOptions = {}): Promise<NavMesh> {
   const { signal, onProgress } = options;
@@ -232,7 +207,8 @@ export async function bake(geometry: Geometry, config?: NavBakeConfig, options: 
     if (mesh.indices ? mesh.indices.length === 0 : mesh.positions.length < 9) {
       throw new NavBakeError('NB_ERR_EMPTY_MESH', 'navbake.bake: the mesh has no triangles');
     }
-    checkTriangles(mesh);
+    // Vertex indices and area ids are checked by C when each session indexes the whole mesh (one pass, in the
+    // workers): its message numbers the triangles of the whole mesh.
     return bakeTiled(w, mesh, values, grid, focus, here ? false : (workers as number), options);
   }
   if (here) return bakeHere(w, mesh, values, options);

@@ -1,11 +1,12 @@
 /**
- * Tiled bakes. Each worker opens a session: it receives the geometry once (its own copy, transferred), copies it
- * into its wasm heap once and buckets the triangles by tile (nb_grid_index). The main thread then hands out tile
+ * Tiled bakes. Each worker opens a session: it receives the geometry once (one copy in shared memory for all of
+ * them where that can be posted, else its own copy, transferred), copies it into its wasm heap once and buckets the triangles by tile (nb_grid_index). The main thread then hands out tile
  * jobs, at most two per worker at a time, nearest-first to `focus`, to whichever worker is free; each finished
  * tile comes back transferred and goes into the navmesh at once (onTile). A worker that dies is replaced (a new
  * session) and its unfinished tiles go back in the queue; abort terminates the workers. With `workers: false`
  * the same session runs on the calling thread. Whatever the order, the navmesh saves to the same bytes.
  */
+import { isNode } from './env.js';
 import { abortReason, NavBakeError, type NavBakeErrorCode } from './errors.js';
 import { navmeshHandle, type NavMesh } from './navmesh.js';
 import { tileKey, type TileCaches } from './obstacles.js';
@@ -104,6 +105,28 @@ interface Session {
   waiting: { cancel(reason: unknown): void } | null;
   open: boolean;
   inFlight: [number, number][];
+}
+
+/** A session's copy of the geometry. */
+interface SessionGeometry {
+  positions: Float32Array;
+  indices: Uint32Array | null;
+  areas: Uint8Array | null;
+  links: Uint8Array | null;
+}
+
+/** Whether this thread can post shared memory to workers: Node always, a page only when cross-origin isolated. */
+function canShare(): boolean {
+  const g = globalThis as { SharedArrayBuffer?: unknown; crossOriginIsolated?: boolean };
+  return typeof g.SharedArrayBuffer === 'function' && (isNode || g.crossOriginIsolated === true);
+}
+
+/** A copy of a typed array in shared memory. */
+function sharedCopy<T extends Float32Array | Uint32Array | Uint8Array>(a: T): T {
+  const Ctor = a.constructor as new (buffer: SharedArrayBuffer) => T;
+  const out = new Ctor(new SharedArrayBuffer(a.byteLength));
+  out.set(a as never);
+  return out;
 }
 
 /** How many tile jobs a worker has at once: the next is there when one finishes, no round trip idle. */
@@ -205,6 +228,30 @@ export function bakeTilesInWorkers(job: TiledJob, workers: number, gridTiles: nu
       start(); // a replacement session on a fresh worker
     };
 
+    // Where shared memory can be posted (Node; a cross-origin isolated page), one copy of the geometry serves
+    // every session, a replacement's included; otherwise each session gets its own copy, transferred. Either way
+    // this thread keeps the caller's arrays to reopen on a replacement worker.
+    let shared: SessionGeometry | null = null;
+    const geometryFor = (): SessionGeometry & { transfer: ArrayBuffer[] } => {
+      if (canShare()) {
+        shared ??= {
+          positions: sharedCopy(mesh.positions),
+          indices: mesh.indices ? sharedCopy(mesh.indices) : null,
+          areas: mesh.areas ? sharedCopy(mesh.areas) : null,
+          links: mesh.links ? sharedCopy(mesh.links) : null,
+        };
+        return { ...shared, transfer: [] };
+      }
+      const own: SessionGeometry = {
+        positions: mesh.positions.slice(),
+        indices: mesh.indices ? mesh.indices.slice() : null,
+        areas: mesh.areas ? mesh.areas.slice() : null,
+        links: mesh.links ? mesh.links.slice() : null,
+      };
+      const transfer = [own.positions, own.indices, own.areas, own.links].filter((a) => a !== null).map((a) => a!.buffer as ArrayBuffer);
+      return { ...own, transfer };
+    };
+
     const start = () => {
       const s: Session = { lease: null, waiting: null, open: false, inFlight: [] };
       sessions.add(s);
@@ -218,12 +265,7 @@ export function bakeTilesInWorkers(job: TiledJob, workers: number, gridTiles: nu
             return;
           }
           s.lease = lease;
-          // Each session its own copy, transferred; this thread keeps the geometry to reopen on a replacement.
-          const positions = mesh.positions.slice();
-          const indices = mesh.indices ? mesh.indices.slice() : null;
-          const areas = mesh.areas ? mesh.areas.slice() : null;
-          const links = mesh.links ? mesh.links.slice() : null;
-          const transfer = [positions, indices, areas, links].filter((a) => a !== null).map((a) => a!.buffer as ArrayBuffer);
+          const { positions, indices, areas, links, transfer } = geometryFor();
           const hook = hookSent ? undefined : job.testExitAtStage;
           hookSent = true;
           lease.post(
