@@ -1,8 +1,7 @@
 // The navbake demo: bakes the built-in level (or a dropped model, or the big generated world) in Web Workers,
-// shows the navmesh with the
-// package's three.js helpers, and finds paths between clicked points. Every bake option is in the panel. After
-// each bake, inspect() (also in the workers) fetches the intermediate stages for the debug views (voxels, regions,
-// contours) and the stage times and memory in the stats panel.
+// shows the navmesh with the package's three.js helpers, and finds paths between clicked points. Every bake option
+// is in the panel. After each bake, inspect() (also in the workers) fetches the intermediate stages for the debug
+// views (voxels, regions, contours) and the stage times and memory in the stats panel.
 // window.__navbakeDemo exposes the state and a few actions for the browser tests (tests/e2e/demo.test.ts).
 import GUI, { type Controller } from 'lil-gui';
 import {

@@ -1,10 +1,11 @@
 /**
  * Tiled bakes. Each worker opens a session: it receives the geometry once (one copy in shared memory for all of
- * them where that can be posted, else its own copy, transferred), copies it into its wasm heap once and buckets the triangles by tile (nb_grid_index). The main thread then hands out tile
- * jobs, at most two per worker at a time, nearest-first to `focus`, to whichever worker is free; each finished
- * tile comes back transferred and goes into the navmesh at once (onTile). A worker that dies is replaced (a new
- * session) and its unfinished tiles go back in the queue; abort terminates the workers. With `workers: false`
- * the same session runs on the calling thread. Whatever the order, the navmesh saves to the same bytes.
+ * them where that can be posted, else its own copy, transferred), copies it into its wasm heap once and buckets
+ * the triangles by tile (nb_grid_index). The main thread then hands out tile jobs, at most two per worker at a
+ * time, nearest-first to `focus`, to whichever worker is free; each finished tile comes back transferred and goes
+ * into the navmesh at once (onTile). A worker that dies is replaced (a new session) and its unfinished tiles go
+ * back in the queue; abort terminates the workers. With `workers: false` the same session runs on the calling
+ * thread. Whatever the order, the navmesh saves to the same bytes.
  */
 import { isNode } from './env.js';
 import { abortReason, NavBakeError, type NavBakeErrorCode } from './errors.js';
