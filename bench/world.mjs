@@ -21,7 +21,7 @@ await initRef();
 
 const TRIANGLES = Number(process.env.WORLD_TRIANGLES ?? 1000000);
 const TILE = 64;
-const REPEAT = Number(process.env.WORLD_REPEAT ?? 7);
+const REPEAT = Number(process.env.WORLD_REPEAT ?? 9);
 const CYCLES = Number(process.env.CYCLES ?? 100);
 const f1 = (x) => x.toFixed(1);
 const f2 = (x) => x.toFixed(2);

@@ -425,12 +425,12 @@ EMSCRIPTEN_KEEPALIVE void nbw_grid_index_destroy(nb_context* ctx, nb_grid_index*
 /* out: [blob, size, cache blob, cache size] (free both with nbw_bytes_free); want_cache 0 leaves the cache out. */
 EMSCRIPTEN_KEEPALIVE int nbw_grid_index_bake_tile(nb_context* ctx, const nb_grid_index* index,
                                                   const nb_offmesh_link* links, uint32_t link_count, int32_t tile_x,
-                                                  int32_t tile_z, int want_cache, uint32_t* out)
+                                                  int32_t tile_z, int want_cache, uint32_t* out, double* stats)
 {
     uint8_t *data = NULL, *cache = NULL;
     size_t size = 0, cache_size = 0;
     const nb_status st = nb_grid_index_bake_tile(ctx, index, links, link_count, tile_x, tile_z, &data, &size,
-                                                 want_cache ? &cache : NULL, want_cache ? &cache_size : NULL, NULL);
+                                                 want_cache ? &cache : NULL, want_cache ? &cache_size : NULL, stats);
     out[0] = (uint32_t)(uintptr_t)data;
     out[1] = (uint32_t)size;
     out[2] = (uint32_t)(uintptr_t)cache;

@@ -165,6 +165,8 @@ const demo = {
   tileOrder: [] as [number, number][],
   /** Redraws of the navmesh while the last tiled bake ran (the tiles so far). */
   partialDraws: 0,
+  /** The last tiled bake's own stage timers (onTile's times), summed over its tiles with polygons. */
+  bakeTimes: null as { tiles: number; times: StageTimes } | null,
   /** Known points of the built-in level. */
   points: { LEVEL_START, LEVEL_END, YARD_OUTSIDE, YARD_INSIDE, FLOOR_EDGE, BELOW_FLOOR_EDGE },
   /** Off-mesh links baked with the shown level (the built-in level's jumps; none for dropped models). */
@@ -471,16 +473,20 @@ const TIMED_STAGES: readonly (keyof StageTimes)[] = [
   'detail',
 ];
 
-/** Milliseconds per stage as bars (from inspect: the C bake's own timers, summed over tiles). */
+/**
+ * Milliseconds per stage as bars: a tiled bake's own timers (onTile), summed over its tiles; for a solo bake, its
+ * inspection's (the C bake's timers too).
+ */
 function showStageTimes(insp: InspectStats | null): void {
   const box = el('stage-times');
-  if (!insp) {
+  const from = demo.bakeTimes ?? insp;
+  if (!from) {
     box.innerHTML = '';
     return;
   }
-  const t = insp.times;
+  const t = from.times;
   const max = Math.max(...TIMED_STAGES.map((k) => t[k]), 1e-6);
-  const what = insp.tiles > 1 ? `stage times, summed over ${insp.tiles} tiles` : 'stage times';
+  const what = from.tiles > 1 ? `stage times, summed over ${from.tiles} tiles` : 'stage times';
   box.innerHTML =
     `<div class="title">${what}: ${t.total.toFixed(1)} ms</div>` +
     TIMED_STAGES.map(
@@ -738,6 +744,8 @@ async function runBake(extra?: NavBakeConfig): Promise<void> {
   demo.focus = focus;
   demo.tileOrder = [];
   demo.partialDraws = 0;
+  demo.bakeTimes = null;
+  const times = Object.fromEntries([...TIMED_STAGES, 'total'].map((k) => [k, 0])) as unknown as StageTimes;
   let drawnAt = performance.now();
   const t0 = performance.now();
   try {
@@ -757,6 +765,7 @@ async function runBake(extra?: NavBakeConfig): Promise<void> {
       onTile: (e) => {
         if (running !== ac) return;
         demo.tileOrder.push([e.x, e.z]);
+        for (const k of Object.keys(times) as (keyof StageTimes)[]) times[k] += e.times[k];
         const at = performance.now();
         if (at - drawnAt < demo.options.tileDrawMs) return;
         drawnAt = at;
@@ -783,6 +792,7 @@ async function runBake(extra?: NavBakeConfig): Promise<void> {
       return;
     }
     demo.lastBake = { start: t0, end: now };
+    demo.bakeTimes = tiled ? { tiles: demo.tileOrder.length, times } : null;
     const ms = now - t0;
     bakedTileWidth = config.tileSize > 0 ? Math.fround(config.tileSize * Math.fround(config.cellSize)) : 0;
     demo.obstaclesLive = config.tileSize > 0;
@@ -982,6 +992,7 @@ function configChanged(): void {
 function useLevel(object: Object3D, name: string): void {
   stopInspect();
   inspectInput = null;
+  demo.bakeTimes = null;
   scene.remove(level);
   disposeLevel(level);
   level = object;
@@ -1003,6 +1014,7 @@ async function openFile(file: File): Promise<void> {
       stopInspect(); // a loaded navmesh has no stages to inspect
       const loaded = await NavMesh.load(new Uint8Array(await file.arrayBuffer()));
       bakedBounds = null;
+      demo.bakeTimes = null;
       demo.obstaclesLive = false; // a loaded navmesh has no tile caches
       void obstacles.attach();
       showNavmesh(loaded);

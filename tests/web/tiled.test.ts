@@ -70,6 +70,9 @@ describe('onTile and progress', () => {
       const progress: BakeProgress[] = [];
       let seen: NavMesh | null = null;
       let queried = 0;
+      let stageSum = 0;
+      let totalSum = 0;
+      const t0 = performance.now();
       const nav = await bake(dungeon, { tileSize: 32 }, {
         workers,
         onProgress: (p) => progress.push(p),
@@ -82,6 +85,13 @@ describe('onTile and progress', () => {
           expect(e.memoryBytes % 65536).toBe(0);
           expect(e.memoryBytes).toBeGreaterThan(65536);
           expect(e.navMesh.tiles().find((t) => t.x === e.x && t.z === e.z)?.polygons).toBe(e.polygons);
+          // the tile bake's own timers: every stage that builds polygons ran, and the stages fit in its total
+          const t = e.times;
+          for (const k of ['rasterize', 'compact', 'regions', 'contours', 'polymesh'] as const) expect(t[k], k).toBeGreaterThan(0);
+          const stages = t.rasterize + t.filter + t.compact + t.erode + t.areas + t.distance + t.regions + t.contours + t.polymesh + t.detail;
+          expect(stages).toBeLessThanOrEqual(t.total + 1e-6);
+          stageSum += stages;
+          totalSum += t.total;
           if (events.length % 5 === 0) {
             const p = e.navMesh.randomPoint({ seed: events.length })!;
             expect(e.navMesh.nearestPoint(p)).not.toBeNull();
@@ -90,7 +100,11 @@ describe('onTile and progress', () => {
           }
         },
       });
+      const wall = performance.now() - t0;
       expect(seen).toBe(nav); // the NavMesh the bake resolved with
+      // the stages are most of each tile's time, and the tiles' times fit in the bake (spread over the workers)
+      expect(stageSum).toBeGreaterThan(0.5 * totalSum);
+      expect(totalSum).toBeLessThan(wall * (workers === false ? 1 : workers));
       expect(queried).toBeGreaterThan(3);
       expect(events.length).toBe(nav.tileCount);
       expect(new Set(events.map((e) => `${e.x},${e.z}`)).size).toBe(events.length);

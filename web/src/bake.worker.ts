@@ -120,9 +120,9 @@ function sessionRequest(msg: SessionOpenRequest | TileRequest | SessionCloseRequ
           if (stage >= exitAt) throw new WorkerExitRequest(`test hook: exit at stage ${stage}`);
           return false;
         };
-  const { bytes, cache } = wasm.bakeSessionTile(open.s, msg.x, msg.z, open.caches, hook);
+  const { bytes, cache, times } = wasm.bakeSessionTile(open.s, msg.x, msg.z, open.caches, hook);
   const transfer = [bytes, cache].filter((b): b is Uint8Array => b !== null).map((b) => b.buffer as ArrayBuffer);
-  post({ id: msg.id, type: 'tile', x: msg.x, z: msg.z, bytes, cache, memory: wasm.memoryBytes() }, transfer);
+  post({ id: msg.id, type: 'tile', x: msg.x, z: msg.z, bytes, cache, memory: wasm.memoryBytes(), times }, transfer);
 }
 
 function rebuildRequest(msg: RebuildRequest, wasm: Wasm, post: Post): void {

@@ -1,6 +1,6 @@
 // Messages between the main thread and the bake workers. Every message has { id, type }; buffers travel in the
 // transfer list, never copied twice.
-import type { Inspection } from './inspect.js';
+import type { Inspection, StageTimes } from './inspect.js';
 import type { VolumeData } from './volumes.js';
 
 /** Sent once to each new worker: the compiled wasm, which it instantiates with its own memory. */
@@ -86,6 +86,8 @@ export interface TileReply {
   cache: Uint8Array | null;
   /** the worker's wasm memory size in bytes after the tile */
   memory: number;
+  /** the tile bake's own stage timers (nb_bake's statistics) [ms] */
+  times: StageTimes;
 }
 
 export interface SessionCloseRequest {

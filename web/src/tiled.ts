@@ -14,6 +14,7 @@ import { tileKey, type TileCaches } from './obstacles.js';
 import { sharedPool, type Lease } from './pool.js';
 import type { WorkerReply } from './protocol.js';
 import { wasmModule } from './runtime.js';
+import type { StageTimes } from './inspect.js';
 import type { MeshInput, NavmeshParams, Wasm } from './wasm.js';
 
 /** onTile's event: a tile was added to the navmesh. */
@@ -32,6 +33,8 @@ export interface TileEvent {
    * `workers: false`) just after it. Wasm memory never shrinks, so this is that instance's peak so far.
    */
   memoryBytes: number;
+  /** The tile bake's own timers, per stage and in all (`total`) [ms]: where the bake spent its time. */
+  times: StageTimes;
 }
 
 export interface TiledJob {
@@ -71,13 +74,14 @@ function finished(
   done: number,
   total: number,
   memoryBytes: number,
+  times: StageTimes,
 ): void {
   if (cache && job.caches) job.caches.caches.set(tileKey(x, z), cache);
   if (bytes) {
     const h = navmeshHandle(job.nav);
     h.w.addTile(h.nav, bytes);
     const polygons = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(32, true);
-    job.onTile?.({ x, z, polygons, done, total, navMesh: job.nav, memoryBytes });
+    job.onTile?.({ x, z, polygons, done, total, navMesh: job.nav, memoryBytes, times });
   }
   job.onProgress?.(done, total);
 }
@@ -93,7 +97,7 @@ export function bakeTilesHere(w: Wasm, job: TiledJob): void {
     for (const [x, z] of order) {
       if (signal?.aborted) throw abortReason(signal);
       const r = w.bakeSessionTile(s, x, z, job.caches !== null, cancel);
-      finished(job, x, z, r.bytes, r.cache, ++done, order.length, w.memoryBytes());
+      finished(job, x, z, r.bytes, r.cache, ++done, order.length, w.memoryBytes(), r.times);
     }
   } finally {
     w.closeSession(s);
@@ -198,7 +202,7 @@ export function bakeTilesInWorkers(job: TiledJob, workers: number, gridTiles: nu
         } else if (r.type === 'tile') {
           const i = s.inFlight.findIndex((t) => t[0] === r.x && t[1] === r.z);
           if (i >= 0) s.inFlight.splice(i, 1);
-          finished(job, r.x, r.z, r.bytes, r.cache, ++done, total, r.memory);
+          finished(job, r.x, r.z, r.bytes, r.cache, ++done, total, r.memory, r.times);
           if (done === total) return finish();
           pump(s);
         } else if (r.type === 'error') {

@@ -220,12 +220,19 @@ export class Wasm {
   readonly fields: readonly ConfigField[];
   private readonly scratch: number;
   private readonly statusNames = new Map<number, string>();
+  /** nb_bake's statistics (NB_STAT_COUNT doubles) of the last tile baked, and the table's names */
+  private readonly stats: number;
+  private readonly statNames: readonly string[];
 
   constructor(m: RawModule) {
     this.m = m;
     this.ctx = m._nbw_context_create();
     this.scratch = m._malloc(SCRATCH_SIZE);
-    if (!this.ctx || !this.scratch) throw new NavBakeError('NB_ERR_OUT_OF_MEMORY', 'navbake: out of memory (context)');
+    this.statNames = Array.from({ length: m._nbw_stat_count() }, (_, i) => m.UTF8ToString(m._nbw_stat_name(i)));
+    this.stats = m._malloc(this.statNames.length * 8);
+    if (!this.ctx || !this.scratch || !this.stats) {
+      throw new NavBakeError('NB_ERR_OUT_OF_MEMORY', 'navbake: out of memory (context)');
+    }
     const n = m._nbw_config_field_count();
     const fields: ConfigField[] = [];
     const probe = this.alloc(n * 8 * 2);
@@ -494,11 +501,17 @@ export class Wasm {
   }
 
   /** Bakes one tile of the session: its blob (null: no polygons) and, when asked, its cache blob. */
-  bakeSessionTile(s: GridSession, x: number, z: number, wantCache: boolean, progress?: CProgress): { bytes: Uint8Array | null; cache: Uint8Array | null } {
+  bakeSessionTile(
+    s: GridSession,
+    x: number,
+    z: number,
+    wantCache: boolean,
+    progress?: CProgress,
+  ): { bytes: Uint8Array | null; cache: Uint8Array | null; times: StageTimes } {
     const out = this.scratch + S_INFO;
     this.m._nbw_context_clear_error(this.ctx);
     const st = this.withProgress(progress, () =>
-      this.m._nbw_grid_index_bake_tile(this.ctx, s.index, s.links, s.linkCount, x, z, wantCache ? 1 : 0, out),
+      this.m._nbw_grid_index_bake_tile(this.ctx, s.index, s.links, s.linkCount, x, z, wantCache ? 1 : 0, out, this.stats),
     );
     const o = out >> 2;
     const [data, size, cache, cacheSize] = [this.m.HEAPU32[o], this.m.HEAPU32[o + 1], this.m.HEAPU32[o + 2], this.m.HEAPU32[o + 3]];
@@ -511,7 +524,25 @@ export class Wasm {
     const bytes = take(data, size);
     const cacheBytes = take(cache, cacheSize);
     this.check(st);
-    return { bytes, cache: cacheBytes };
+    const f = this.stats >> 3;
+    return { bytes, cache: cacheBytes, times: this.statTable((i) => this.m.HEAPF64[f + i]).times };
+  }
+
+  /**
+   * nb_bake's statistics by name: the counts, then the stage times from 'rasterize' on (two names occur in both).
+   * A stage that did not run (-1: the distance field, except watershed; every stage of an empty tile) counts 0.
+   */
+  statTable(value: (i: number) => number): { counts: Record<string, number>; times: StageTimes } {
+    const counts: Record<string, number> = {};
+    const times: Record<string, number> = {};
+    let inTimes = false;
+    this.statNames.forEach((name, i) => {
+      const v = value(i);
+      inTimes ||= name === 'rasterize';
+      if (inTimes) times[name] = Math.max(0, v);
+      else counts[name] = v;
+    });
+    return { counts, times: times as unknown as StageTimes };
   }
 
   /** Frees the session's index and its copy of the geometry. Idempotent. */
@@ -925,17 +956,10 @@ export class Wasm {
           detail_verts: 'detailVertices',
           detail_tris: 'detailTriangles',
         };
-        // The C stat table: counts first, then the stage times from 'rasterize' on (two names occur in both).
+        const table = this.statTable((i) => m._nbw_inspect_stat(insp, i));
         const counts: Record<string, number> = {};
-        const times: Record<string, number> = {};
-        let inTimes = false;
-        for (let i = 0, n = m._nbw_stat_count(); i < n; i++) {
-          const name = m.UTF8ToString(m._nbw_stat_name(i));
-          const v = m._nbw_inspect_stat(insp, i);
-          inTimes ||= name === 'rasterize';
-          if (inTimes) times[name] = Math.max(0, v); // -1: the stage did not run (the distance field, except watershed)
-          else counts[countNames[name] ?? name] = v;
-        }
+        for (const [name, v] of Object.entries(table.counts)) counts[countNames[name] ?? name] = v;
+        const times = table.times;
         const regionIds = info[11];
         return {
           tile: info[17] >= 0 ? [info[17], info[18]] : null,
@@ -966,7 +990,7 @@ export class Wasm {
             rawOffsets: m.HEAPU32.slice(ro >> 2, (ro >> 2) + nConts + 1),
             rawVertices: this.f32(rv, nRaw * 3),
           },
-          times: times as unknown as StageTimes,
+          times,
           counts: counts as unknown as InspectCounts,
           memory: { peakBytes: info[16], heapBytes: m.HEAPU8.length },
         };
