@@ -183,6 +183,36 @@ describe('onTile and progress', () => {
     expect(await saved(bake(dungeon, { tileSize: 32 }, { workers: 2 }))).toEqual(native('dungeon.obj', 32));
   });
 
+  it('a geometry copy that cannot be allocated rejects with NB_ERR_OUT_OF_MEMORY (tiled and solo; never hangs)', async () => {
+    const real = globalThis.SharedArrayBuffer;
+    class Refused {
+      constructor() {
+        throw new RangeError('Array buffer allocation failed');
+      }
+    }
+    (globalThis as { SharedArrayBuffer: unknown }).SharedArrayBuffer = Refused;
+    try {
+      const e = await rejection(bake(dungeon, { tileSize: 32 }, { workers: 2 }));
+      expect((e as NavBakeError).code).toBe('NB_ERR_OUT_OF_MEMORY');
+      expect((e as NavBakeError).message).toMatch(/copying the geometry .*allocation failed/);
+    } finally {
+      (globalThis as { SharedArrayBuffer: unknown }).SharedArrayBuffer = real;
+    }
+    expect(await saved(bake(dungeon, { tileSize: 32 }, { workers: 2 }))).toEqual(native('dungeon.obj', 32));
+    // a solo bake's copy for its worker, the same
+    const slice = Float32Array.prototype.slice;
+    Float32Array.prototype.slice = () => {
+      throw new RangeError('Array buffer allocation failed');
+    };
+    try {
+      const f = await rejection(bake(dungeon, {}, { workers: 1 }));
+      expect((f as NavBakeError).code).toBe('NB_ERR_OUT_OF_MEMORY');
+      expect((f as NavBakeError).message).toMatch(/copying \d+ bytes of geometry/);
+    } finally {
+      Float32Array.prototype.slice = slice;
+    }
+  });
+
   it('bad focus and onTile are rejected', async () => {
     const e = await rejection(bake(dungeon, { tileSize: 32 }, { focus: [0, NaN, 0] }));
     expect((e as NavBakeError).code).toBe('NB_ERR_NONFINITE');

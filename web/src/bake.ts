@@ -221,7 +221,15 @@ export async function bake(geometry: Geometry, config?: NavBakeConfig, options: 
     if (!a) return null;
     const whole = a.buffer instanceof ArrayBuffer && a.byteOffset === 0 && a.byteLength === a.buffer.byteLength;
     const mine = owned.has(a) || options.transfer === true;
-    const out = whole && mine ? a : (a.slice() as T);
+    let out: T;
+    try {
+      out = whole && mine ? a : (a.slice() as T);
+    } catch (e) {
+      throw new NavBakeError(
+        'NB_ERR_OUT_OF_MEMORY',
+        `navbake.bake: out of memory copying ${a.byteLength} bytes of geometry for the worker: ${(e as Error)?.message ?? e}`,
+      );
+    }
     transfer.push(out.buffer as ArrayBuffer);
     return out;
   };

@@ -270,7 +270,20 @@ export function bakeTilesInWorkers(job: TiledJob, workers: number, gridTiles: nu
             return;
           }
           s.lease = lease;
-          const { positions, indices, areas, links, transfer } = geometryFor();
+          let geometry: ReturnType<typeof geometryFor>;
+          try {
+            geometry = geometryFor();
+          } catch (e) {
+            // a copy of a mesh too big for this thread's memory: fail the bake (never leave it waiting)
+            const bytes = mesh.positions.byteLength + (mesh.indices?.byteLength ?? 0);
+            return finish(
+              new NavBakeError(
+                'NB_ERR_OUT_OF_MEMORY',
+                `navbake.bake: out of memory copying the geometry (${bytes} bytes) for a worker: ${(e as Error)?.message ?? e}`,
+              ),
+            );
+          }
+          const { positions, indices, areas, links, transfer } = geometry;
           const hook = hookSent ? undefined : job.testExitAtStage;
           hookSent = true;
           lease.post(
