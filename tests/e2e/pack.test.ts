@@ -113,7 +113,7 @@ describe('installed into a plain Node ESM project', () => {
 
 
 describe('installed into a fresh Vite project', () => {
-  it('vite build succeeds and the built page bakes in a Web Worker in Chromium', async () => {
+  it('vite build succeeds and the built page bakes in Web Workers in Chromium, cross-origin isolated or not', async () => {
     const deps = { navbake: `file:${tarball}`, three: installed('three') };
     const dir = project('vite-app', deps, { vite: installed('vite') });
     cpSync(join(fixtures, 'vite-app'), dir, { recursive: true });
@@ -125,51 +125,68 @@ describe('installed into a fresh Vite project', () => {
     expect(assets.filter((f) => f.endsWith('.wasm'))).toHaveLength(1);
     expect(assets.some((f) => /^bake\.worker-.*\.js$/.test(f))).toBe(true);
 
-    const { server, url } = await serve(join(dir, 'dist'));
-    const profile = mkdtempSync(join(tmpdir(), 'navbake-chromium-'));
-    temps.push(profile);
-    const context = await launchChromium(profile);
-    try {
-      const page = context.pages()[0] ?? (await context.newPage());
-      const errors: string[] = [];
-      const workers: string[] = [];
-      const wasm: { status: number; type: string }[] = [];
-      page.on('console', (m) => {
-        if (m.type() === 'error') errors.push(`console: ${m.text()} (${m.location().url})`);
-      });
-      page.on('pageerror', (e) => errors.push(`page: ${e.message}`));
-      page.on('worker', (w) => workers.push(w.url()));
-      page.on('response', (r) => {
-        if (r.status() >= 400) errors.push(`HTTP ${r.status()} ${r.url()}`);
-        if (r.url().endsWith('.wasm')) wasm.push({ status: r.status(), type: r.headers()['content-type'] ?? '' });
-      });
-      await page.goto(url);
-      await page.waitForFunction(() => document.getElementById('result')?.dataset.done, null, { timeout: 60_000 });
-      const done = await page.$eval('#result', (e) => (e as HTMLElement).dataset.done);
-      const text = await page.$eval('#result', (e) => e.textContent ?? '');
-      expect(done, text).toBe('ok');
-      expect(errors).toEqual([]);
-      const out = JSON.parse(text);
-      expect(out.polygons).toBeGreaterThan(0);
-      expect(out.helperTriangles).toBe(out.triangles);
-      expect(out.status).toBe('complete');
-      expect(out.pathPoints).toBeGreaterThanOrEqual(3);
-      expect(out.pathLength).toBeGreaterThan(2 * Math.hypot(10, 17)); // round the wall's end
-      // Progress came from the bake worker, which was a module worker of the built page.
-      expect(out.stages).toContain('detail');
-      expect(workers.some((w) => /\/assets\/bake\.worker-[^/]*\.js$/.test(w)), workers.join(', ')).toBe(true);
-      expect(wasm.length).toBeGreaterThan(0);
-      expect(wasm.every((r) => r.status === 200 && r.type === 'application/wasm')).toBe(true);
-      if (out.webgl) {
-        // The helpers drew: the navmesh's triangles, its edges and the path's lines, a marker per path point.
-        expect(out.drawn.triangles).toBe(out.triangles);
-        expect(out.drawn.lines).toBeGreaterThan(out.pathPoints - 1);
-        expect(out.drawn.points).toBe(out.pathPoints);
-      }
-      else console.warn('pack.test: no WebGL2 in this Chromium; the helpers were built but not drawn');
-    } finally {
-      await context.close();
-      await new Promise((ok) => server.close(ok));
+    // Served plain, then cross-origin isolated (COOP + COEP): a tiled bake then hands the workers the geometry
+    // in shared memory; the navmesh must come out the same.
+    const runs: Record<string, unknown>[] = [];
+    for (const headers of [{}, { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' }]) {
+      runs.push(await loadPage(dir, headers));
     }
+    expect(runs.map((r) => r.isolated)).toEqual([false, true]);
+    expect(runs[1].tiledHash).toBe(runs[0].tiledHash);
+    expect(runs[1].tiles).toBe(runs[0].tiles);
   });
 });
+
+/** Opens the built page in Chromium, checks what every load must show, and returns the page's result. */
+async function loadPage(dir: string, headers: Record<string, string>): Promise<Record<string, unknown>> {
+  const { server, url } = await serve(join(dir, 'dist'), headers);
+  const profile = mkdtempSync(join(tmpdir(), 'navbake-chromium-'));
+  temps.push(profile);
+  const context = await launchChromium(profile);
+  try {
+    const page = context.pages()[0] ?? (await context.newPage());
+    const errors: string[] = [];
+    const workers: string[] = [];
+    const wasm: { status: number; type: string }[] = [];
+    page.on('console', (m) => {
+      if (m.type() === 'error') errors.push(`console: ${m.text()} (${m.location().url})`);
+    });
+    page.on('pageerror', (e) => errors.push(`page: ${e.message}`));
+    page.on('worker', (w) => workers.push(w.url()));
+    page.on('response', (r) => {
+      if (r.status() >= 400) errors.push(`HTTP ${r.status()} ${r.url()}`);
+      if (r.url().endsWith('.wasm')) wasm.push({ status: r.status(), type: r.headers()['content-type'] ?? '' });
+    });
+    await page.goto(url);
+    await page.waitForFunction(() => document.getElementById('result')?.dataset.done, null, { timeout: 60_000 });
+    const done = await page.$eval('#result', (e) => (e as HTMLElement).dataset.done);
+    const text = await page.$eval('#result', (e) => e.textContent ?? '');
+    expect(done, text).toBe('ok');
+    expect(errors).toEqual([]);
+    const out = JSON.parse(text);
+    expect(out.polygons).toBeGreaterThan(0);
+    expect(out.helperTriangles).toBe(out.triangles);
+    expect(out.status).toBe('complete');
+    expect(out.pathPoints).toBeGreaterThanOrEqual(3);
+    expect(out.pathLength).toBeGreaterThan(2 * Math.hypot(10, 17)); // round the wall's end
+    // Progress came from the bake worker, which was a module worker of the built page.
+    expect(out.stages).toContain('detail');
+    // tiled over two workers: several tiles, and the way round the wall
+    expect(out.tiles).toBeGreaterThan(1);
+    expect(out.tiledStatus).toBe('complete');
+    expect(workers.some((w) => /\/assets\/bake\.worker-[^/]*\.js$/.test(w)), workers.join(', ')).toBe(true);
+    expect(wasm.length).toBeGreaterThan(0);
+    expect(wasm.every((r) => r.status === 200 && r.type === 'application/wasm')).toBe(true);
+    if (out.webgl) {
+      // The helpers drew: the navmesh's triangles, its edges and the path's lines, a marker per path point.
+      expect(out.drawn.triangles).toBe(out.triangles);
+      expect(out.drawn.lines).toBeGreaterThan(out.pathPoints - 1);
+      expect(out.drawn.points).toBe(out.pathPoints);
+    }
+    else console.warn('pack.test: no WebGL2 in this Chromium; the helpers were built but not drawn');
+    return out;
+  } finally {
+    await context.close();
+    await new Promise((ok) => server.close(ok));
+  }
+}

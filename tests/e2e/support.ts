@@ -12,8 +12,8 @@ const TYPES: Record<string, string> = {
   '.css': 'text/css',
 };
 
-/** Serves dir on 127.0.0.1 (a free port). */
-export async function serve(dir: string): Promise<{ server: Server; url: string }> {
+/** Serves dir on 127.0.0.1 (a free port), with `headers` on every response. */
+export async function serve(dir: string, headers: Record<string, string> = {}): Promise<{ server: Server; url: string }> {
   const server = createServer((req, res) => {
     const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
     const file = resolve(dir, `.${path.endsWith('/') ? `${path}index.html` : path}`);
@@ -23,7 +23,7 @@ export async function serve(dir: string): Promise<{ server: Server; url: string 
     }
     try {
       const body = readFileSync(file);
-      res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' }).end(body);
+      res.writeHead(200, { ...headers, 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' }).end(body);
     } catch {
       res.writeHead(404).end('not found');
     }
