@@ -127,7 +127,7 @@ $(BUILD)/asan/lib/%.o: c/src/%.c $(LIB_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(CSTD) $(WARN) $(ASAN) $(INC) -c $< -o $@
 
-$(BUILD)/asan/test_%: tests/c/test_%.c tests/c/nbtest.h tests/c/nbtest_level.h tests/c/nbtest_mesh.h $(ASAN_OBJ) $(TOOL_SRC)
+$(BUILD)/asan/test_%: tests/c/test_%.c tests/c/nbtest.h tests/c/nbtest_level.h tests/c/nbtest_mesh.h $(ASAN_OBJ) $(TOOL_SRC) $(wildcard c/tools/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CSTD) $(WARN) $(ASAN) $(INC) -Ic/tools $< $(ASAN_OBJ) c/tools/obj.c c/tools/terrain.c c/tools/world.c -lm -o $@
 

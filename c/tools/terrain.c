@@ -1,40 +1,13 @@
 /* Deterministic rolling terrain (see terrain.h). */
 #include "terrain.h"
 
+#include "noise.h"
+
 #include <stdlib.h>
 #include <string.h>
 
-/* An integer hash of a lattice point (a "lowbias32"-style finalizer): well mixed, and exact everywhere. */
-static uint32_t hash3(int32_t x, int32_t z, uint32_t seed)
-{
-    uint32_t h = (uint32_t)x * 0x8da6b343u ^ (uint32_t)z * 0xd8163841u ^ seed * 0xcb1ab31fu;
-    h ^= h >> 16;
-    h *= 0x7feb352du;
-    h ^= h >> 15;
-    h *= 0x846ca68bu;
-    h ^= h >> 16;
-    return h;
-}
-
-/* Lattice value in [-1, 1]. */
-static float lattice(int32_t x, int32_t z, uint32_t seed)
-{
-    return (float)(hash3(x, z, seed) >> 8) * (2.0f / 16777215.0f) - 1.0f;
-}
-
-/* Quintic fade: zero first and second derivatives at the lattice points, so the surface has no creases. */
-static float fade(float t) { return t * t * t * (t * (t * 6.0f - 15.0f) + 10.0f); }
-
-/* Smooth value noise with a lattice spacing of 1; x, z >= 0. */
-static float value_noise(float x, float z, uint32_t seed)
-{
-    const int32_t ix = (int32_t)x, iz = (int32_t)z; /* truncation = floor for x, z >= 0 */
-    const float u = fade(x - (float)ix), v = fade(z - (float)iz);
-    const float a = lattice(ix, iz, seed), b = lattice(ix + 1, iz, seed);
-    const float c = lattice(ix, iz + 1, seed), d = lattice(ix + 1, iz + 1, seed);
-    const float ab = a + (b - a) * u, cd = c + (d - c) * u;
-    return ab + (cd - ab) * v;
-}
+/* terrain.c's lattice hash multipliers (its levels, and the figures measured on them, depend on them) */
+static const nb_noise_key KEY = { 0x8da6b343u, 0xd8163841u, 0xcb1ab31fu };
 
 static float terrain_height(float x, float z, uint32_t seed)
 {
@@ -45,9 +18,9 @@ static float terrain_height(float x, float z, uint32_t seed)
     for (uint32_t o = 0; o < 3; ++o) {
         const uint32_t s = seed * 3u + o;
         /* a per-octave offset so that the lattices of the octaves do not line up at the origin */
-        const float off_x = (float)(hash3(17, (int32_t)o, s) & 0xffu) + 0.37f;
-        const float off_z = (float)(hash3(23, (int32_t)o, s) & 0xffu) + 0.71f;
-        h += octaves[o][1] * value_noise(x / octaves[o][0] + off_x, z / octaves[o][0] + off_z, s);
+        const float off_x = (float)(nb_noise_hash(&KEY, 17, (int32_t)o, s) & 0xffu) + 0.37f;
+        const float off_z = (float)(nb_noise_hash(&KEY, 23, (int32_t)o, s) & 0xffu) + 0.71f;
+        h += octaves[o][1] * nb_noise_value(&KEY, x / octaves[o][0] + off_x, z / octaves[o][0] + off_z, s);
     }
     return h;
 }

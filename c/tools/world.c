@@ -3,6 +3,8 @@
  * into arrays allocated once. */
 #include "world.h"
 
+#include "noise.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,36 +38,12 @@
 #define FB_D 16.0f
 #define FB_STOREYS 3
 
-/* ---- hashing and noise (integer hashing, plain float math: same bits everywhere) ---- */
+/* ---- hashing and noise (noise.h: integer hashing, plain float math: same bits everywhere) ---- */
 
-static uint32_t hash3(int32_t x, int32_t z, uint32_t seed)
-{
-    uint32_t h = (uint32_t)x * 0x9e3779b1u ^ (uint32_t)z * 0x85ebca77u ^ seed * 0xc2b2ae3du;
-    h ^= h >> 16;
-    h *= 0x7feb352du;
-    h ^= h >> 15;
-    h *= 0x846ca68bu;
-    h ^= h >> 16;
-    return h;
-}
+/* world.c's lattice hash multipliers (the world, and the figures measured on it, depend on them) */
+static const nb_noise_key KEY = { 0x9e3779b1u, 0x85ebca77u, 0xc2b2ae3du };
 
-static float lattice(int32_t x, int32_t z, uint32_t seed)
-{
-    return (float)(hash3(x, z, seed) >> 8) * (2.0f / 16777215.0f) - 1.0f;
-}
-
-static float fade(float t) { return t * t * t * (t * (t * 6.0f - 15.0f) + 10.0f); }
-
-/* Smooth value noise, lattice spacing 1; x, z >= 0 (callers add positive offsets). */
-static float value_noise(float x, float z, uint32_t seed)
-{
-    const int32_t ix = (int32_t)x, iz = (int32_t)z;
-    const float u = fade(x - (float)ix), v = fade(z - (float)iz);
-    const float a = lattice(ix, iz, seed), b = lattice(ix + 1, iz, seed);
-    const float c = lattice(ix, iz + 1, seed), d = lattice(ix + 1, iz + 1, seed);
-    const float ab = a + (b - a) * u, cd = c + (d - c) * u;
-    return ab + (cd - ab) * v;
-}
+static uint32_t hash3(int32_t x, int32_t z, uint32_t seed) { return nb_noise_hash(&KEY, x, z, seed); }
 
 /* The natural ground (before pads). The steepest a value-noise octave gets is about 3.75 * amplitude /
  * wavelength (0.25, 0.38, 0.33, 0.23 here) and the octaves rarely peak together, so most slopes stay walkable
@@ -78,7 +56,7 @@ static float ground_height(float x, float z, uint32_t seed)
         const uint32_t s = seed * 5u + o + 0x51u;
         const float off_x = (float)(hash3(31, (int32_t)o, s) & 0xffu) + 0.37f;
         const float off_z = (float)(hash3(47, (int32_t)o, s) & 0xffu) + 0.71f;
-        h += octaves[o][1] * value_noise(x / octaves[o][0] + off_x, z / octaves[o][0] + off_z, s);
+        h += octaves[o][1] * nb_noise_value(&KEY, x / octaves[o][0] + off_x, z / octaves[o][0] + off_z, s);
     }
     return h;
 }
