@@ -4,9 +4,6 @@
 
 #include <stdlib.h>
 #include <time.h>
-#if defined(__EMSCRIPTEN__)
-#include <emscripten.h>
-#endif
 
 const char* nb_status_name(nb_status status)
 {
@@ -374,13 +371,12 @@ nb_status nb_report(nb_context* ctx, nb_stage stage, uint32_t done, uint32_t tot
     return NB_OK;
 }
 
+/* The monotonic clock, in ms. Also in wasm (a WASI clock_time_get import): Emscripten's standalone
+ * emscripten_get_now() computes 1000 * clock() in a 32-bit long, which wraps every 4.3 s of process time, so a
+ * stage that ran across a wrap timed negative. */
 double nb_now_ms(void)
 {
-#if defined(__EMSCRIPTEN__)
-    return emscripten_get_now();
-#else
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
-#endif
 }

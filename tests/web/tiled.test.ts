@@ -120,6 +120,35 @@ describe('onTile and progress', () => {
     });
   }
 
+  it('stage timers stay right however long the process has run (a clock that wrapped every 4.3 s)', async () => {
+    // The wasm reads the clock through WASI clock_time_get, which the loader answers from performance.now().
+    // Emscripten's emscripten_get_now() computed 1000 * clock() in 32 bits: past 2.1 s of process time it
+    // wrapped every 4.3 s, and a tile timed across a wrap came out negative. Run the clock right up to such a
+    // wrap (2^32 microseconds, minus a few milliseconds) and bake across it on this thread.
+    const real = performance.now.bind(performance);
+    const offset = 2 ** 32 / 1000 - real() - 3;
+    (performance as { now: () => number }).now = () => real() + offset;
+    const totals: number[] = [];
+    try {
+      const nav = await bake(dungeon, { tileSize: 32 }, {
+        workers: false,
+        onTile: (e) => {
+          const t = e.times;
+          const stages = t.rasterize + t.filter + t.compact + t.erode + t.areas + t.distance + t.regions + t.contours + t.polymesh + t.detail;
+          expect(stages).toBeLessThanOrEqual(t.total + 1e-6);
+          totals.push(t.total);
+        },
+      });
+      nav.dispose();
+    } finally {
+      delete (performance as { now?: unknown }).now;
+    }
+    expect(performance.now()).toBeLessThan(2 ** 32 / 1000 - 1000); // the real clock is back
+    expect(totals.length).toBeGreaterThan(5);
+    expect(Math.min(...totals)).toBeGreaterThan(0);
+    expect(Math.max(...totals)).toBeLessThan(1000);
+  });
+
   it('focus: nearest first, ties by (z, x) (one worker or the main thread: exactly that order)', async () => {
     const focus = { x: 20, y: 0, z: -60 };
     for (const workers of [1, false] as const) {
