@@ -10,8 +10,8 @@ import {
   DEFAULTS,
   inspect,
   NavMesh,
+  STAGES,
   type BakeProgress,
-  type BakeStage,
   type Geometry,
   type Inspection,
   type NavBakeConfig,
@@ -473,6 +473,11 @@ const TIMED_STAGES: readonly (keyof StageTimes)[] = [
   'detail',
 ];
 
+/** Stage times all 0, to sum into. */
+function zeroTimes(): StageTimes {
+  return Object.fromEntries([...TIMED_STAGES, 'total'].map((k) => [k, 0])) as unknown as StageTimes;
+}
+
 /**
  * Milliseconds per stage as bars: a tiled bake's own timers (onTile), summed over its tiles; for a solo bake, its
  * inspection's (the C bake's timers too).
@@ -745,7 +750,7 @@ async function runBake(extra?: NavBakeConfig): Promise<void> {
   demo.tileOrder = [];
   demo.partialDraws = 0;
   demo.bakeTimes = null;
-  const times = Object.fromEntries([...TIMED_STAGES, 'total'].map((k) => [k, 0])) as unknown as StageTimes;
+  const times = zeroTimes();
   let drawnAt = performance.now();
   const t0 = performance.now();
   try {
@@ -779,9 +784,9 @@ async function runBake(extra?: NavBakeConfig): Promise<void> {
         demo.progressEvents++;
         demo.lastProgress = p;
         // Solo bakes report the 9 stages in order; tiled bakes report finished tiles.
-        const i = p.stage === 'tiles' ? 0 : STAGE_ORDER.indexOf(p.stage);
+        const i = p.stage === 'tiles' ? 0 : STAGES.indexOf(p.stage);
         const within = p.total > 0 ? p.done / p.total : 0;
-        const fraction = p.stage === 'tiles' ? within : (i + within) / STAGE_ORDER.length;
+        const fraction = p.stage === 'tiles' ? within : (i + within) / STAGES.length;
         const what = p.stage === 'tiles' ? `tiles ${p.done} / ${p.total}` : `${p.stage} (${i + 1}/9)`;
         setProgress(fraction, `baking: ${what}`);
       },
@@ -937,7 +942,7 @@ async function runInspect(geometry: Geometry, config: Required<NavBakeConfig>): 
     }
     if (inspecting !== ac) return;
     inspectionViews.set(list);
-    const times = Object.fromEntries([...TIMED_STAGES, 'total'].map((k) => [k, 0])) as unknown as StageTimes;
+    const times = zeroTimes();
     for (const i of list) for (const k of Object.keys(times) as (keyof StageTimes)[]) times[k] += i.times[k];
     demo.inspection = {
       tiles: list.length,
@@ -967,18 +972,6 @@ async function runInspect(geometry: Geometry, config: Required<NavBakeConfig>): 
     showStats();
   }
 }
-
-const STAGE_ORDER: readonly BakeStage[] = [
-  'rasterize',
-  'filter',
-  'compact',
-  'erode',
-  'areas',
-  'regions',
-  'contours',
-  'polymesh',
-  'detail',
-];
 
 let autoTimer: ReturnType<typeof setTimeout> | undefined;
 function configChanged(): void {
