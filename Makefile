@@ -127,7 +127,7 @@ $(BUILD)/asan/lib/%.o: c/src/%.c $(LIB_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(CSTD) $(WARN) $(ASAN) $(INC) -c $< -o $@
 
-$(BUILD)/asan/test_%: tests/c/test_%.c tests/c/nbtest.h tests/c/nbtest_level.h tests/c/nbtest_mesh.h $(ASAN_OBJ) $(TOOL_SRC) $(wildcard c/tools/*.h)
+$(BUILD)/asan/test_%: tests/c/test_%.c tests/c/nbtest.h tests/c/nbtest_level.h tests/c/nbtest_mesh.h tests/fuzz/fuzz_common.h $(ASAN_OBJ) $(TOOL_SRC) $(wildcard c/tools/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CSTD) $(WARN) $(ASAN) $(INC) -Ic/tools $< $(ASAN_OBJ) c/tools/obj.c c/tools/terrain.c c/tools/world.c -lm -o $@
 
@@ -154,6 +154,45 @@ test-web: $(WASM_JS) $(WEB_JS) $(BUILD)/navbake node_modules/.npm-ok
 .PHONY: test-pack
 test-pack: $(WEB_JS) $(DEMO_WORLDS) node_modules/.npm-ok | $(BUILD)/.apt-ok
 	npx vitest run --config tests/e2e/vitest.config.ts
+
+# ---- fuzzing: `make fuzz` (not part of `make test`: it needs clang's libFuzzer and runs as long as asked) -------
+# Each target (tests/fuzz/fuzz_*.c) runs FUZZ_SECONDS under ASan + UBSan from a corpus in build/fuzz, seeded with
+# baked navmesh files. A failing input is copied to tests/fuzz/replay/<target>/, whose inputs the native suite
+# replays (tests/c/test_fuzz_replay.c): commit it with the fix.
+FUZZ_TARGETS := navmesh bake obstacles
+FUZZ_SECONDS ?= 60
+FUZZ_BIN     := $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_TARGETS))
+# Whole bakes per input: comparison tracing (libFuzzer's trace-cmp) would make them 4x slower for little gain.
+FUZZ_FLAGS_obstacles := -fno-sanitize-coverage=trace-cmp
+
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_common.h $(LIB_SRC) $(LIB_HDR) $(TOOL_SRC)
+	@command -v clang >/dev/null || { echo "fuzz: installing clang (apt)"; $(SUDO) apt-get update -q >/dev/null && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q clang >/dev/null; }
+	@mkdir -p $(dir $@)
+	clang $(CSTD) -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined $(FUZZ_FLAGS_$*) \
+	  $(INC) -Ic/tools $(LIB_SRC) c/tools/obj.c c/tools/world.c $< -lm -o $@
+
+$(BUILD)/fuzz/seed-navmesh/.ok: $(BUILD)/navbake
+	@mkdir -p $(dir $@) $(BUILD)/fuzz/seed-bake $(BUILD)/fuzz/seed-obstacles
+	$(BUILD)/navbake terrain --cells 40 -o $(BUILD)/fuzz/t40.obj >/dev/null
+	$(BUILD)/navbake bake $(BUILD)/fuzz/t40.obj --save $(dir $@)t40.navbake >/dev/null
+	$(BUILD)/navbake bake $(BUILD)/fuzz/t40.obj --tile-size 16 --save $(dir $@)t40-tiled.navbake >/dev/null
+	$(BUILD)/navbake bake $(MESHES)/dungeon.obj --tile-size 64 --save $(dir $@)dungeon-tiled.navbake >/dev/null
+	@touch $@
+
+.PHONY: fuzz
+fuzz: $(FUZZ_BIN) $(BUILD)/fuzz/seed-navmesh/.ok
+	@failed=0; for t in $(FUZZ_TARGETS); do \
+	  mkdir -p $(BUILD)/fuzz/corpus-$$t $(BUILD)/fuzz/crash-$$t tests/fuzz/replay/$$t; \
+	  echo "fuzz: $$t for $(FUZZ_SECONDS) s"; \
+	  case $$t in bake) opts="-len_control=0 -max_len=2048";; obstacles) opts="-len_control=0 -max_len=256";; \
+	    *) opts="";; esac; \
+	  $(BUILD)/fuzz/fuzz_$$t $(BUILD)/fuzz/corpus-$$t $(BUILD)/fuzz/seed-$$t -max_total_time=$(FUZZ_SECONDS) $$opts \
+	    -timeout=10 -rss_limit_mb=4096 -artifact_prefix=$(BUILD)/fuzz/crash-$$t/ -print_final_stats=1 \
+	    >$(BUILD)/fuzz/$$t.log 2>&1 || { failed=1; grep -E "fuzz:|runtime error|ERROR:" $(BUILD)/fuzz/$$t.log; \
+	    cp $(BUILD)/fuzz/crash-$$t/* tests/fuzz/replay/$$t/; }; \
+	  grep -E "number_of_executed_units" $(BUILD)/fuzz/$$t.log; \
+	done; [ $$failed -eq 0 ] || { echo "fuzz: failing inputs copied to tests/fuzz/replay/"; exit 1; }
 
 bench: native wasm web node_modules/.npm-ok
 	node bench/stages.mjs

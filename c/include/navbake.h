@@ -583,6 +583,11 @@ typedef uint32_t nb_poly_ref;
 #define NB_SALT_BITS 5
 #define NB_MAX_POLYS_PER_TILE (1 << NB_POLY_BITS) /* 32768 polygons, off-mesh links included */
 #define NB_MAX_TILES ((1u << NB_TILE_BITS) - 1)  /* 4095 */
+/* The largest magnitude of any coordinate, size or radius a tile or a navmesh file holds: float spacing there is 64
+ * units, so no level lives beyond it, and query arithmetic on values this size (squares, cross products) stays
+ * finite. nb_tile_build gives NB_ERR_TOO_LARGE beyond it, the loaders NB_ERR_CORRUPT, nb_navmesh_create
+ * NB_ERR_INVALID_ARG. */
+#define NB_MAX_COORD 1.0e9f
 
 /* An off-mesh connection (a jump, a ladder, a teleporter): a link from `start` to `end` that paths may
  * take. Each end attaches to the nearest polygon within `radius` (in xz) and walkable_climb (in y). */

@@ -97,6 +97,13 @@ NB_COLD nb_status nb_navmesh_create(nb_context* ctx, const nb_navmesh_params* pa
     if (!(params->tile_width > 0.0f) || !(params->tile_depth > 0.0f))
         return nb_fail(ctx, NB_ERR_INVALID_ARG, "%s: tile_width (%g) and tile_depth (%g) must be > 0", fn,
                        params->tile_width, params->tile_depth);
+    static const char* names[5] = { "origin.x", "origin.y", "origin.z", "tile_width", "tile_depth" };
+    for (int k = 0; k < 5; ++k) {
+        const float v = k < 3 ? params->origin[k] : k == 3 ? params->tile_width : params->tile_depth;
+        if (!(fabsf(v) <= NB_MAX_COORD))
+            return nb_fail(ctx, NB_ERR_INVALID_ARG, "%s: %s (%g) is beyond %g (NB_MAX_COORD)", fn, names[k], v,
+                           NB_MAX_COORD);
+    }
     if (params->max_tiles > NB_MAX_TILES)
         return nb_fail(ctx, NB_ERR_INVALID_ARG, "%s: max_tiles must be 0..%u (got %u)", fn, NB_MAX_TILES,
                        params->max_tiles);

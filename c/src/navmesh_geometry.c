@@ -44,6 +44,8 @@ nb_status nb_navmesh_detail_triangles(nb_context* ctx, const nb_navmesh* nav, fl
                        FN_ ": %llu vertices and %llu triangles need room, capacities are %u and %u",
                        (unsigned long long)nv, (unsigned long long)nt, positions ? vertex_capacity : 0,
                        indices ? triangle_capacity : 0);
+    if (nv == 0)
+        return NB_OK; /* no ground polygon anywhere: nothing to write (the buffers may be NULL) */
 
     /* ---- fill: per tile its ground vertices (shared by neighbouring polygons), then its detail vertices ---- */
     uint32_t vbase = 0, tri = 0;

@@ -875,8 +875,9 @@ static void nearest_in_tile(const nb_navmesh* nav, const nb_tile* t, const float
     for (int a = 0; a < 3; ++a) {
         const float l = (nb_maxf(lo[a], v->bmin[a]) - v->bmin[a]) * v->bv_quant;
         const float h = (nb_minf(hi[a], v->bmax[a]) - v->bmin[a]) * v->bv_quant;
-        qlo[a] = (uint16_t)nb_clampi((int)floorf(l), 0, 65535);
-        qhi[a] = (uint16_t)nb_clampi((int)ceilf(h), 0, 65535);
+        /* Clamped as floats: a large bv_quant puts them beyond the int range. */
+        qlo[a] = (uint16_t)nb_minf(nb_maxf(floorf(l), 0.0f), 65535.0f);
+        qhi[a] = (uint16_t)nb_minf(nb_maxf(ceilf(h), 0.0f), 65535.0f);
     }
     /* Preorder walk; a node that misses the box is skipped with its whole subtree by its escape offset. */
     uint32_t i = 0;

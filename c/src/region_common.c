@@ -369,7 +369,8 @@ nb_status nb_region_merge_and_filter(nb_context* ctx, const char* fn, nb_compact
     uint16_t* stack = (uint16_t*)nb_alloc(ctx, (size_t)nreg * sizeof(uint16_t));
     uint16_t* group = (uint16_t*)nb_alloc(ctx, (size_t)nreg * sizeof(uint16_t));
     uint32_t* totals = (uint32_t*)nb_alloc(ctx, (size_t)nreg * sizeof(uint32_t));
-    if (!regions || !stack || !group || !totals) {
+    /* The pool starts with room, so that its data pointer is never NULL (empty lists index it too). */
+    if (!regions || !stack || !group || !totals || !pool_make_room(&pool, 256)) {
         st = nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "%s: out of memory 'regions' (%u)", fn, nreg);
         goto cleanup;
     }
@@ -486,7 +487,7 @@ nb_status nb_region_merge_layers(nb_context* ctx, const char* fn, nb_compact_hei
     uint16_t* queue = (uint16_t*)nb_alloc(ctx, (size_t)nreg * sizeof(uint16_t));
     uint16_t* map = (uint16_t*)nb_alloc(ctx, (size_t)nreg * sizeof(uint16_t));
     uint32_t* totals = (uint32_t*)nb_alloc(ctx, (size_t)nreg * sizeof(uint32_t));
-    if (!regions || !queue || !map || !totals) {
+    if (!regions || !queue || !map || !totals || !pool_make_room(&pool, 256)) { /* (see above) */
         st = nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "%s: out of memory 'regions' (%u)", fn, nreg);
         goto cleanup;
     }

@@ -167,6 +167,13 @@ nb_status nb_navmesh_load(nb_context* ctx, const uint8_t* data, size_t size, nb_
         !(params.tile_depth > 0.0f))
         return nb_fail(ctx, NB_ERR_CORRUPT, "%s: tile_width %g / tile_depth %g must be finite and > 0", fn,
                        params.tile_width, params.tile_depth);
+    for (int k = 0; k < 3; ++k)
+        if (!(fabsf(params.origin[k]) <= NB_MAX_COORD))
+            return nb_fail(ctx, NB_ERR_CORRUPT, "%s: origin.%c (%g) is beyond %g", fn, "xyz"[k], params.origin[k],
+                           NB_MAX_COORD);
+    if (!(params.tile_width <= NB_MAX_COORD) || !(params.tile_depth <= NB_MAX_COORD))
+        return nb_fail(ctx, NB_ERR_CORRUPT, "%s: tile_width %g / tile_depth %g are beyond %g", fn, params.tile_width,
+                       params.tile_depth, NB_MAX_COORD);
     if (params.max_tiles == 0 || params.max_tiles > NB_MAX_TILES)
         return nb_fail(ctx, NB_ERR_CORRUPT, "%s: max_tiles is %u (1..%u)", fn, params.max_tiles, NB_MAX_TILES);
     if (count > params.max_tiles)

@@ -207,6 +207,9 @@ static uint8_t classify_side(const float p[3], const float bmin[3], const float 
     return p[2] < bmin[2] ? 3 : 1;
 }
 
+/* |v| <= NB_MAX_COORD: false for NaN and the infinities too. */
+static int in_range(float v) { return fabsf(v) <= NB_MAX_COORD; }
+
 static int inside_xz(const float p[3], const float bmin[3], const float bmax[3])
 {
     return p[0] >= bmin[0] && p[0] <= bmax[0] && p[2] >= bmin[2] && p[2] <= bmax[2];
@@ -594,6 +597,22 @@ nb_status nb_tile_build(nb_context* ctx, const nb_tile_params* params, uint8_t**
         bmin[1] = nb_minf(bmin[1], detail_verts[(size_t)v * 3 + 1]);
         bmax[1] = nb_maxf(bmax[1], detail_verts[(size_t)v * 3 + 1]);
     }
+    /* Everything stored stays within NB_MAX_COORD (the parser checks it): huge cell sizes or bounds end here. */
+    int fits = in_range(params->walkable_height) && in_range(params->walkable_radius) &&
+               in_range(params->walkable_climb);
+    for (int a = 0; a < 3; ++a)
+        fits &= in_range(bmin[a]) && in_range(bmax[a]);
+    for (uint64_t i = 0; i < (uint64_t)c.nverts * 3; ++i)
+        fits &= in_range(verts[i]);
+    for (uint64_t i = 0; i < (uint64_t)c.ndetail_verts * 3; ++i)
+        fits &= in_range(detail_verts[i]);
+    for (uint32_t i = 0; i < c.noffmesh; ++i)
+        fits &= in_range(offmesh[i].radius);
+    if (!fits) {
+        st = nb_fail(ctx, NB_ERR_TOO_LARGE, FN_BUILD ": a coordinate, size or radius beyond %g (NB_MAX_COORD)",
+                     NB_MAX_COORD);
+        goto cleanup;
+    }
 
     /* ---- BV tree over the ground polygons (quantized to 1/cell_size) ---- */
     const float quant = 1.0f / pm->cell_size;
@@ -664,9 +683,9 @@ cleanup:
 /* Validation and parsing                                                                           */
 /* ================================================================================================ */
 
-static int finite3(const uint8_t* p)
+static int in_range3(const uint8_t* p)
 {
-    return isfinite(rd_f32(p)) && isfinite(rd_f32(p + 4)) && isfinite(rd_f32(p + 8));
+    return in_range(rd_f32(p)) && in_range(rd_f32(p + 4)) && in_range(rd_f32(p + 8));
 }
 
 /* Checks everything about a blob; never reads outside [d, d + size). fn names the public caller. On success
@@ -739,13 +758,14 @@ static nb_status check_blob(nb_context* ctx, const char* fn, const uint8_t* d, s
     for (int a = 0; a < 3; ++a) {
         bmin[a] = rd_f32(d + H_BMIN + 4 * a);
         bmax[a] = rd_f32(d + H_BMAX + 4 * a);
-        if (!isfinite(bmin[a]) || !isfinite(bmax[a]) || bmin[a] > bmax[a])
-            return nb_fail(ctx, NB_ERR_CORRUPT, "%s: bounds on %c are bad (%g..%g)", fn, "xyz"[a], bmin[a], bmax[a]);
+        if (!in_range(bmin[a]) || !in_range(bmax[a]) || bmin[a] > bmax[a])
+            return nb_fail(ctx, NB_ERR_CORRUPT, "%s: bounds on %c are bad (%g..%g; |v| <= %g)", fn, "xyz"[a], bmin[a],
+                           bmax[a], NB_MAX_COORD);
     }
     static const char* walk_name[3] = { "walkable_height", "walkable_radius", "walkable_climb" };
     for (int k = 0; k < 3; ++k) {
         const float w = rd_f32(d + H_WALKABLE_HEIGHT + 4 * k);
-        if (!isfinite(w) || w < 0.0f)
+        if (!in_range(w) || w < 0.0f)
             return nb_fail(ctx, NB_ERR_CORRUPT, "%s: %s is %g", fn, walk_name[k], w);
     }
     const float quant = rd_f32(d + H_BV_QUANT);
@@ -763,8 +783,8 @@ static nb_status check_blob(nb_context* ctx, const char* fn, const uint8_t* d, s
 
     /* ---- vertices ---- */
     for (uint32_t v = 0; v < c->nverts; ++v)
-        if (!finite3(d + l->offset[A_VERTS] + (size_t)v * 12))
-            return nb_fail(ctx, NB_ERR_CORRUPT, "%s: verts[%u] is not finite", fn, v);
+        if (!in_range3(d + l->offset[A_VERTS] + (size_t)v * 12))
+            return nb_fail(ctx, NB_ERR_CORRUPT, "%s: verts[%u] is not finite or beyond %g", fn, v, NB_MAX_COORD);
 
     /* ---- polygons ---- */
     const uint8_t* pverts = d + l->offset[A_POLY_VERTS];
@@ -819,8 +839,9 @@ static nb_status check_blob(nb_context* ctx, const char* fn, const uint8_t* d, s
         }
     }
     for (uint32_t v = 0; v < c->ndetail_verts; ++v)
-        if (!finite3(d + l->offset[A_DETAIL_VERTS] + (size_t)v * 12))
-            return nb_fail(ctx, NB_ERR_CORRUPT, "%s: detail_verts[%u] is not finite", fn, v);
+        if (!in_range3(d + l->offset[A_DETAIL_VERTS] + (size_t)v * 12))
+            return nb_fail(ctx, NB_ERR_CORRUPT, "%s: detail_verts[%u] is not finite or beyond %g", fn, v,
+                           NB_MAX_COORD);
 
     /* ---- BV tree: every escape offset stays inside the tree, every leaf names a ground polygon ---- */
     for (uint32_t n = 0; n < c->nbv; ++n) {
@@ -843,7 +864,7 @@ static nb_status check_blob(nb_context* ctx, const char* fn, const uint8_t* d, s
         const uint8_t side = con[offsetof(nb_offmesh_con, side)];
         if (memcmp(con, d + l->offset[A_VERTS] + ((size_t)nground_verts + 2 * k) * 12, 24) != 0)
             return nb_fail(ctx, NB_ERR_CORRUPT, "%s: offmesh[%u].pos differs from its polygon's vertices", fn, k);
-        if (!isfinite(radius) || !(radius > 0.0f))
+        if (!in_range(radius) || !(radius > 0.0f))
             return nb_fail(ctx, NB_ERR_CORRUPT, "%s: offmesh[%u].radius is %g", fn, k, radius);
         if (poly != nground + k)
             return nb_fail(ctx, NB_ERR_CORRUPT, "%s: offmesh[%u].poly is %u, expected %u", fn, k, poly, nground + k);

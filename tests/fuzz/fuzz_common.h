@@ -1,0 +1,481 @@
+/* What the fuzz targets do with one input, shared by the libFuzzer targets (tests/fuzz/fuzz_*.c) and the native
+ * test that replays the inputs kept in tests/fuzz/replay (tests/c/test_fuzz_replay.c). A failed expectation
+ * aborts: libFuzzer saves the input, the replaying test reports it. */
+#ifndef NB_FUZZ_COMMON_H
+#define NB_FUZZ_COMMON_H
+
+#include "navbake.h"
+#include "../../c/src/navmesh_internal.h"
+#include "obj.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <stdint.h>
+#include <string.h>
+
+#define FUZZ_EXPECT(cond, ...)                                                                                 \
+    do {                                                                                                       \
+        if (!(cond)) {                                                                                         \
+            fprintf(stderr, "fuzz: %s:%d: expected %s: ", __FILE__, __LINE__, #cond);                         \
+            fprintf(stderr, __VA_ARGS__);                                                                      \
+            fprintf(stderr, "\n");                                                                             \
+            abort();                                                                                           \
+        }                                                                                                      \
+    } while (0)
+
+static uint32_t fuzz_rd_u32(const uint8_t* p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+static void fuzz_wr_u32(uint8_t* p, uint32_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
+}
+
+/* Rewrites the checksums of a navmesh file in place (docs/FORMAT.md): the 48-byte header's CRC at offset 44,
+ * then each length-prefixed tile blob's CRC (at offset 16 of the blob), as far as the lengths lead. */
+static void fuzz_fix_navmesh_crcs(uint8_t* data, size_t size)
+{
+    if (size < 48)
+        return;
+    fuzz_wr_u32(data + 44, nb_crc32(data, 44));
+    size_t at = 48;
+    while (size - at >= 4) {
+        const uint32_t len = fuzz_rd_u32(data + at);
+        at += 4;
+        if (len > size - at)
+            break;
+        nb_tile_update_crc(data + at, len);
+        at += len;
+    }
+}
+
+static float fuzz_lerp(float a, float b, float t) { return a + (b - a) * t; }
+
+/* Queries from points spread over the navmesh's tiles, with results checked where the API promises something. */
+static void fuzz_query_navmesh(nb_context* ctx, const nb_navmesh* nav)
+{
+    const uint32_t npolys = nb_navmesh_poly_count(nav);
+    uint32_t nrefs = 0;
+    nb_status st = nb_navmesh_poly_refs(ctx, nav, NULL, 0, &nrefs);
+    FUZZ_EXPECT(st == NB_OK || st == NB_ERR_BUFFER_TOO_SMALL, "poly_refs sizing: %s", nb_status_name(st));
+    FUZZ_EXPECT(nrefs == npolys, "poly_refs counts %u, poly_count %u", nrefs, npolys);
+    nb_poly_ref* refs = (nb_poly_ref*)malloc((size_t)(nrefs ? nrefs : 1) * sizeof(nb_poly_ref));
+    FUZZ_EXPECT(refs != NULL, "out of memory");
+    st = nb_navmesh_poly_refs(ctx, nav, refs, nrefs, &nrefs);
+    FUZZ_EXPECT(st == NB_OK, "poly_refs: %s", nb_status_name(st));
+
+    float lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
+    for (uint32_t i = 0; i < nrefs && i < 4096; ++i) {
+        float v[NB_MAX_VERTS_PER_POLY * 3];
+        int32_t nv = 0;
+        uint8_t area = 0;
+        uint16_t flags = 0;
+        int off = 0;
+        st = nb_navmesh_poly(nav, refs[i], v, &nv, &area, &flags, &off);
+        FUZZ_EXPECT(st == NB_OK, "nb_navmesh_poly on a listed ref: %s", nb_status_name(st));
+        FUZZ_EXPECT(nv >= 2 && nv <= NB_MAX_VERTS_PER_POLY, "polygon with %d vertices", nv);
+        for (int k = 0; k < nv * 3; ++k) {
+            lo[k % 3] = fminf(lo[k % 3], v[k]);
+            hi[k % 3] = fmaxf(hi[k % 3], v[k]);
+        }
+    }
+
+    uint32_t nv = 0, nt = 0;
+    st = nb_navmesh_detail_triangles(ctx, nav, NULL, 0, NULL, NULL, 0, &nv, &nt);
+    FUZZ_EXPECT(st == NB_OK || st == NB_ERR_BUFFER_TOO_SMALL || st == NB_ERR_TOO_LARGE, "detail sizing: %s",
+                nb_status_name(st));
+    if (st != NB_ERR_TOO_LARGE && nv < (1u << 20) && nt < (1u << 20)) {
+        float* pos = (float*)malloc((size_t)(nv ? nv : 1) * 3 * sizeof(float));
+        uint32_t* idx = (uint32_t*)malloc((size_t)(nt ? nt : 1) * 3 * sizeof(uint32_t));
+        uint8_t* areas = (uint8_t*)malloc(nt ? nt : 1);
+        FUZZ_EXPECT(pos && idx && areas, "out of memory");
+        uint32_t nv2 = 0, nt2 = 0;
+        st = nb_navmesh_detail_triangles(ctx, nav, pos, nv, idx, areas, nt, &nv2, &nt2);
+        FUZZ_EXPECT(st == NB_OK && nv2 == nv && nt2 == nt, "detail triangles: %s", nb_status_name(st));
+        for (uint32_t i = 0; i < nt * 3; ++i)
+            FUZZ_EXPECT(idx[i] < nv, "detail index %u of %u vertices", idx[i], nv);
+        free(pos);
+        free(idx);
+        free(areas);
+    }
+
+    nb_query* q = NULL;
+    st = nb_query_create(ctx, nav, 0, &q);
+    if (st != NB_OK) {
+        FUZZ_EXPECT(st == NB_ERR_OUT_OF_MEMORY, "query_create: %s", nb_status_name(st));
+        free(refs);
+        return;
+    }
+    nb_query_filter filter;
+    nb_query_filter_init(&filter);
+    const float ext[3] = { 2.0f, 4.0f, 2.0f };
+    uint64_t rng = 12345;
+    if (!(hi[0] >= lo[0]))
+        for (int k = 0; k < 3; ++k)
+            lo[k] = hi[k] = 0.0f;
+    enum { NPTS = 6, MAX_PATH = 256, MAX_POINTS = 512 };
+    float pts[NPTS][3];
+    nb_poly_ref prefs[NPTS];
+    for (int i = 0; i < NPTS; ++i) {
+        const float t = (float)i / (NPTS - 1);
+        const float p[3] = { fuzz_lerp(lo[0], hi[0], t), fuzz_lerp(lo[1], hi[1], 0.5f),
+                             fuzz_lerp(lo[2], hi[2], 1.0f - t) };
+        prefs[i] = 0;
+        memcpy(pts[i], p, sizeof(p));
+        if (i % 2 && npolys) { /* half the points are random points on the navmesh */
+            nb_poly_ref r = 0;
+            if (nb_query_random_point(q, &filter, &rng, &r, pts[i]) == NB_OK)
+                FUZZ_EXPECT(isfinite(pts[i][0]) && isfinite(pts[i][1]) && isfinite(pts[i][2]), "random point");
+        }
+        float near[3];
+        st = nb_query_find_nearest_poly(q, pts[i], ext, &filter, &prefs[i], near);
+        FUZZ_EXPECT(st == NB_OK, "nearest: %s", nb_status_name(st));
+        if (prefs[i]) {
+            memcpy(pts[i], near, sizeof(near));
+            float c[3], h;
+            int over = 0;
+            nb_query_closest_point_on_poly(q, prefs[i], pts[i], c, &over);
+            nb_query_poly_height(q, prefs[i], pts[i], &h);
+            float d = 0.0f, hp[3], hn[3];
+            nb_query_distance_to_wall(q, prefs[i], pts[i], 5.0f, &filter, &d, hp, hn);
+            nb_poly_ref r = 0;
+            float rp[3];
+            nb_query_random_point_around(q, prefs[i], pts[i], 3.0f, &filter, &rng, &r, rp);
+        }
+    }
+    nb_poly_ref path[MAX_PATH];
+    float points[MAX_POINTS * 3];
+    uint8_t pflags[MAX_POINTS];
+    nb_poly_ref prefs_out[MAX_POINTS];
+    for (int i = 0; i < NPTS; ++i)
+        for (int j = 0; j < NPTS; ++j) {
+            if (!prefs[i] || !prefs[j])
+                continue;
+            int32_t n = 0;
+            int partial = 0;
+            st = nb_query_find_path(q, prefs[i], prefs[j], pts[i], pts[j], &filter, path, &n, MAX_PATH, &partial);
+            FUZZ_EXPECT(st == NB_OK, "find_path: %s", nb_status_name(st));
+            FUZZ_EXPECT(n >= 1 && n <= MAX_PATH && path[0] == prefs[i], "path of %d polygons", n);
+            for (int opt = 0; opt <= NB_STRAIGHT_ALL_CROSSINGS; ++opt) {
+                int32_t np = 0;
+                st = nb_query_straight_path(q, pts[i], pts[j], path, n, points, pflags, prefs_out, &np, MAX_POINTS,
+                                            opt);
+                FUZZ_EXPECT(st == NB_OK, "straight_path: %s", nb_status_name(st));
+                FUZZ_EXPECT(np >= 1 && np <= MAX_POINTS, "straight path of %d points", np);
+            }
+            float t = 0.0f, hn[3];
+            int32_t rn = 0;
+            st = nb_query_raycast(q, prefs[i], pts[i], pts[j], &filter, &t, hn, path, &rn, MAX_PATH);
+            FUZZ_EXPECT(st == NB_OK, "raycast: %s", nb_status_name(st));
+            float res[3];
+            int32_t vn = 0;
+            st = nb_query_move_along_surface(q, prefs[i], pts[i], pts[j], &filter, res, path, &vn, MAX_PATH);
+            FUZZ_EXPECT(st == NB_OK, "move_along: %s", nb_status_name(st));
+        }
+    float pairs[NPTS * 6];
+    for (int i = 0; i < NPTS; ++i) {
+        memcpy(&pairs[i * 6], pts[i], sizeof(pts[i]));
+        memcpy(&pairs[i * 6 + 3], pts[NPTS - 1 - i], sizeof(pts[i]));
+    }
+    uint8_t status[NPTS];
+    float lengths[NPTS];
+    uint32_t offsets[NPTS + 1], needed = 0;
+    st = nb_query_find_paths(q, pairs, NPTS, ext, &filter, 0, status, lengths, offsets, points, MAX_POINTS, &needed);
+    FUZZ_EXPECT(st == NB_OK || st == NB_ERR_BUFFER_TOO_SMALL, "find_paths: %s", nb_status_name(st));
+    nb_query_destroy(ctx, q);
+    free(refs);
+}
+
+/* Loads a navmesh file; one that loads is queried, saved and must load again to the same bytes. */
+static void fuzz_check_navmesh_file(const uint8_t* data, size_t size)
+{
+    nb_context* ctx = nb_context_create(NULL);
+    FUZZ_EXPECT(ctx != NULL, "out of memory");
+    nb_navmesh* nav = NULL;
+    nb_status st = nb_navmesh_load(ctx, data, size, &nav);
+    if (st != NB_OK) {
+        FUZZ_EXPECT(st == NB_ERR_CORRUPT || st == NB_ERR_VERSION || st == NB_ERR_OUT_OF_MEMORY,
+                    "load failed with %s: %s", nb_status_name(st), nb_context_message(ctx));
+        FUZZ_EXPECT(nav == NULL, "a failed load left a navmesh");
+        FUZZ_EXPECT(nb_context_message(ctx)[0] != '\0', "a failed load gave no message");
+        nb_context_destroy(ctx);
+        return;
+    }
+    fuzz_query_navmesh(ctx, nav);
+    uint8_t* saved = NULL;
+    size_t saved_size = 0;
+    st = nb_navmesh_save(ctx, nav, &saved, &saved_size);
+    FUZZ_EXPECT(st == NB_OK, "save of a loaded navmesh: %s", nb_status_name(st));
+    nb_navmesh* again = NULL;
+    st = nb_navmesh_load(ctx, saved, saved_size, &again);
+    FUZZ_EXPECT(st == NB_OK, "reload of a saved navmesh: %s: %s", nb_status_name(st), nb_context_message(ctx));
+    uint8_t* saved2 = NULL;
+    size_t saved2_size = 0;
+    st = nb_navmesh_save(ctx, again, &saved2, &saved2_size);
+    FUZZ_EXPECT(st == NB_OK && saved2_size == saved_size && memcmp(saved, saved2, saved_size) == 0,
+                "save -> load -> save is not byte-identical");
+    nb_bytes_free(ctx, saved);
+    nb_bytes_free(ctx, saved2);
+    nb_navmesh_destroy(ctx, again);
+    nb_navmesh_destroy(ctx, nav);
+    nb_context_destroy(ctx);
+}
+
+typedef struct fuzz_reader {
+    const uint8_t* p;
+    size_t n;
+} fuzz_reader;
+
+static uint8_t fuzz_next_byte(fuzz_reader* r)
+{
+    if (!r->n)
+        return 0;
+    --r->n;
+    return *r->p++;
+}
+
+static nb_status fuzz_bake_to_bytes(nb_context* ctx, const nb_bake_input* in, const nb_config* cfg,
+                                    const nb_offmesh_link* links, uint32_t nlinks, uint8_t** bytes, size_t* size,
+                                    int query)
+{
+    nb_context_clear_error(ctx);
+    nb_navmesh* nav = NULL;
+    nb_status st = nb_bake_navmesh(ctx, in, cfg, links, nlinks, &nav);
+    if (st != NB_OK) {
+        FUZZ_EXPECT(st == NB_ERR_INVALID_CONFIG || st == NB_ERR_EMPTY_MESH || st == NB_ERR_TOO_LARGE ||
+                        st == NB_ERR_INVALID_ARG,
+                    "bake failed with %s: %s", nb_status_name(st), nb_context_message(ctx));
+        FUZZ_EXPECT(nav == NULL && nb_context_message(ctx)[0] != '\0', "a failed bake left a navmesh or no message");
+        return st;
+    }
+    if (query)
+        fuzz_query_navmesh(ctx, nav);
+    st = nb_navmesh_save(ctx, nav, bytes, size);
+    FUZZ_EXPECT(st == NB_OK, "save: %s", nb_status_name(st));
+    nb_navmesh_destroy(ctx, nav);
+    return NB_OK;
+}
+
+/* One bake input: bytes -> config, a level of up to 64 vertices and 80 triangles, a volume, links. */
+static void fuzz_check_bake(const uint8_t* data, size_t size)
+{
+    fuzz_reader r = { data, size };
+    static const float cell_sizes[4] = { 0.3f, 0.2f, 0.5f, 0.15f };
+    static const float radii[4] = { 0.6f, NB_ZERO, 0.3f, 1.5f };
+    static const float samples[4] = { 1.8f, NB_ZERO, 0.5f, 6.0f };
+    nb_config cfg;
+    memset(&cfg, 0, sizeof(cfg));
+    const uint8_t c0 = fuzz_next_byte(&r), c1 = fuzz_next_byte(&r), c2 = fuzz_next_byte(&r);
+    cfg.partition = (nb_partition)(c0 & 3);
+    cfg.tile_size = (c0 >> 2) & 1 ? 16 + (c0 >> 3) : 0;
+    cfg.cell_size = cell_sizes[c1 & 3];
+    cfg.agent_radius = radii[(c1 >> 2) & 3];
+    cfg.detail_sample_dist = samples[(c1 >> 4) & 3];
+    cfg.verts_per_poly = 3 + (c1 >> 6) * 3; /* 3, 6, 9, 12 */
+    cfg.region_min_size = (c2 & 1) ? NB_ZERO : 8.0f;
+    cfg.region_merge_size = (c2 & 2) ? NB_ZERO : 20.0f;
+    cfg.edge_max_len = (c2 & 4) ? NB_ZERO : 12.0f;
+    cfg.edge_max_error = (c2 & 8) ? NB_ZERO : 1.3f;
+    cfg.agent_max_slope = (c2 & 16) ? 80.0f : 45.0f;
+    cfg.agent_max_climb = (c2 & 32) ? NB_ZERO : 0.9f;
+
+    /* Vertices on a coarse lattice (so that coincident and collinear points are common), 10 x 10 units. */
+    const uint32_t nverts = 3 + fuzz_next_byte(&r) % 61;
+    float pos[64 * 3];
+    for (uint32_t i = 0; i < nverts; ++i) {
+        pos[i * 3 + 0] = (float)(fuzz_next_byte(&r) % 41) * 0.25f;
+        pos[i * 3 + 1] = (float)((int)fuzz_next_byte(&r) - 128) * 0.03125f;
+        pos[i * 3 + 2] = (float)(fuzz_next_byte(&r) % 41) * 0.25f;
+    }
+    const uint32_t ntris = 1 + fuzz_next_byte(&r) % 80;
+    uint32_t idx[80 * 3];
+    uint8_t areas[80];
+    for (uint32_t i = 0; i < ntris; ++i) {
+        for (int k = 0; k < 3; ++k)
+            idx[i * 3 + k] = fuzz_next_byte(&r) % nverts;
+        areas[i] = (uint8_t)(fuzz_next_byte(&r) % 4 == 0 ? 0 : 63 - fuzz_next_byte(&r) % 3);
+    }
+    nb_volume vol;
+    memset(&vol, 0, sizeof(vol));
+    const uint8_t v0 = fuzz_next_byte(&r);
+    vol.type = (nb_volume_type)(1 + v0 % 2);
+    vol.area = (uint8_t)(v0 >> 2);
+    vol.bmin[0] = (float)(fuzz_next_byte(&r) % 41) * 0.25f;
+    vol.bmin[1] = -4.0f;
+    vol.bmin[2] = (float)(fuzz_next_byte(&r) % 41) * 0.25f;
+    vol.bmax[0] = vol.bmin[0] + 2.0f;
+    vol.bmax[1] = 4.0f;
+    vol.bmax[2] = vol.bmin[2] + 2.0f;
+    memcpy(vol.center, vol.bmin, sizeof(vol.center));
+    vol.radius = 1.5f;
+    vol.height = 8.0f;
+    nb_offmesh_link links[2];
+    memset(links, 0, sizeof(links));
+    const uint32_t nlinks = fuzz_next_byte(&r) % 3;
+    for (uint32_t i = 0; i < nlinks; ++i) {
+        const uint32_t a = fuzz_next_byte(&r) % nverts, b = fuzz_next_byte(&r) % nverts;
+        memcpy(links[i].start, &pos[a * 3], sizeof(links[i].start));
+        memcpy(links[i].end, &pos[b * 3], sizeof(links[i].end));
+        links[i].radius = 0.5f;
+        links[i].bidirectional = fuzz_next_byte(&r) & 1;
+    }
+
+    nb_bake_input in;
+    memset(&in, 0, sizeof(in));
+    in.mesh.positions = pos;
+    in.mesh.vertex_count = nverts;
+    in.mesh.indices = idx;
+    in.mesh.triangle_count = ntris;
+    in.mesh.areas = areas;
+    in.volumes = (v0 & 2) ? &vol : NULL;
+    in.volume_count = in.volumes ? 1 : 0;
+
+    nb_context* ctx = nb_context_create(NULL);
+    FUZZ_EXPECT(ctx != NULL, "out of memory");
+    uint8_t *a = NULL, *b = NULL;
+    size_t na = 0, nb = 0;
+    if (fuzz_bake_to_bytes(ctx, &in, &cfg, links, nlinks, &a, &na, 1) == NB_OK) {
+        FUZZ_EXPECT(fuzz_bake_to_bytes(ctx, &in, &cfg, links, nlinks, &b, &nb, 0) == NB_OK, "the second bake failed");
+        FUZZ_EXPECT(na == nb && memcmp(a, b, na) == 0, "two bakes of the same input differ");
+        fuzz_check_navmesh_file(a, na);
+        nb_bytes_free(ctx, a);
+        nb_bytes_free(ctx, b);
+    }
+    nb_context_destroy(ctx);
+}
+
+/* ---- obstacles: incremental tile rebuilds against full builds ---- */
+
+/* save(a) == save(b) */
+static int fuzz_same_bytes(nb_context* ctx, const nb_navmesh* a, const nb_navmesh* b)
+{
+    uint8_t *da = NULL, *db = NULL;
+    size_t na = 0, nb = 0;
+    FUZZ_EXPECT(nb_navmesh_save(ctx, a, &da, &na) == NB_OK && nb_navmesh_save(ctx, b, &db, &nb) == NB_OK, "save");
+    const int same = na == nb && memcmp(da, db, na) == 0;
+    nb_bytes_free(ctx, da);
+    nb_bytes_free(ctx, db);
+    return same;
+}
+
+/* A cache of a 19.2 x 19.2 piece of the generated world around the first building's south door (4 x 4 tiles of
+ * 16 cells), then up to 16 obstacle changes (add, move, remove, rebuild now) read from the bytes: boxes,
+ * cylinders and convex prisms, carving (area 0) or marking areas. After every rebuild the incrementally updated
+ * navmesh must save to the same bytes as a navmesh built from scratch with the same obstacles, and once every
+ * obstacle is gone, to the bytes of the first build. */
+static void fuzz_check_obstacles(const uint8_t* data, size_t size, const nb_obj* world)
+{
+    fuzz_reader r = { data, size };
+    nb_context* ctx = nb_context_create(NULL);
+    FUZZ_EXPECT(ctx != NULL, "out of memory");
+    const float bmin[3] = { 12.0f, -60.0f, 12.0f }, bmax[3] = { 31.2f, 60.0f, 31.2f };
+    nb_bake_input in;
+    memset(&in, 0, sizeof(in));
+    in.mesh.positions = world->positions;
+    in.mesh.vertex_count = world->vertex_count;
+    in.mesh.indices = world->indices;
+    in.mesh.triangle_count = world->triangle_count;
+    in.bmin = bmin;
+    in.bmax = bmax;
+    nb_config cfg;
+    memset(&cfg, 0, sizeof(cfg));
+    cfg.tile_size = 16;
+    cfg.partition = (nb_partition)(fuzz_next_byte(&r) % 4);
+    nb_tile_cache* cache = NULL;
+    nb_navmesh *nav = NULL, *first = NULL;
+    FUZZ_EXPECT(nb_tile_cache_create(ctx, &in, &cfg, NULL, 0, &cache) == NB_OK, "cache: %s", nb_context_message(ctx));
+    FUZZ_EXPECT(nb_tile_cache_build_navmesh(ctx, cache, &nav) == NB_OK, "build: %s", nb_context_message(ctx));
+    FUZZ_EXPECT(nb_tile_cache_build_navmesh(ctx, cache, &first) == NB_OK, "build: %s", nb_context_message(ctx));
+
+    enum { MAX_OBS = 6 };
+    uint32_t ids[MAX_OBS];
+    int live = 0;
+    float convex[MAX_OBS][4 * 3];
+    const int nops = 1 + fuzz_next_byte(&r) % 16;
+    for (int op = 0; op < nops; ++op) {
+        const uint8_t b = fuzz_next_byte(&r);
+        const int kind = b & 3;
+        if (kind == 3 || (kind != 0 && live == 0)) { /* rebuild now, and compare with a full build */
+            uint32_t n = 0;
+            FUZZ_EXPECT(nb_tile_cache_update(ctx, cache, nav, NULL, 0, &n) == NB_OK, "update: %s",
+                        nb_context_message(ctx));
+            FUZZ_EXPECT(nb_tile_cache_dirty_count(cache) == 0, "tiles left dirty after an update");
+            nb_navmesh* full = NULL;
+            FUZZ_EXPECT(nb_tile_cache_build_navmesh(ctx, cache, &full) == NB_OK, "build: %s", nb_context_message(ctx));
+            FUZZ_EXPECT(fuzz_same_bytes(ctx, nav, full), "incremental update differs from a full build (op %d)", op);
+            nb_navmesh_destroy(ctx, full);
+            continue;
+        }
+        if (kind == 2) { /* remove one */
+            const int k = (b >> 2) % live;
+            FUZZ_EXPECT(nb_tile_cache_remove_obstacle(ctx, cache, ids[k]) == NB_OK, "remove: %s",
+                        nb_context_message(ctx));
+            ids[k] = ids[--live];
+            continue;
+        }
+        if (kind == 0 && live == MAX_OBS)
+            continue;
+        nb_volume v;
+        memset(&v, 0, sizeof(v));
+        v.type = (nb_volume_type)(1 + (b >> 2) % 3);
+        v.area = (b >> 4) & 1 ? (uint8_t)(fuzz_next_byte(&r) % 64) : 0;
+        const float x = 10.0f + (float)(fuzz_next_byte(&r) % 97) * 0.25f; /* 10 .. 34: also beyond the bounds */
+        const float z = 10.0f + (float)(fuzz_next_byte(&r) % 97) * 0.25f;
+        const float y = -8.0f + (float)(fuzz_next_byte(&r) % 64) * 0.5f;
+        const float sx = 0.1f + (float)(fuzz_next_byte(&r) % 40) * 0.2f;
+        const float sz = 0.1f + (float)(fuzz_next_byte(&r) % 40) * 0.2f;
+        const float h = 0.5f + (float)(fuzz_next_byte(&r) % 40) * 0.5f;
+        v.bmin[0] = x;
+        v.bmin[1] = y;
+        v.bmin[2] = z;
+        v.bmax[0] = x + sx;
+        v.bmax[1] = y + h;
+        v.bmax[2] = z + sz;
+        v.center[0] = x;
+        v.center[1] = y;
+        v.center[2] = z;
+        v.radius = sx;
+        v.height = h;
+        const int slot = kind == 0 ? live : (b >> 5) % live;
+        float* cv = convex[slot];
+        const float pts[4][2] = { { x, z }, { x + sx, z }, { x + sx, z + sz }, { x, z + sz * 0.5f } };
+        for (int i = 0; i < 4; ++i) {
+            cv[i * 3] = pts[i][0];
+            cv[i * 3 + 1] = 0.0f;
+            cv[i * 3 + 2] = pts[i][1];
+        }
+        v.verts = cv;
+        v.vert_count = 4;
+        v.ymin = y;
+        v.ymax = y + h;
+        if (kind == 0) {
+            FUZZ_EXPECT(nb_tile_cache_add_obstacle(ctx, cache, &v, &ids[live]) == NB_OK, "add: %s",
+                        nb_context_message(ctx));
+            ++live;
+        } else {
+            FUZZ_EXPECT(nb_tile_cache_update_obstacle(ctx, cache, ids[slot], &v) == NB_OK, "move: %s",
+                        nb_context_message(ctx));
+        }
+    }
+    uint32_t n = 0;
+    FUZZ_EXPECT(nb_tile_cache_update(ctx, cache, nav, NULL, 0, &n) == NB_OK, "update: %s", nb_context_message(ctx));
+    nb_navmesh* full = NULL;
+    FUZZ_EXPECT(nb_tile_cache_build_navmesh(ctx, cache, &full) == NB_OK, "build: %s", nb_context_message(ctx));
+    FUZZ_EXPECT(fuzz_same_bytes(ctx, nav, full), "incremental update differs from a full build (at the end)");
+    nb_navmesh_destroy(ctx, full);
+    while (live > 0)
+        FUZZ_EXPECT(nb_tile_cache_remove_obstacle(ctx, cache, ids[--live]) == NB_OK, "remove");
+    FUZZ_EXPECT(nb_tile_cache_update(ctx, cache, nav, NULL, 0, &n) == NB_OK, "update: %s", nb_context_message(ctx));
+    FUZZ_EXPECT(fuzz_same_bytes(ctx, nav, first), "with every obstacle removed, the navmesh differs from the first");
+    nb_navmesh_destroy(ctx, nav);
+    nb_navmesh_destroy(ctx, first);
+    nb_tile_cache_destroy(ctx, cache);
+    nb_context_destroy(ctx);
+}
+
+#endif
