@@ -94,12 +94,14 @@ static uint32_t alloc_span(nb_context* ctx, nb_heightfield* hf)
 
 /* Inserts [smin, smax) into a column, swallowing every span it overlaps or touches. When the merged top is
  * within merge_thr of a swallowed span's top, the higher area id wins (walkable floors survive overlap with
- * slightly lower unwalkable geometry). */
+ * slightly lower unwalkable geometry). The first span swallowed holds the result (it sits where the merged span
+ * belongs: every span before it lies below); the others go back to the pool. */
 static nb_status add_span(nb_context* ctx, nb_heightfield* hf, uint32_t col, uint32_t smin, uint32_t smax,
                           uint32_t area, int merge_thr)
 {
     uint32_t prev = 0;
     uint32_t cur = hf->columns[col];
+    uint32_t keep = 0;
     while (cur) {
         nb_span* c = &hf->spans[cur];
         if (c->smin > smax)
@@ -116,14 +118,22 @@ static nb_status add_span(nb_context* ctx, nb_heightfield* hf, uint32_t col, uin
         if (nb_absi((int)smax - (int)c->smax) <= merge_thr && c->area > area)
             area = c->area;
         const uint32_t next = c->next;
-        c->next = hf->free_head;
-        hf->free_head = cur;
-        hf->span_count--;
-        if (prev)
-            hf->spans[prev].next = next;
-        else
-            hf->columns[col] = next;
+        if (!keep) {
+            keep = cur;
+        } else {
+            c->next = hf->free_head;
+            hf->free_head = cur;
+            hf->span_count--;
+            hf->spans[keep].next = next;
+        }
         cur = next;
+    }
+    if (keep) {
+        nb_span* s = &hf->spans[keep];
+        s->smin = smin;
+        s->smax = smax;
+        s->area = area;
+        return NB_OK;
     }
     const uint32_t idx = alloc_span(ctx, hf);
     if (!idx)
