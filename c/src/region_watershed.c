@@ -14,59 +14,124 @@ typedef struct watershed {
     uint16_t* steps;     /* growth distance from the region's flooded core (2 per ring) */
     uint32_t* stack;     /* depth-first flood stack */
     uint32_t* grow_at;   /* one growth ring: span, then (region << 16 | distance) */
+    uint8_t* mark;       /* per span, during grow_regions: MARK_* bits; 0 outside it */
 } watershed;
 
+/* The region span i joins in a growth ring, from the state before the ring: the neighbouring region (same area,
+ * not a tile border) nearest to its core, as region << 16 | distance; 0 when no neighbour has a region. */
+static inline uint32_t nearest_region(const watershed* ws, uint32_t i)
+{
+    const uint8_t* areas = ws->chf->areas;
+    const uint32_t* nb = ws->nbr + (size_t)i * 4;
+    const uint8_t area = areas[i];
+    uint32_t best_reg = 0, best = UINT32_MAX;
+    for (int dir = 0; dir < 4; ++dir) {
+        const uint32_t a = nb[dir];
+        if (a == NB_NO_SPAN || areas[a] != area)
+            continue;
+        const uint16_t r = ws->reg[a];
+        if (r == 0 || (r & NB_BORDER_REG))
+            continue;
+        const uint32_t d = (uint32_t)ws->steps[a] + 2;
+        if (d < best) {
+            best = d;
+            best_reg = r;
+        }
+    }
+    return best_reg ? best_reg << 16 | (best < 0xffff ? best : 0xffff) : 0;
+}
+
+#define MARK_CAND 1u   /* listed in cand, no region yet */
+#define MARK_QUEUED 2u /* already in the next ring's list */
+
+/* Applies one ring (grow_at: ngrow spans and their regions). */
+static void apply_ring(const watershed* ws, uint32_t ngrow)
+{
+    for (uint32_t k = 0; k < ngrow; ++k) {
+        const uint32_t i = ws->grow_at[k * 2], v = ws->grow_at[k * 2 + 1];
+        ws->reg[i] = (uint16_t)(v >> 16);
+        ws->steps[i] = (uint16_t)(v & 0xffff);
+    }
+}
+
+/* The rings after the first max_rings at level 0, which run until nothing changes: a long corridor grown one
+ * ring at a time would cost its length times its spans if every ring looked at every candidate, so each ring
+ * looks only at the candidates next to a span that joined in the ring before (the only ones whose answer can have
+ * changed). The same rings as full scans give. grow_at holds the last ring applied (ngrow spans). */
+static void grow_by_frontier(const watershed* ws, const uint32_t* cand, uint32_t ncand, uint32_t ngrow)
+{
+    uint32_t* grow_at = ws->grow_at;
+    uint32_t* ring_spans = ws->stack; /* free outside flood_region */
+    uint8_t* mark = ws->mark;
+    for (uint32_t k = 0; k < ncand; ++k)
+        mark[cand[k]] = MARK_CAND;
+    while (ngrow > 0) {
+        uint32_t nring = 0;
+        for (uint32_t k = 0; k < ngrow; ++k) {
+            const uint32_t* nb = ws->nbr + (size_t)grow_at[k * 2] * 4;
+            for (int dir = 0; dir < 4; ++dir) {
+                const uint32_t a = nb[dir];
+                if (a != NB_NO_SPAN && mark[a] == MARK_CAND && !ws->reg[a]) {
+                    mark[a] = MARK_CAND | MARK_QUEUED;
+                    ring_spans[nring++] = a;
+                }
+            }
+        }
+        ngrow = 0;
+        for (uint32_t k = 0; k < nring; ++k) {
+            const uint32_t i = ring_spans[k];
+            mark[i] = MARK_CAND;
+            const uint32_t v = nearest_region(ws, i);
+            if (v) {
+                grow_at[ngrow * 2] = i;
+                grow_at[ngrow * 2 + 1] = v;
+                ++ngrow;
+            }
+        }
+        apply_ring(ws, ngrow);
+    }
+    for (uint32_t k = 0; k < ncand; ++k)
+        mark[cand[k]] = 0;
+}
+
 /* Grows the regions over the spans listed in cand (all without a region), ring after ring: a span joins the
- * neighbouring region (same area, not a tile border) nearest to its core. Rings are computed from the state
- * before the ring, so the order of cand does not matter. At level 0 it runs until nothing changes, otherwise
- * for at most max_rings rings. Removes the spans that joined from cand and returns its new length. */
+ * neighbouring region nearest to its core (nearest_region). Rings are computed from the state before the ring,
+ * so the order of cand does not matter. At most max_rings rings, except at level 0, where it runs until nothing
+ * changes (grow_by_frontier beyond max_rings). Removes the spans that joined from cand (keeping the order of the
+ * rest) and returns its new length. */
 static uint32_t grow_regions(const watershed* ws, uint32_t* cand, uint32_t ncand, int max_rings, int level)
 {
-    const nb_compact_heightfield* chf = ws->chf;
-    const uint8_t* areas = chf->areas;
-    uint16_t* reg = ws->reg;
-    uint16_t* steps = ws->steps;
+    const uint16_t* reg = ws->reg;
     uint32_t* grow_at = ws->grow_at;
     for (int ring = 0; ncand > 0;) {
         uint32_t ngrow = 0;
         for (uint32_t k = 0; k < ncand; ++k) {
-            const uint32_t i = cand[k];
-            const uint32_t* nb = ws->nbr + (size_t)i * 4;
-            const uint8_t area = areas[i];
-            uint32_t best_reg = 0, best = UINT32_MAX;
-            for (int dir = 0; dir < 4; ++dir) {
-                const uint32_t a = nb[dir];
-                if (a == NB_NO_SPAN || areas[a] != area)
-                    continue;
-                const uint16_t r = reg[a];
-                if (r == 0 || (r & NB_BORDER_REG))
-                    continue;
-                const uint32_t d = (uint32_t)steps[a] + 2;
-                if (d < best) {
-                    best = d;
-                    best_reg = r;
-                }
-            }
-            if (best_reg) {
-                grow_at[ngrow * 2] = i;
-                grow_at[ngrow * 2 + 1] = best_reg << 16 | (best < 0xffff ? best : 0xffff);
+            const uint32_t v = nearest_region(ws, cand[k]);
+            if (v) {
+                grow_at[ngrow * 2] = cand[k];
+                grow_at[ngrow * 2 + 1] = v;
                 ++ngrow;
             }
         }
         if (ngrow == 0)
             break;
-        for (uint32_t k = 0; k < ngrow; ++k) {
-            const uint32_t i = grow_at[k * 2], v = grow_at[k * 2 + 1];
-            reg[i] = (uint16_t)(v >> 16);
-            steps[i] = (uint16_t)(v & 0xffff);
-        }
+        apply_ring(ws, ngrow);
         uint32_t kept = 0;
         for (uint32_t k = 0; k < ncand; ++k)
             if (!reg[cand[k]])
                 cand[kept++] = cand[k];
         ncand = kept;
-        if (level > 0 && ++ring >= max_rings)
+        if (++ring >= max_rings) {
+            if (level == 0 && ncand > 0) {
+                grow_by_frontier(ws, cand, ncand, ngrow);
+                kept = 0;
+                for (uint32_t k = 0; k < ncand; ++k)
+                    if (!reg[cand[k]])
+                        cand[kept++] = cand[k];
+                ncand = kept;
+            }
             break;
+        }
     }
     return ncand;
 }
@@ -185,20 +250,23 @@ nb_status nb_build_regions_watershed(nb_context* ctx, nb_compact_heightfield* ch
     const uint32_t n = chf->span_count;
     const int top_level = (chf->max_distance + 1) & ~1;
     const uint32_t nbuckets = (uint32_t)(top_level >> 1) + 1;
-    watershed ws = { chf, NULL, NULL, NULL, NULL, NULL };
+    watershed ws = { chf, NULL, NULL, NULL, NULL, NULL, NULL };
     uint32_t* nbr = (uint32_t*)nb_alloc(ctx, (size_t)n * 4 * sizeof(uint32_t));
     ws.reg = (uint16_t*)nb_calloc(ctx, n, sizeof(uint16_t));
     ws.steps = (uint16_t*)nb_calloc(ctx, n, sizeof(uint16_t));
     ws.stack = (uint32_t*)nb_alloc(ctx, (size_t)n * sizeof(uint32_t));
     ws.grow_at = (uint32_t*)nb_alloc(ctx, (size_t)n * 2 * sizeof(uint32_t));
+    ws.mark = (uint8_t*)nb_calloc(ctx, n, 1);
     uint32_t* by_level = (uint32_t*)nb_alloc(ctx, (size_t)n * sizeof(uint32_t));
     uint32_t* bucket = (uint32_t*)nb_calloc(ctx, nbuckets + 1, sizeof(uint32_t));
     uint32_t* cand = (uint32_t*)nb_alloc(ctx, (size_t)n * sizeof(uint32_t));
     uint32_t* cand_next = (uint32_t*)nb_alloc(ctx, (size_t)n * sizeof(uint32_t));
-    if (!nbr || !ws.reg || !ws.steps || !ws.stack || !ws.grow_at || !by_level || !bucket || !cand || !cand_next) {
+    if (!nbr || !ws.reg || !ws.steps || !ws.stack || !ws.grow_at || !ws.mark || !by_level || !bucket || !cand ||
+        !cand_next) {
         st = nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "%s: out of memory '%s' (%u)", fn,
                      !nbr ? "neighbours" : !ws.reg ? "reg" : !ws.steps ? "steps" : !ws.stack ? "stack"
-                     : !ws.grow_at ? "grow" : !by_level ? "levels" : !bucket ? "buckets" : "candidates", n);
+                     : !ws.grow_at ? "grow" : !ws.mark ? "marks" : !by_level ? "levels" : !bucket ? "buckets"
+                     : "candidates", n);
         goto cleanup;
     }
     nb_region_build_neighbours(chf, nbr);
@@ -264,6 +332,7 @@ cleanup:
     nb_free(ctx, ws.steps);
     nb_free(ctx, ws.stack);
     nb_free(ctx, ws.grow_at);
+    nb_free(ctx, ws.mark);
     nb_free(ctx, by_level);
     nb_free(ctx, bucket);
     nb_free(ctx, cand);

@@ -254,6 +254,28 @@ static void test_bridge_between_rooms(void)
     nb_compact_heightfield_destroy(ctx, chf);
 }
 
+/* A room with a 1-wide corridor 600 cells long: the corridor is too thin to seed a region, so watershed reaches
+ * it only by growing at level 0, one ring per cell (past the first rings, from the spans that joined in the ring
+ * before: a full scan per ring was quadratic in the corridor's length). Every corridor span joins the room. */
+static void test_long_thin_corridor_grows_from_the_room(void)
+{
+    enum { LEN = 600 };
+    nb_heightfield* hf = make_hf(ctx, 16 + LEN, 16);
+    add_rect(hf, 0, 0, 16, 16, 5);
+    add_rect(hf, 16, 7, 16 + LEN, 8, 5);
+    nb_compact_heightfield* chf = compact(ctx, hf);
+    CHECK_STATUS(ctx, partition(ctx, chf, WATERSHED, 0, 0, 0), NB_OK, "");
+    CHECK_INT(check_invariants(chf, WATERSHED), 1);
+    const uint16_t room = reg_at(chf, 7, 7, 0);
+    CHECK(room != 0);
+    for (int x = 16; x < 16 + LEN; x += 1)
+        if (reg_at(chf, x, 7, 0) != room) {
+            CHECK_INT(reg_at(chf, x, 7, 0), room);
+            break;
+        }
+    nb_compact_heightfield_destroy(ctx, chf);
+}
+
 static void test_small_islands_are_dropped(void)
 {
     /* A 16 x 16 room, a 3 x 3 island (9 spans) and a 2 x 2 island (4 spans). */
@@ -589,6 +611,7 @@ int main(void)
     RUN(test_flat_square_is_one_region);
     RUN(test_two_squares_are_two_regions);
     RUN(test_bridge_between_rooms);
+    RUN(test_long_thin_corridor_grows_from_the_room);
     RUN(test_small_islands_are_dropped);
     RUN(test_unwalkable_and_areas);
     RUN(test_tile_border_regions);
