@@ -156,10 +156,11 @@ test-pack: $(WEB_JS) $(DEMO_WORLDS) node_modules/.npm-ok | $(BUILD)/.apt-ok
 	npx vitest run --config tests/e2e/vitest.config.ts
 
 # ---- fuzzing: `make fuzz` (not part of `make test`: it needs clang's libFuzzer and runs as long as asked) -------
-# Each target (tests/fuzz/fuzz_*.c) runs FUZZ_SECONDS under ASan + UBSan from a corpus in build/fuzz, seeded with
-# baked navmesh files. A failing input is copied to tests/fuzz/replay/<target>/, whose inputs the native suite
-# replays (tests/c/test_fuzz_replay.c): commit it with the fix.
-FUZZ_TARGETS := navmesh bake obstacles
+# Each target (tests/fuzz/fuzz_*.c) runs FUZZ_SECONDS under ASan + UBSan from a corpus in build/fuzz (the navmesh
+# target's seeded with baked files, the OBJ reader's with a small level). A failing input is copied to
+# tests/fuzz/replay/<target>/, whose inputs the native suite replays (tests/c/test_fuzz_replay.c): commit it with
+# the fix.
+FUZZ_TARGETS := navmesh bake obstacles obj
 FUZZ_SECONDS ?= 60
 FUZZ_BIN     := $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_TARGETS))
 # Whole bakes per input: comparison tracing (libFuzzer's trace-cmp) would make them 4x slower for little gain.
@@ -173,7 +174,8 @@ $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_common.h $(LIB_SRC) $(
 	  $(INC) -Ic/tools $(LIB_SRC) c/tools/obj.c c/tools/world.c $< -lm -o $@
 
 $(BUILD)/fuzz/seed-navmesh/.ok: $(BUILD)/navbake
-	@mkdir -p $(dir $@) $(BUILD)/fuzz/seed-bake $(BUILD)/fuzz/seed-obstacles
+	@mkdir -p $(dir $@) $(BUILD)/fuzz/seed-bake $(BUILD)/fuzz/seed-obstacles $(BUILD)/fuzz/seed-obj
+	printf 'v 0 0 0\nv 10 0 0\nv 0 0 10\nv 10 0.5 10\nf 1 3 2\nf 2 3 4\n' >$(BUILD)/fuzz/seed-obj/quad.obj
 	$(BUILD)/navbake terrain --cells 40 -o $(BUILD)/fuzz/t40.obj >/dev/null
 	$(BUILD)/navbake bake $(BUILD)/fuzz/t40.obj --save $(dir $@)t40.navbake >/dev/null
 	$(BUILD)/navbake bake $(BUILD)/fuzz/t40.obj --tile-size 16 --save $(dir $@)t40-tiled.navbake >/dev/null
