@@ -58,7 +58,7 @@ static void apply_ring(const watershed* ws, uint32_t ngrow)
  * ring at a time would cost its length times its spans if every ring looked at every candidate, so each ring
  * looks only at the candidates next to a span that joined in the ring before (the only ones whose answer can have
  * changed). The same rings as full scans give. grow_at holds the last ring applied (ngrow spans). */
-static void grow_by_frontier(const watershed* ws, const uint32_t* cand, uint32_t ncand, uint32_t ngrow)
+static NB_COLD NB_NOINLINE void grow_by_frontier(const watershed* ws, const uint32_t* cand, uint32_t ncand, uint32_t ngrow)
 {
     uint32_t* grow_at = ws->grow_at;
     uint32_t* ring_spans = ws->stack; /* free outside flood_region */
