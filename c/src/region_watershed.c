@@ -14,7 +14,7 @@ typedef struct watershed {
     uint16_t* steps;     /* growth distance from the region's flooded core (2 per ring) */
     uint32_t* stack;     /* depth-first flood stack */
     uint32_t* grow_at;   /* one growth ring: span, then (region << 16 | distance) */
-    uint8_t* mark;       /* per span, during grow_regions: MARK_* bits; 0 outside it */
+    uint8_t* mark;       /* per span, during grow_by_frontier: MARK_* bits; 0 outside it */
 } watershed;
 
 /* The region span i joins in a growth ring, from the state before the ring: the neighbouring region (same area,
@@ -58,7 +58,8 @@ static void apply_ring(const watershed* ws, uint32_t ngrow)
  * ring at a time would cost its length times its spans if every ring looked at every candidate, so each ring
  * looks only at the candidates next to a span that joined in the ring before (the only ones whose answer can have
  * changed). The same rings as full scans give. grow_at holds the last ring applied (ngrow spans). */
-static NB_COLD NB_NOINLINE void grow_by_frontier(const watershed* ws, const uint32_t* cand, uint32_t ncand, uint32_t ngrow)
+static NB_COLD NB_NOINLINE void grow_by_frontier(const watershed* ws, const uint32_t* cand, uint32_t ncand,
+                                                 uint32_t ngrow)
 {
     uint32_t* grow_at = ws->grow_at;
     uint32_t* ring_spans = ws->stack; /* free outside flood_region */
