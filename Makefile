@@ -167,8 +167,9 @@ FUZZ_BIN     := $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_TARGETS))
 FUZZ_FLAGS_obstacles := -fno-sanitize-coverage=trace-cmp
 
 $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_common.h $(LIB_SRC) $(LIB_HDR) $(TOOL_SRC)
-	@command -v clang >/dev/null || { echo "fuzz: installing clang (apt)"; $(SUDO) apt-get update -q >/dev/null && \
-	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q clang >/dev/null; }
+	@command -v clang >/dev/null && [ -n "$$(clang -print-file-name=libclang_rt.fuzzer-$$(uname -m).a | grep /)" ] || \
+	  { echo "fuzz: installing clang and its libFuzzer runtime (apt)"; $(SUDO) apt-get update -q >/dev/null && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q clang libclang-rt-dev >/dev/null; }
 	@mkdir -p $(dir $@)
 	clang $(CSTD) -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined $(FUZZ_FLAGS_$*) \
 	  $(INC) -Ic/tools $(LIB_SRC) c/tools/obj.c c/tools/world.c $< -lm -o $@
