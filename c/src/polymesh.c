@@ -2,6 +2,8 @@
  * polygons, drop the tile-border helper vertices nobody needs, then link neighbouring polygons (seed 002). */
 #include "nb_internal.h"
 
+#include <math.h>
+
 #define FN_ "nb_build_poly_mesh"
 
 #define MAX_MESH_VERTS 0xfffe  /* vertex indices are uint16 and NB_MESH_NULL_IDX (0xffff) means "none" */
@@ -79,62 +81,260 @@ static inline int64_t dist2(pt2 a, pt2 b)
 }
 
 /* ---- ear clipping ----------------------------------------------------------------------------------------
- * The outline being clipped: corner k (0..n-1, in winding order) is vertex id[k] of the caller, at p[k];
- * ear[k] is the squared length of the diagonal that would cut corner k off, or -1 when that is no diagonal. The
- * three arrays shrink together as corners are clipped. */
+ * The outline being clipped: corner c (0..n0-1, in winding order) is vertex id[c] of the caller, at p[c]. The
+ * corners still there form a cycle (nxt, prv) in that order; `first` is the lowest one (position 0 of the
+ * outline as it stands). ear[c] is the squared length of the diagonal that would cut corner c off, or -1 when that
+ * is no diagonal; a min-tree over the corners finds the shortest. Large outlines also keep a grid of their edges
+ * (edge c runs from c to nxt[c]), so that a diagonal is tested against the edges near it only: without it,
+ * clipping is quadratic in the corners (an 8705-corner outline: 170 ms). */
+
+#define GRID_MIN_CORNERS 64 /* below this, scanning every edge is as fast */
+#define NO_KEY UINT64_MAX
+
+typedef struct grid_entry {
+    int32_t corner, ver, next;
+} grid_entry;
+
+typedef struct edge_grid {
+    int on;                  /* 0: scan every edge instead */
+    int32_t minx, minz, cw, ch, gx, gz;
+    int32_t* head;           /* gx * gz lists of entries */
+    int32_t* ver;            /* per corner: the version of its edge; -1 once clipped */
+    int32_t* stamp;          /* per corner: the query that last tested its edge */
+    int32_t query;
+    grid_entry* pool;
+    int32_t used, cap;
+} edge_grid;
 
 typedef struct outline {
-    int n;
+    int n, n0, first;
     int32_t* id;
     pt2* p;
     int64_t* ear;
+    int32_t *nxt, *prv;
+    uint64_t* tree; /* 2 * leaves; leaf c holds (ear << 31 | c), NO_KEY for no ear */
+    int leaves;     /* a power of two >= n0 */
+    int cap;
+    nb_context* ctx;
     void* block;
+    edge_grid g;
 } outline;
 
 /* Buffers for outlines of up to cap corners. */
 static int outline_init(nb_context* ctx, outline* o, int cap)
 {
     const size_t c = (size_t)(cap > 0 ? cap : 1);
-    char* b = (char*)nb_alloc(ctx, c * (sizeof(int64_t) + sizeof(pt2) + sizeof(int32_t)));
+    size_t leaves = 1;
+    while (leaves < c)
+        leaves *= 2;
+    const int grid = cap >= GRID_MIN_CORNERS;
+    const size_t pool = grid ? 8 * c + 1024 : 0;
+    const size_t bytes = c * (sizeof(int64_t) + sizeof(pt2) + 3 * sizeof(int32_t)) + 2 * leaves * sizeof(uint64_t) +
+                         (grid ? c * 3 * sizeof(int32_t) : 0);
+    char* b = (char*)nb_alloc(ctx, bytes);
+    memset(o, 0, sizeof(*o));
     o->block = b;
-    o->n = 0;
+    o->ctx = ctx;
+    o->cap = (int)c;
     if (!b)
         return 0;
+    o->tree = (uint64_t*)b;
+    b += 2 * leaves * sizeof(uint64_t);
     o->ear = (int64_t*)b;
-    o->p = (pt2*)(b + c * sizeof(int64_t));
-    o->id = (int32_t*)(b + c * (sizeof(int64_t) + sizeof(pt2)));
+    b += c * sizeof(int64_t);
+    o->p = (pt2*)b;
+    b += c * sizeof(pt2);
+    o->id = (int32_t*)b;
+    o->nxt = o->id + c;
+    o->prv = o->nxt + c;
+    if (grid) {
+        o->g.head = o->prv + c; /* gx * gz <= c */
+        o->g.ver = o->g.head + c;
+        o->g.stamp = o->g.ver + c;
+        /* The entry pool grows while clipping; when growing fails the grid is dropped (scanning is slower, the
+         * same answers). */
+        o->g.pool = (grid_entry*)nb_alloc(ctx, pool * sizeof(grid_entry));
+        o->g.cap = o->g.pool ? (int32_t)pool : 0;
+    }
     return 1;
 }
 
-static void outline_free(nb_context* ctx, outline* o) { nb_free(ctx, o->block); }
+static void outline_free(nb_context* ctx, outline* o)
+{
+    nb_free(ctx, o->g.pool);
+    nb_free(ctx, o->block);
+}
 
-static inline int wrap_next(int i, int n) { return i + 1 < n ? i + 1 : 0; }
-static inline int wrap_prev(int i, int n) { return i > 0 ? i - 1 : n - 1; }
+static inline uint64_t ear_key(const outline* o, int c)
+{
+    return o->ear[c] >= 0 ? (uint64_t)o->ear[c] << 31 | (uint64_t)c : NO_KEY;
+}
+
+static void tree_set(outline* o, int c)
+{
+    int i = o->leaves + c;
+    o->tree[i] = ear_key(o, c);
+    for (i >>= 1; i >= 1; i >>= 1) {
+        const uint64_t a = o->tree[2 * i], b = o->tree[2 * i + 1];
+        o->tree[i] = a < b ? a : b;
+    }
+}
+
+/* The smallest key over corners lo..hi (NO_KEY when lo > hi). */
+static uint64_t tree_min(const outline* o, int lo, int hi)
+{
+    uint64_t best = NO_KEY;
+    for (int l = lo + o->leaves, r = hi + o->leaves + 1; l < r; l >>= 1, r >>= 1) {
+        if (l & 1) {
+            best = o->tree[l] < best ? o->tree[l] : best;
+            ++l;
+        }
+        if (r & 1) {
+            --r;
+            best = o->tree[r] < best ? o->tree[r] : best;
+        }
+    }
+    return best;
+}
+
+static inline int32_t cell_x(const edge_grid* g, int32_t x) { return (x - g->minx) / g->cw; }
+static inline int32_t cell_z(const edge_grid* g, int32_t z) { return (z - g->minz) / g->ch; }
+
+/* Files corner c's current edge in every cell its box covers. (Large outlines only: cold code, kept small.) */
+static NB_COLD NB_NOINLINE void grid_add(outline* o, int c)
+{
+    edge_grid* g = &o->g;
+    if (!g->on)
+        return;
+    const pt2 a = o->p[c], b = o->p[o->nxt[c]];
+    const int32_t x0 = cell_x(g, a.x < b.x ? a.x : b.x), x1 = cell_x(g, a.x < b.x ? b.x : a.x);
+    const int32_t z0 = cell_z(g, a.z < b.z ? a.z : b.z), z1 = cell_z(g, a.z < b.z ? b.z : a.z);
+    const int64_t need = (int64_t)g->used + (int64_t)(x1 - x0 + 1) * (z1 - z0 + 1);
+    if (need > g->cap) {
+        int64_t cap = (int64_t)g->cap * 2;
+        while (cap < need)
+            cap *= 2;
+        grid_entry* pool = cap < INT32_MAX ? (grid_entry*)nb_alloc(o->ctx, (size_t)cap * sizeof(grid_entry)) : NULL;
+        if (!pool) {
+            g->on = 0;
+            return;
+        }
+        memcpy(pool, g->pool, (size_t)g->used * sizeof(grid_entry));
+        nb_free(o->ctx, g->pool);
+        g->pool = pool;
+        g->cap = (int32_t)cap;
+    }
+    for (int32_t z = z0; z <= z1; ++z)
+        for (int32_t x = x0; x <= x1; ++x) {
+            grid_entry* e = &g->pool[g->used];
+            e->corner = c;
+            e->ver = g->ver[c];
+            e->next = g->head[z * g->gx + x];
+            g->head[z * g->gx + x] = g->used++;
+        }
+}
+
+/* The edge grid of a large outline: about one cell per corner, shaped like the outline's box, every edge filed. */
+static NB_COLD NB_NOINLINE void grid_start(outline* o)
+{
+    const int n = o->n;
+    edge_grid* g = &o->g;
+    int32_t minx = o->p[0].x, maxx = minx, minz = o->p[0].z, maxz = minz;
+    for (int c = 1; c < n; ++c) {
+        minx = nb_mini(minx, o->p[c].x);
+        maxx = nb_maxi(maxx, o->p[c].x);
+        minz = nb_mini(minz, o->p[c].z);
+        maxz = nb_maxi(maxz, o->p[c].z);
+    }
+    const double ex = (double)(maxx - minx) + 1.0, ez = (double)(maxz - minz) + 1.0;
+    int32_t gx = (int32_t)sqrt((double)n * ex / ez);
+    gx = nb_clampi(gx, 1, n);
+    int32_t gz = nb_clampi(n / gx, 1, n);
+    g->minx = minx;
+    g->minz = minz;
+    g->cw = (maxx - minx) / gx + 1;
+    g->ch = (maxz - minz) / gz + 1;
+    g->gx = (maxx - minx) / g->cw + 1;
+    g->gz = (maxz - minz) / g->ch + 1;
+    g->used = 0;
+    g->query = 0;
+    memset(g->head, 0xff, (size_t)g->gx * (size_t)g->gz * sizeof(int32_t));
+    memset(g->ver, 0, (size_t)n * sizeof(int32_t));
+    memset(g->stamp, 0xff, (size_t)n * sizeof(int32_t));
+    for (int c = 0; c < n; ++c)
+        grid_add(o, c);
+}
+
+/* Sets up the cycle, the grid (large outlines) and every ear. */
+static void outline_start(outline* o)
+{
+    const int n = o->n;
+    o->n0 = n;
+    o->first = 0;
+    for (int c = 0; c < n; ++c) {
+        o->nxt[c] = c + 1 < n ? c + 1 : 0;
+        o->prv[c] = c > 0 ? c - 1 : n - 1;
+    }
+    o->leaves = 1; /* the tree fits this outline (the buffer fits the largest) */
+    while (o->leaves < n)
+        o->leaves *= 2;
+    for (int i = o->leaves; i < 2 * o->leaves; ++i)
+        o->tree[i] = NO_KEY;
+    o->g.on = n >= GRID_MIN_CORNERS && o->g.pool != NULL;
+    if (o->g.on)
+        grid_start(o);
+}
+
+/* Whether edge c (c -> nxt[c]) keeps clear of the segment between corners i and j: see segment_clear. */
+static inline int edge_clear(const outline* o, int c, int i, int j, pt2 d0, pt2 d1, int32_t minx, int32_t maxx,
+                             int32_t minz, int32_t maxz, int loose)
+{
+    const int c1 = o->nxt[c];
+    const pt2 a = o->p[c], b = o->p[c1];
+    if ((a.x < minx && b.x < minx) || (a.x > maxx && b.x > maxx) || (a.z < minz && b.z < minz) ||
+        (a.z > maxz && b.z > maxz))
+        return 1;
+    if (c == i || c1 == i || c == j || c1 == j)
+        return 1;
+    if (same_xz(d0, a) || same_xz(d1, a) || same_xz(d0, b) || same_xz(d1, b))
+        return 1;
+    return !(loose ? cross_properly(d0, d1, a, b) : segments_meet(d0, d1, a, b));
+}
+
+/* segment_clear through the grid: only the edges filed in the cells of the segment's box, each once. */
+static NB_COLD NB_NOINLINE int segment_clear_grid(outline* o, int i, int j, pt2 d0, pt2 d1, int32_t minx,
+                                                  int32_t maxx, int32_t minz, int32_t maxz, int loose)
+{
+    edge_grid* g = &o->g;
+    const int32_t q = ++g->query;
+    const int32_t x0 = cell_x(g, minx), x1 = cell_x(g, maxx), z0 = cell_z(g, minz), z1 = cell_z(g, maxz);
+    for (int32_t z = z0; z <= z1; ++z)
+        for (int32_t x = x0; x <= x1; ++x)
+            for (int32_t e = g->head[z * g->gx + x]; e >= 0; e = g->pool[e].next) {
+                const int c = g->pool[e].corner;
+                if (g->pool[e].ver != g->ver[c] || g->stamp[c] == q)
+                    continue;
+                g->stamp[c] = q;
+                if (!edge_clear(o, c, i, j, d0, d1, minx, maxx, minz, maxz, loose))
+                    return 0;
+            }
+    return 1;
+}
 
 /* Whether the segment between corners i and j stays clear of every outline edge not incident to them. Edges
  * that start or end where i or j are (the two sides of a hole's bridge, pinched corners) are ignored. In loose
- * mode only proper crossings count, which lets a degenerate outline still be cut. This scan is the hot loop of
- * the stage: edges whose box misses the segment's box are dismissed first, with four comparisons. */
-static int segment_clear(const outline* o, int i, int j, int loose)
+ * mode only proper crossings count, which lets a degenerate outline still be cut. Edges whose box misses the
+ * segment's box are dismissed first; large outlines look only at the edges near the segment (the grid). */
+static int segment_clear(outline* o, int i, int j, int loose)
 {
     const pt2 d0 = o->p[i], d1 = o->p[j];
     const int32_t minx = d0.x < d1.x ? d0.x : d1.x, maxx = d0.x < d1.x ? d1.x : d0.x;
     const int32_t minz = d0.z < d1.z ? d0.z : d1.z, maxz = d0.z < d1.z ? d1.z : d0.z;
-    const int n = o->n;
-    const pt2* p = o->p;
-    for (int k = 0; k < n; ++k) {
-        const int k1 = k + 1 < n ? k + 1 : 0;
-        const pt2 a = p[k], b = p[k1];
-        if ((a.x < minx && b.x < minx) || (a.x > maxx && b.x > maxx) || (a.z < minz && b.z < minz) ||
-            (a.z > maxz && b.z > maxz))
-            continue;
-        if (k == i || k1 == i || k == j || k1 == j)
-            continue;
-        if (same_xz(d0, a) || same_xz(d1, a) || same_xz(d0, b) || same_xz(d1, b))
-            continue;
-        if (loose ? cross_properly(d0, d1, a, b) : segments_meet(d0, d1, a, b))
+    if (o->g.on)
+        return segment_clear_grid(o, i, j, d0, d1, minx, maxx, minz, maxz, loose);
+    for (int k = 0, c = o->first; k < o->n; ++k, c = o->nxt[c])
+        if (!edge_clear(o, c, i, j, d0, d1, minx, maxx, minz, maxz, loose))
             return 0;
-    }
     return 1;
 }
 
@@ -143,7 +343,7 @@ static int segment_clear(const outline* o, int i, int j, int loose)
 static int starts_inside(const outline* o, int i, int j, int loose)
 {
     const pt2 pi = o->p[i], pj = o->p[j];
-    const pt2 pnext = o->p[wrap_next(i, o->n)], pprev = o->p[wrap_prev(i, o->n)];
+    const pt2 pnext = o->p[o->nxt[i]], pprev = o->p[o->prv[i]];
     if (left_or_on(pprev, pi, pnext)) { /* convex corner: j inside the wedge */
         if (loose)
             return left_or_on(pi, pj, pprev) && left_or_on(pj, pi, pnext);
@@ -153,7 +353,7 @@ static int starts_inside(const outline* o, int i, int j, int loose)
     return !(left_or_on(pi, pj, pnext) && left_or_on(pj, pi, pprev));
 }
 
-static int is_diagonal(const outline* o, int i, int j, int loose)
+static int is_diagonal(outline* o, int i, int j, int loose)
 {
     return starts_inside(o, i, j, loose) && segment_clear(o, i, j, loose);
 }
@@ -161,66 +361,73 @@ static int is_diagonal(const outline* o, int i, int j, int loose)
 /* Re-evaluates corner k as an ear: can its two neighbours see each other? */
 static void update_ear(outline* o, int k)
 {
-    const int a = wrap_prev(k, o->n), b = wrap_next(k, o->n);
+    const int a = o->prv[k], b = o->nxt[k];
     o->ear[k] = is_diagonal(o, a, b, 0) ? dist2(o->p[a], o->p[b]) : -1;
+    tree_set(o, k);
 }
 
 /* Shortest-diagonal-first ear clipping: among the ears, cut the one whose closing diagonal is shortest (ties:
- * the first in outline order), which keeps triangles compact and gives the merge step short edges to discard.
- * When no proper ear is left (the outline touches itself) a loose diagonal is accepted; when even that fails
- * the outline is hopeless and the triangles cut so far are kept. The outline (o->n >= 3 corners, id and p
- * filled) is consumed. Writes up to n-2 triangles of ids to tris and returns their count, negated in the
- * hopeless case. */
+ * the first in outline order from position 1, position 0 last, as the reference scans), which keeps triangles
+ * compact and gives the merge step short edges to discard. When no proper ear is left (the outline touches
+ * itself) a loose diagonal is accepted; when even that fails the outline is hopeless and the triangles cut so far
+ * are kept. The outline (o->n >= 3 corners, id and p filled) is consumed. Writes up to n-2 triangles of ids to
+ * tris and returns their count, negated in the hopeless case. */
 static int triangulate(outline* o, int32_t* tris)
 {
     int ntris = 0;
+    outline_start(o);
     for (int k = 0; k < o->n; ++k)
         update_ear(o, k);
+    const uint64_t corner_mask = ((uint64_t)1 << 31) - 1;
     while (o->n > 3) {
-        const int n = o->n;
+        const int first = o->first;
         int best = -1;
-        int64_t best_len = 0;
-        /* Corners in the reference's scan order, 1..n-1 then 0: the first of equal diagonals wins. */
-        for (int s = 1; s <= n; ++s) {
-            const int k = s < n ? s : 0;
-            if (o->ear[k] >= 0 && (best < 0 || o->ear[k] < best_len)) {
-                best = k;
-                best_len = o->ear[k];
-            }
-        }
+        /* Position 0 (the first corner) wins only when strictly shorter than every other ear. */
+        const uint64_t rest = tree_min(o, first + 1, o->n0 - 1);
+        if (o->ear[first] >= 0 && (rest == NO_KEY || (uint64_t)o->ear[first] < rest >> 31))
+            best = first;
+        else if (rest != NO_KEY)
+            best = (int)(rest & corner_mask);
         if (best < 0) {
-            for (int i = 0; i < n; ++i) {
-                const int k = wrap_next(i, n), after = wrap_next(k, n);
+            int64_t best_len = 0;
+            for (int k = 0, i = first; k < o->n; ++k, i = o->nxt[i]) {
+                const int c = o->nxt[i], after = o->nxt[c];
                 if (!is_diagonal(o, i, after, 1))
                     continue;
                 const int64_t len = dist2(o->p[i], o->p[after]);
                 if (best < 0 || len < best_len) {
-                    best = k;
+                    best = c;
                     best_len = len;
                 }
             }
             if (best < 0)
                 return -ntris;
         }
-        const int tip = best;
+        const int tip = best, a = o->prv[tip], b = o->nxt[tip];
         int32_t* t = &tris[ntris++ * 3];
-        t[0] = o->id[wrap_prev(tip, n)];
+        t[0] = o->id[a];
         t[1] = o->id[tip];
-        t[2] = o->id[wrap_next(tip, n)];
+        t[2] = o->id[b];
 
-        const size_t tail = (size_t)(n - tip - 1);
-        memmove(&o->id[tip], &o->id[tip + 1], tail * sizeof(*o->id));
-        memmove(&o->p[tip], &o->p[tip + 1], tail * sizeof(*o->p));
-        memmove(&o->ear[tip], &o->ear[tip + 1], tail * sizeof(*o->ear));
-        o->n = n - 1;
+        o->nxt[a] = b;
+        o->prv[b] = a;
+        o->ear[tip] = -1;
+        tree_set(o, tip);
+        if (tip == first)
+            o->first = b;
+        --o->n;
+        if (o->g.on) {
+            o->g.ver[tip] = -1; /* its edge is gone; a's edge now ends at b */
+            ++o->g.ver[a];
+            grid_add(o, a);
+        }
         /* Only the tip's two neighbours changed their view. */
-        const int after = tip < o->n ? tip : 0;
-        update_ear(o, wrap_prev(after, o->n));
-        update_ear(o, after);
+        update_ear(o, a);
+        update_ear(o, b);
     }
     int32_t* t = &tris[ntris++ * 3];
-    for (int k = 0; k < 3; ++k)
-        t[k] = o->id[k];
+    for (int k = 0, c = o->first; k < 3; ++k, c = o->nxt[c])
+        t[k] = o->id[c];
     return ntris;
 }
 
@@ -670,7 +877,8 @@ static nb_status remove_vertex(nb_context* ctx, nb_poly_mesh* mesh, int rem)
     nb_status st = NB_OK;
     int32_t* edges = NULL; /* (a, b, reg, area) */
     int32_t* hole = NULL;  /* (vertex, reg, area) per hole corner */
-    outline ol = { 0, NULL, NULL, NULL, NULL };
+    outline ol;
+    memset(&ol, 0, sizeof(ol));
     int32_t* tris = NULL;
     uint16_t* polys = NULL;
     uint16_t* pregs = NULL;
@@ -981,7 +1189,8 @@ nb_status nb_build_poly_mesh(nb_context* ctx, const nb_contour_set* cset, int32_
     nb_status st = NB_OK;
     uint8_t* border_vert = NULL;
     welder weld = { NULL, NULL };
-    outline ol = { 0, NULL, NULL, NULL, NULL };
+    outline ol;
+    memset(&ol, 0, sizeof(ol));
     uint16_t* vmap = NULL; /* contour corner -> mesh vertex */
     int32_t* tris = NULL;
     uint16_t* cpolys = NULL;

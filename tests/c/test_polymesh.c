@@ -37,7 +37,7 @@ static void test_orientation_convention(void)
 /* ---- hand-built contour sets ---- */
 
 #define MAX_CONTS 4
-#define MAX_CVERTS 64
+#define MAX_CVERTS 200
 
 typedef struct test_cset {
     nb_contour_set set;
@@ -693,9 +693,10 @@ static void test_random_outlines(void)
      * overlap themselves (spikes, repeated corners) as a careless contour could. Some corners are flagged as
      * tile-border vertices, so removal and re-filling run on odd shapes too. Every mesh must satisfy the
      * invariants; the simple unflagged ones must be tiled exactly. */
-    int simple = 0;
+    int simple = 0, simple_large = 0;
     for (int it = 0; it < 600; ++it) {
-        const int n = 3 + rnd(MAX_CVERTS - 3);
+        /* Half of them 64 corners or more: large outlines are clipped with the edge grid. */
+        const int n = it % 2 ? 64 + rnd(MAX_CVERTS - 64) : 3 + rnd(61);
         double ang[MAX_CVERTS];
         for (int i = 0; i < n; ++i)
             ang[i] = rnd(100000) / 100000.0 * 6.283185307179586;
@@ -737,11 +738,13 @@ static void test_random_outlines(void)
             continue;
         if (!flagged && is_simple(xz, n)) {
             ++simple;
+            simple_large += n >= 64;
             CHECK_INT(total_area2(m), recast_area2_xz(xz, n));
         }
         nb_poly_mesh_destroy(ctx, m);
     }
     CHECK(simple > 100);
+    CHECK(simple_large > 20);
 }
 
 static void test_self_overlapping_outline(void)
