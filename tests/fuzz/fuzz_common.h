@@ -24,11 +24,11 @@
         }                                                                                                      \
     } while (0)
 
-static uint32_t fuzz_rd_u32(const uint8_t* p)
+static inline uint32_t fuzz_rd_u32(const uint8_t* p)
 {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
-static void fuzz_wr_u32(uint8_t* p, uint32_t v)
+static inline void fuzz_wr_u32(uint8_t* p, uint32_t v)
 {
     p[0] = (uint8_t)v;
     p[1] = (uint8_t)(v >> 8);
@@ -38,7 +38,7 @@ static void fuzz_wr_u32(uint8_t* p, uint32_t v)
 
 /* Rewrites the checksums of a navmesh file in place (docs/FORMAT.md): the 48-byte header's CRC at offset 44,
  * then each length-prefixed tile blob's CRC (at offset 16 of the blob), as far as the lengths lead. */
-static void fuzz_fix_navmesh_crcs(uint8_t* data, size_t size)
+static inline void fuzz_fix_navmesh_crcs(uint8_t* data, size_t size)
 {
     if (size < 48)
         return;
@@ -54,10 +54,22 @@ static void fuzz_fix_navmesh_crcs(uint8_t* data, size_t size)
     }
 }
 
-static float fuzz_lerp(float a, float b, float t) { return a + (b - a) * t; }
+static inline float fuzz_lerp(float a, float b, float t) { return a + (b - a) * t; }
+
+/* A bake input over all of obj's triangles. */
+static inline nb_bake_input fuzz_input_of(const nb_obj* obj)
+{
+    nb_bake_input in;
+    memset(&in, 0, sizeof(in));
+    in.mesh.positions = obj->positions;
+    in.mesh.vertex_count = obj->vertex_count;
+    in.mesh.indices = obj->indices;
+    in.mesh.triangle_count = obj->triangle_count;
+    return in;
+}
 
 /* Queries from points spread over the navmesh's tiles, with results checked where the API promises something. */
-static void fuzz_query_navmesh(nb_context* ctx, const nb_navmesh* nav)
+static inline void fuzz_query_navmesh(nb_context* ctx, const nb_navmesh* nav)
 {
     const uint32_t npolys = nb_navmesh_poly_count(nav);
     uint32_t nrefs = 0;
@@ -192,7 +204,7 @@ static void fuzz_query_navmesh(nb_context* ctx, const nb_navmesh* nav)
 }
 
 /* Loads a navmesh file; one that loads is queried, saved and must load again to the same bytes. */
-static void fuzz_check_navmesh_file(const uint8_t* data, size_t size)
+static inline void fuzz_check_navmesh_file(const uint8_t* data, size_t size)
 {
     nb_context* ctx = nb_context_create(NULL);
     FUZZ_EXPECT(ctx != NULL, "out of memory");
@@ -231,7 +243,7 @@ typedef struct fuzz_reader {
     size_t n;
 } fuzz_reader;
 
-static uint8_t fuzz_next_byte(fuzz_reader* r)
+static inline uint8_t fuzz_next_byte(fuzz_reader* r)
 {
     if (!r->n)
         return 0;
@@ -239,7 +251,7 @@ static uint8_t fuzz_next_byte(fuzz_reader* r)
     return *r->p++;
 }
 
-static nb_status fuzz_bake_to_bytes(nb_context* ctx, const nb_bake_input* in, const nb_config* cfg,
+static inline nb_status fuzz_bake_to_bytes(nb_context* ctx, const nb_bake_input* in, const nb_config* cfg,
                                     const nb_offmesh_link* links, uint32_t nlinks, uint8_t** bytes, size_t* size,
                                     int query)
 {
@@ -262,7 +274,7 @@ static nb_status fuzz_bake_to_bytes(nb_context* ctx, const nb_bake_input* in, co
 }
 
 /* One bake input: bytes -> config, a level of up to 64 vertices and 80 triangles, a volume, links. */
-static void fuzz_check_bake(const uint8_t* data, size_t size)
+static inline void fuzz_check_bake(const uint8_t* data, size_t size)
 {
     fuzz_reader r = { data, size };
     static const float cell_sizes[4] = { 0.3f, 0.2f, 0.5f, 0.15f };
@@ -352,7 +364,7 @@ static void fuzz_check_bake(const uint8_t* data, size_t size)
 /* ---- obstacles: incremental tile rebuilds against full builds ---- */
 
 /* save(a) == save(b) */
-static int fuzz_same_bytes(nb_context* ctx, const nb_navmesh* a, const nb_navmesh* b)
+static inline int fuzz_same_bytes(nb_context* ctx, const nb_navmesh* a, const nb_navmesh* b)
 {
     uint8_t *da = NULL, *db = NULL;
     size_t na = 0, nb = 0;
@@ -368,18 +380,13 @@ static int fuzz_same_bytes(nb_context* ctx, const nb_navmesh* a, const nb_navmes
  * cylinders and convex prisms, carving (area 0) or marking areas. After every rebuild the incrementally updated
  * navmesh must save to the same bytes as a navmesh built from scratch with the same obstacles, and once every
  * obstacle is gone, to the bytes of the first build. */
-static void fuzz_check_obstacles(const uint8_t* data, size_t size, const nb_obj* world)
+static inline void fuzz_check_obstacles(const uint8_t* data, size_t size, const nb_obj* world)
 {
     fuzz_reader r = { data, size };
     nb_context* ctx = nb_context_create(NULL);
     FUZZ_EXPECT(ctx != NULL, "out of memory");
     const float bmin[3] = { 12.0f, -60.0f, 12.0f }, bmax[3] = { 31.2f, 60.0f, 31.2f };
-    nb_bake_input in;
-    memset(&in, 0, sizeof(in));
-    in.mesh.positions = world->positions;
-    in.mesh.vertex_count = world->vertex_count;
-    in.mesh.indices = world->indices;
-    in.mesh.triangle_count = world->triangle_count;
+    nb_bake_input in = fuzz_input_of(world);
     in.bmin = bmin;
     in.bmax = bmax;
     nb_config cfg;

@@ -35,12 +35,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
         return 0;
     }
     nb_context* ctx = nb_context_create(NULL);
-    nb_bake_input in;
-    memset(&in, 0, sizeof(in));
-    in.mesh.positions = obj.positions;
-    in.mesh.vertex_count = obj.vertex_count;
-    in.mesh.indices = obj.indices;
-    in.mesh.triangle_count = obj.triangle_count;
+    const nb_bake_input in = fuzz_input_of(&obj);
     nb_config cfg;
     memset(&cfg, 0, sizeof(cfg));
     cfg.cell_size = 1.0f; /* coarse: any text can make a big level */
