@@ -192,12 +192,26 @@ void nb_clear_unwalkable_triangles(float max_slope_deg, const float* verts, cons
     }
 }
 
-/* Splits convex polygon `in` by the plane axis = cut into the part below (out_lo) and above (out_hi).
- * Vertices on the plane go to both sides. Polygons here have at most 7 vertices (a triangle cut twice
- * per axis), so 12 slots suffice. */
+/* Scratch polygons. A triangle clipped to a cell has at most 7 corners; far from the origin, where float spacing
+ * approaches the cell size, cuts coincide and pieces degenerate, and clipping such a piece again can give more.
+ * split_poly keeps at most POLY_MAX corners (what it drops is then a sliver of rounding), and every buffer has
+ * POLY_SLOTS: room for a split piece plus the two crossings a sweep adds. */
+#define POLY_MAX 16
+#define POLY_SLOTS (POLY_MAX + 2)
+
+static inline void push_corner(float* out, int* n, const float* p)
+{
+    if (*n < POLY_MAX) {
+        memcpy(&out[*n * 3], p, 3 * sizeof(float));
+        ++*n;
+    }
+}
+
+/* Splits convex polygon `in` (n <= POLY_SLOTS corners) by the plane axis = cut into the part below (out_lo) and
+ * above (out_hi). Vertices on the plane go to both sides. */
 static inline void split_poly(const float* in, int n, float* out_lo, int* n_lo, float* out_hi, int* n_hi, float cut, int axis)
 {
-    float d[12];
+    float d[POLY_SLOTS];
     for (int i = 0; i < n; ++i)
         d[i] = cut - in[i * 3 + axis];
     int lo = 0, hi = 0;
@@ -206,30 +220,24 @@ static inline void split_poly(const float* in, int n, float* out_lo, int* n_lo, 
         if (j_lo != i_lo) {
             /* The edge crosses the plane: its intersection starts/ends both pieces. */
             const float t = d[j] / (d[j] - d[i]);
-            float* p = &out_lo[lo * 3];
+            float p[3];
             p[0] = in[j * 3 + 0] + (in[i * 3 + 0] - in[j * 3 + 0]) * t;
             p[1] = in[j * 3 + 1] + (in[i * 3 + 1] - in[j * 3 + 1]) * t;
             p[2] = in[j * 3 + 2] + (in[i * 3 + 2] - in[j * 3 + 2]) * t;
-            memcpy(&out_hi[hi * 3], p, 3 * sizeof(float));
-            ++lo;
-            ++hi;
+            push_corner(out_lo, &lo, p);
+            push_corner(out_hi, &hi, p);
             /* The vertex itself, unless it lies on the plane (already added as the intersection). */
-            if (d[i] > 0.0f) {
-                memcpy(&out_lo[lo * 3], &in[i * 3], 3 * sizeof(float));
-                ++lo;
-            } else if (d[i] < 0.0f) {
-                memcpy(&out_hi[hi * 3], &in[i * 3], 3 * sizeof(float));
-                ++hi;
-            }
+            if (d[i] > 0.0f)
+                push_corner(out_lo, &lo, &in[i * 3]);
+            else if (d[i] < 0.0f)
+                push_corner(out_hi, &hi, &in[i * 3]);
         } else {
             if (d[i] >= 0.0f) {
-                memcpy(&out_lo[lo * 3], &in[i * 3], 3 * sizeof(float));
-                ++lo;
+                push_corner(out_lo, &lo, &in[i * 3]);
                 if (d[i] != 0.0f)
                     continue;
             }
-            memcpy(&out_hi[hi * 3], &in[i * 3], 3 * sizeof(float));
-            ++hi;
+            push_corner(out_hi, &hi, &in[i * 3]);
         }
     }
     *n_lo = lo;
@@ -287,7 +295,7 @@ static nb_status clip_cells(nb_context* ctx, nb_heightfield* hf, const raster_gr
 {
     /* Cell x1 takes the rest uncut only when the row ends in it (see rasterize_row); else xend = x1 + 1 takes it. */
     const int xend = x1 + (xmax > far_edge(g->bmin[0], x1, g->cs));
-    float buf[3][12 * 3];
+    float buf[3][POLY_SLOTS * 3];
     float *row = buf[0], *cell = buf[1], *tmp = buf[2], *sw;
     memcpy(row, poly, (size_t)n * 3 * sizeof(float));
     int n_left = n;
@@ -340,7 +348,7 @@ static nb_status rasterize_row(nb_context* ctx, nb_heightfield* hf, const raster
         return emit_span(ctx, hf, g, x0, z, b[2], b[3], area, merge_thr); /* a third of the rows on typical levels */
 
     /* The chains along x, as coordinates. */
-    float ux[12], uy[12], dx[12], dy[12];
+    float ux[POLY_SLOTS], uy[POLY_SLOTS], dx[POLY_SLOTS], dy[POLY_SLOTS];
     int imin = 0;
     for (int i = 1; i < n; ++i)
         if (row[i * 3] < row[imin * 3])
@@ -454,7 +462,7 @@ static nb_status rasterize_row(nb_context* ctx, nb_heightfield* hf, const raster
 
 fallback : {
     /* What is left, in cycle order, goes to split_poly from this cell on (z is not read along x). */
-    float rest[12 * 3];
+    float rest[POLY_SLOTS * 3];
     int nr = 0;
     if (started) {
         rest[0] = pux;
@@ -533,7 +541,7 @@ static NB_NOINLINE nb_status rasterize_tri(nb_context* ctx, nb_heightfield* hf, 
         ndn = 1;
     }
 
-    float row[12 * 3], rest[12 * 3];
+    float row[POLY_SLOTS * 3], rest[POLY_SLOTS * 3];
     int n_rest = 0;
     int ku = 0, kd = ndn - 1, started = 0;
     float pu[3] = { 0.0f, 0.0f, 0.0f }, pd[3] = { 0.0f, 0.0f, 0.0f };
@@ -661,7 +669,7 @@ fallback:
     if (started)
         memcpy(&rest[n_rest++ * 3], pd, sizeof(pd));
     {
-        float tmp[12 * 3];
+        float tmp[POLY_SLOTS * 3];
         float *r = rest, *t = tmp, *o = row, *sw;
         const int zend = z1 + (tmax[2] > far_edge(g->bmin[2], z1, g->cs)); /* z1 + 1: cut z1 too */
         for (; z <= z1; ++z) {

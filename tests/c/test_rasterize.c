@@ -1,6 +1,7 @@
 /* Slope marking, rasterization into spans, span merging, occupancy export. */
 #include "navbake.h"
 #include "nbtest.h"
+#include "nbtest_level.h"
 
 static nb_context* ctx;
 
@@ -256,6 +257,33 @@ static void test_out_of_memory(void)
     }
 }
 
+/* Far from the origin float spacing nears the cell size: at 2e8 it is 16 units, 53 cells. Cuts coincide there,
+ * clipped pieces degenerate and grew past the clipping buffers (a stack overflow, then a loop over garbage
+ * indices). Whatever the offset, the bake must finish without touching memory it does not own (ASan) and give
+ * a navmesh or a clear error. */
+static void test_far_from_the_origin(void)
+{
+    nb_obj obj;
+    if (nbt_load_level("dungeon.obj", &obj) != 0) {
+        CHECK(!"mesh loads");
+        return;
+    }
+    static const float offsets[] = { 2e6f, 5e7f, 2e8f, 1e9f };
+    float* moved = (float*)malloc((size_t)obj.vertex_count * 3 * sizeof(float));
+    for (size_t o = 0; o < sizeof(offsets) / sizeof(offsets[0]); ++o) {
+        for (uint32_t i = 0; i < obj.vertex_count * 3; ++i)
+            moved[i] = obj.positions[i] + (i % 3 != 1 ? offsets[o] : 0.0f);
+        nb_bake_input in = nbt_input_of(&obj);
+        in.mesh.positions = moved;
+        nb_navmesh* nav = NULL;
+        const nb_status st = nb_bake_navmesh(ctx, &in, NULL, NULL, 0, &nav);
+        CHECK(st == NB_OK || st == NB_ERR_TOO_LARGE);
+        nb_navmesh_destroy(ctx, nav);
+    }
+    free(moved);
+    nb_obj_free(&obj);
+}
+
 int main(void)
 {
     ctx = nb_context_create(NULL);
@@ -267,6 +295,7 @@ int main(void)
     RUN(test_occupancy_round_trip);
     RUN(test_create_errors);
     RUN(test_out_of_memory);
+    RUN(test_far_from_the_origin);
     nb_context_destroy(ctx);
     return nbt_finish("test_rasterize");
 }

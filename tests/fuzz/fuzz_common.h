@@ -337,6 +337,26 @@ static inline void fuzz_check_bake(const uint8_t* data, size_t size)
         links[i].bidirectional = fuzz_next_byte(&r) & 1;
     }
 
+    /* Read last, so that shorter inputs decode as before: the whole level moved away from the origin, up to 2^31
+     * along x and z, where float spacing reaches the cell size and beyond. */
+    const uint8_t far = fuzz_next_byte(&r);
+    if (far) {
+        const float offset = ldexpf(far & 0x80 ? -1.0f : 1.0f, far & 31);
+        for (uint32_t i = 0; i < nverts; ++i) {
+            pos[i * 3] += offset;
+            pos[i * 3 + 2] += offset;
+        }
+        for (int k = 0; k < 3; k += 2) {
+            vol.bmin[k] += offset;
+            vol.bmax[k] += offset;
+            vol.center[k] += offset;
+            for (uint32_t i = 0; i < nlinks; ++i) {
+                links[i].start[k] += offset;
+                links[i].end[k] += offset;
+            }
+        }
+    }
+
     nb_bake_input in;
     memset(&in, 0, sizeof(in));
     in.mesh.positions = pos;
