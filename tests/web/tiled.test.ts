@@ -245,7 +245,7 @@ describe('onTile and progress', () => {
   it('bad focus and onTile are rejected', async () => {
     const e = await rejection(bake(dungeon, { tileSize: 32 }, { focus: [0, NaN, 0] }));
     expect((e as NavBakeError).code).toBe('NB_ERR_NONFINITE');
-    expect((e as NavBakeError).message).toMatch(/focus\.y/);
+    expect((e as NavBakeError).message).toMatch(/options\.focus\[1\] must be finite/);
     const f = await rejection(bake(dungeon, { tileSize: 32 }, { onTile: 5 as unknown as () => void }));
     expect((f as NavBakeError).code).toBe('NB_ERR_INVALID_ARG');
   });

@@ -4,6 +4,7 @@
  * it, the same input gives a navmesh that saves to the same bytes.
  */
 import { configValues, type NavBakeConfig } from './config.js';
+import { abortSignal, func, invalid as invalidArg, numericArray, optionsObject, shown, vec3, workerCount } from './args.js';
 import { abortReason, NavBakeError } from './errors.js';
 import { hardwareThreads } from './env.js';
 import { adoptNavmesh, attachTileCaches, type NavMesh, type Vec3Like } from './navmesh.js';
@@ -41,8 +42,8 @@ export interface BakeProgress {
 
 export interface BakeOptions {
   /**
-   * Workers to bake in: a tiled bake spreads its tiles over this many, a solo bake uses one. `false` bakes on
-   * the calling thread (blocking it). @default min(4, hardware threads - 1), at least 1
+   * Workers to bake in (1..64): a tiled bake spreads its tiles over this many, a solo bake uses one. `false`
+   * bakes on the calling thread (blocking it). @default min(4, hardware threads - 1), at least 1
    */
   workers?: number | false;
   /** Aborting rejects the bake with the signal's reason (an AbortError) and stops the work. */
@@ -80,7 +81,7 @@ export function defaultWorkerCount(): number {
 }
 
 function invalid(message: string, who = 'navbake.bake'): NavBakeError {
-  return new NavBakeError('NB_ERR_INVALID_ARG', `${who}: ${message}`);
+  return invalidArg(`${who}: ${message}`);
 }
 
 /**
@@ -90,19 +91,27 @@ function invalid(message: string, who = 'navbake.bake'): NavBakeError {
 export function meshInput(g: Geometry, who: string): { mesh: MeshInput; owned: Set<ArrayBufferView> } {
   if (!g || typeof g !== 'object' || g.positions == null) throw invalid('geometry.positions is required', who);
   const owned = new Set<ArrayBufferView>();
-  const conv = <T extends ArrayBufferView>(v: unknown, ok: boolean, make: () => T): T => {
-    if (ok) return v as T;
-    const out = make();
+  // Arrays of the C type are used as they are; anything else is copied, each element checked on the way.
+  const conv = <T extends Float32Array | Uint32Array | Uint8Array>(
+    name: string,
+    v: unknown,
+    type: { new (n: number): T },
+    ok: (x: number) => boolean,
+    expect: string,
+  ): T => {
+    if (v instanceof type) return v;
+    const out = numericArray(`${who}: geometry.${name}`, v, (n) => new type(n), ok, expect);
     owned.add(out);
     return out;
   };
-  const positions = conv(g.positions, g.positions instanceof Float32Array, () => Float32Array.from(g.positions));
+  const positions = conv('positions', g.positions, Float32Array, () => true, 'a number');
   if (positions.length % 3 !== 0) throw invalid(`positions.length must be a multiple of 3 (got ${positions.length})`, who);
-  const indices =
-    g.indices == null ? null : conv(g.indices, g.indices instanceof Uint32Array, () => Uint32Array.from(g.indices!));
+  const isIndex = (x: number) => Number.isInteger(x) && x >= 0 && x <= 0xffffffff;
+  const indices = g.indices == null ? null : conv('indices', g.indices, Uint32Array, isIndex, 'an integer 0..4294967295');
   if (indices && indices.length % 3 !== 0) throw invalid(`indices.length must be a multiple of 3 (got ${indices.length})`, who);
   const triangles = indices ? indices.length / 3 : Math.floor(positions.length / 9);
-  const areas = g.areas == null ? null : conv(g.areas, g.areas instanceof Uint8Array, () => Uint8Array.from(g.areas!));
+  const isArea = (x: number) => Number.isInteger(x) && x >= 0 && x <= 63;
+  const areas = g.areas == null ? null : conv('areas', g.areas, Uint8Array, isArea, 'an area id, an integer 0..63');
   if (areas && areas.length !== triangles) {
     throw invalid(`areas.length must equal the triangle count ${triangles} (got ${areas.length})`, who);
   }
@@ -115,16 +124,6 @@ function normalize(g: Geometry): { mesh: MeshInput; owned: Set<ArrayBufferView> 
   const r = meshInput(g, 'navbake.bake');
   r.mesh.links = linksData('navbake.bake: geometry.links', g.links);
   return r;
-}
-
-function point(where: string, v: Vec3Like): [number, number, number] {
-  const a = v as ArrayLike<number> & { x?: number; y?: number; z?: number };
-  const p = typeof a?.length === 'number' ? [a[0], a[1], a[2]] : [a?.x, a?.y, a?.z];
-  p.forEach((c, k) => {
-    if (typeof c !== 'number') throw invalid(`${where} must be a point [x, y, z] or { x, y, z }`);
-    if (!Number.isFinite(c)) throw new NavBakeError('NB_ERR_NONFINITE', `navbake.bake: ${where}.${'xyz'[k]} is ${c}`);
-  });
-  return p as [number, number, number];
 }
 
 interface Grid {
@@ -178,8 +177,24 @@ function tileGrid(positions: Float32Array, cellSize: number, tileSize: number): 
   return { params: [x0, y0, z0, tw, tw, nx * nz], tiles };
 }
 
+/**
+ * The options object of bake() and inspect() with the fields they share checked (signal, onProgress, workers).
+ * where: the function messages name.
+ */
+export function bakeOptions<T extends { signal?: AbortSignal; onProgress?: unknown; workers?: number | false }>(
+  where: string,
+  v: T | undefined,
+): T {
+  const o = optionsObject<T>(`${where}: options`, v);
+  abortSignal(`${where}: options.signal`, o.signal);
+  func(`${where}: options.onProgress`, o.onProgress);
+  workerCount(`${where}: options.workers`, o.workers);
+  return o;
+}
+
 /** Bakes a navmesh. Rejects with NavBakeError (the C status name and message) or the abort reason. */
-export async function bake(geometry: Geometry, config?: NavBakeConfig, options: BakeOptions = {}): Promise<NavMesh> {
+export async function bake(geometry: Geometry, config?: NavBakeConfig, opts?: BakeOptions): Promise<NavMesh> {
+  const options = bakeOptions('navbake.bake', opts);
   const { signal, onProgress } = options;
   if (signal?.aborted) throw abortReason(signal);
   const w = await mainWasm();
@@ -190,19 +205,18 @@ export async function bake(geometry: Geometry, config?: NavBakeConfig, options: 
   const tileSize = field('tileSize');
   const { mesh, owned } = normalize(geometry);
   const grid = tileSize > 0 ? tileGrid(mesh.positions, field('cellSize'), tileSize) : null;
-  const focus = options.focus == null ? null : point('options.focus', options.focus);
-  if (options.onTile !== undefined && typeof options.onTile !== 'function') throw invalid('options.onTile must be a function');
-  if (options.obstacles !== undefined && typeof options.obstacles !== 'boolean') {
-    throw invalid(`options.obstacles must be a boolean (got ${typeof options.obstacles})`);
+  const focus = options.focus == null ? null : vec3('navbake.bake: options.focus', options.focus);
+  func('navbake.bake: options.onTile', options.onTile);
+  for (const flag of ['obstacles', 'transfer'] as const) {
+    if (options[flag] !== undefined && typeof options[flag] !== 'boolean') {
+      throw invalid(`options.${flag} must be a boolean (got ${shown(options[flag])})`);
+    }
   }
   if (options.obstacles && !grid) {
     throw invalid('options.obstacles needs a tiled bake: set config.tileSize (e.g. { tileSize: 64 })');
   }
   const workers = options.workers ?? defaultWorkerCount();
   const here = workers === false || !workersAvailable();
-  if (!here && !(Number.isInteger(workers) && workers >= 1)) {
-    throw invalid(`options.workers must be false or an integer >= 1 (got ${workers})`);
-  }
   if (grid) {
     if (mesh.indices ? mesh.indices.length === 0 : mesh.positions.length < 9) {
       throw new NavBakeError('NB_ERR_EMPTY_MESH', 'navbake.bake: the mesh has no triangles');

@@ -5,7 +5,7 @@
  * returns arrays that grow with the level: use it on the level (or the one tile) being looked at. The polygons
  * themselves come from the NavMesh (`polygons()`, `toGeometry()`).
  */
-import { meshInput, type BakeProgress, type Geometry } from './bake.js';
+import { bakeOptions, meshInput, type BakeProgress, type Geometry } from './bake.js';
 import { configValues, type NavBakeConfig } from './config.js';
 import { abortReason, NavBakeError } from './errors.js';
 import { sharedPool, workersAvailable } from './pool.js';
@@ -138,7 +138,8 @@ function invalid(message: string): NavBakeError {
  * NavBakeError (the C status and message: a bad config, a tile outside the grid, a tile with no triangles) or the
  * abort reason.
  */
-export async function inspect(geometry: Geometry, config?: NavBakeConfig, options: InspectOptions = {}): Promise<Inspection> {
+export async function inspect(geometry: Geometry, config?: NavBakeConfig, opts?: InspectOptions): Promise<Inspection> {
+  const options = bakeOptions('navbake.inspect', opts);
   const { signal, onProgress } = options;
   if (signal?.aborted) throw abortReason(signal);
   const w = await mainWasm();
@@ -149,7 +150,7 @@ export async function inspect(geometry: Geometry, config?: NavBakeConfig, option
   let tile: Int32Array | null = null;
   if (options.tile != null) {
     const t = options.tile;
-    if (!(t.length === 2 && Number.isInteger(t[0]) && Number.isInteger(t[1]) && t[0] >= 0 && t[1] >= 0)) {
+    if (!(typeof t === 'object' && t.length === 2 && Number.isInteger(t[0]) && Number.isInteger(t[1]) && t[0] >= 0 && t[1] >= 0)) {
       throw invalid(`options.tile must be [x, z], two integers >= 0 (got ${JSON.stringify(t)})`);
     }
     if (!(tileSize > 0)) throw invalid('options.tile needs a tiled config (tileSize > 0)');
@@ -174,7 +175,6 @@ export async function inspect(geometry: Geometry, config?: NavBakeConfig, option
       throw e;
     }
   }
-  if (!(Number.isInteger(workers) && workers >= 1)) throw invalid(`options.workers must be false or an integer >= 1 (got ${workers})`);
 
   const pool = sharedPool(() => wasmModule(), workers);
   // The worker gets copies: the caller's arrays stay usable.

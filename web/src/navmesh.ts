@@ -2,6 +2,7 @@
  * NavMesh: a baked or loaded navigation mesh in the main thread's wasm memory, with its queries. "No path" and
  * "nothing near" are ordinary outcomes (a status, or null); bad input and use after dispose() throw NavBakeError.
  */
+import { bytes as bytesOf, f32, intIn, invalid, num, numericArray, optionsObject, shown, vec3 } from './args.js';
 import { NavBakeError } from './errors.js';
 import type { ObstacleUpdate, TileCaches, UpdateOptions } from './obstacles.js';
 import { mainWasm } from './runtime.js';
@@ -145,14 +146,35 @@ const registry = new FinalizationRegistry<Handle>(release);
 
 const ADOPT = Symbol('adopt');
 
-function vec(v: Vec3Like): ArrayLike<number> {
-  return typeof (v as ArrayLike<number>).length === 'number'
-    ? (v as ArrayLike<number>)
-    : [(v as { x: number }).x, (v as { y: number }).y, (v as { z: number }).z];
+/** Messages name the method and the argument: "navbake: NavMesh.findPath: start". */
+const at = (method: string, arg: string) => `navbake: NavMesh.${method}: ${arg}`;
+
+function seedOf(where: string, seed: number | bigint): bigint {
+  if (typeof seed === 'bigint') return BigInt.asUintN(64, seed);
+  return BigInt.asUintN(64, BigInt(Math.trunc(num(where, seed))));
 }
 
-function seedOf(seed: number | bigint): bigint {
-  return BigInt.asUintN(64, typeof seed === 'bigint' ? seed : BigInt(Math.trunc(seed)));
+/** An integer tile coordinate (int32, as C stores them). */
+const tileCoord = (where: string, v: number) => intIn(where, v, -0x80000000, 0x7fffffff);
+
+/** A query filter, checked: area ids 0..63 with number costs (C refuses negative and non-finite ones), flags 16-bit. */
+function queryFilter(where: string, f: unknown): QueryFilter {
+  if (f === null || typeof f !== 'object') throw invalid(`${where} must be an object { areaCost?, includeFlags?, excludeFlags? } (got ${shown(f)})`);
+  const { areaCost, includeFlags, excludeFlags } = f as QueryFilter;
+  if (areaCost != null) {
+    if (typeof areaCost !== 'object') throw invalid(`${where}.areaCost must be an array or an object of costs by area id (got ${shown(areaCost)})`);
+    const entries: [string, unknown][] =
+      typeof (areaCost as ArrayLike<number>).length === 'number'
+        ? Array.from(areaCost as ArrayLike<unknown>, (c, i) => [String(i), c])
+        : Object.entries(areaCost);
+    for (const [k, c] of entries) {
+      if (!/^\d+$/.test(k) || Number(k) > 63) throw invalid(`${where}.areaCost: '${k}' is not an area id 0..63`);
+      if (c !== undefined) num(`${where}.areaCost[${k}]`, c);
+    }
+  }
+  if (includeFlags !== undefined) intIn(`${where}.includeFlags`, includeFlags, 0, 0xffff);
+  if (excludeFlags !== undefined) intIn(`${where}.excludeFlags`, excludeFlags, 0, 0xffff);
+  return f as QueryFilter;
 }
 
 // Set by NavMesh's static block (declared first: the block runs when the class is defined).
@@ -186,10 +208,9 @@ export class NavMesh {
   }
 
   /** Loads bytes written by save() (or the native tool). Rejects with NB_ERR_CORRUPT / NB_ERR_VERSION. */
-  static async load(bytes: Uint8Array | ArrayBuffer): Promise<NavMesh> {
+  static async load(data: Uint8Array | ArrayBuffer): Promise<NavMesh> {
     const w = await mainWasm();
-    const data = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
-    return new NavMesh(ADOPT, w, w.load(data));
+    return new NavMesh(ADOPT, w, w.load(bytesOf(at('load', 'bytes'), data)));
   }
 
   /**
@@ -201,7 +222,7 @@ export class NavMesh {
     if (!params || typeof params !== 'object') {
       throw new NavBakeError('NB_ERR_INVALID_ARG', 'navbake: NavMesh.create needs { origin, tileWidth, tileDepth, maxTiles }');
     }
-    const o = vec(params.origin ?? ([] as number[]));
+    const o = vec3(at('create', 'params.origin'), params.origin);
     const values = [o[0], o[1], o[2], params.tileWidth, params.tileDepth, params.maxTiles];
     values.forEach((v, i) => {
       const name = ['origin[0]', 'origin[1]', 'origin[2]', 'tileWidth', 'tileDepth', 'maxTiles'][i];
@@ -220,7 +241,7 @@ export class NavMesh {
    * checked when loaded.
    */
   static readTiles(fileBytes: Uint8Array | ArrayBuffer): { params: NavMeshParams; tiles: TileRecord[] } {
-    return readNavmeshFile(fileBytes instanceof Uint8Array ? fileBytes : new Uint8Array(fileBytes));
+    return readNavmeshFile(bytesOf(at('readTiles', 'fileBytes'), fileBytes));
   }
 
   /** The grid: origin, tile size, most tiles. */
@@ -242,7 +263,7 @@ export class NavMesh {
   /** The blob of tile (x, z) (a copy), or null when there is none; {@link loadTile} takes it back. */
   saveTile(x: number, z: number): Uint8Array | null {
     const h = this.#live();
-    return h.w.tileData(h.nav, x | 0, z | 0);
+    return h.w.tileData(h.nav, tileCoord(at('saveTile', 'x'), x), tileCoord(at('saveTile', 'z'), z));
   }
 
   /**
@@ -250,15 +271,15 @@ export class NavMesh {
    * Validated first: NB_ERR_CORRUPT / NB_ERR_VERSION, NB_ERR_TOO_LARGE (maxTiles reached), and on any failure
    * the navmesh is unchanged. Polygon refs of a replaced tile become stale; paths (points) stay as they are.
    */
-  loadTile(bytes: Uint8Array | ArrayBuffer): void {
+  loadTile(data: Uint8Array | ArrayBuffer): void {
     const h = this.#live();
-    h.w.putTile(h.nav, bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes));
+    h.w.putTile(h.nav, bytesOf(at('loadTile', 'bytes'), data));
   }
 
   /** Removes tile (x, z) (its polygon refs become stale); false when there was none. */
   removeTile(x: number, z: number): boolean {
     const h = this.#live();
-    return h.w.removeTile(h.nav, x | 0, z | 0);
+    return h.w.removeTile(h.nav, tileCoord(at('removeTile', 'x'), x), tileCoord(at('removeTile', 'z'), z));
   }
 
   // ---- live obstacles ----
@@ -343,11 +364,12 @@ export class NavMesh {
   }
 
   /** Shortest path from start to end over the surface (A* + string pulling). */
-  findPath(start: Vec3Like, end: Vec3Like, opts: PathOptions = {}): PathResult {
-    const s = vec(start);
-    const e = vec(end);
+  findPath(start: Vec3Like, end: Vec3Like, opts?: PathOptions): PathResult {
+    this.#live();
+    const s = vec3(at('findPath', 'start'), start);
+    const e = vec3(at('findPath', 'end'), end);
     const pair = new Float32Array([s[0], s[1], s[2], e[0], e[1], e[2]]);
-    const b = this.findPaths(pair, opts);
+    const b = this.#paths('findPath', pair, opts);
     return { status: PATH_STATUS[b.status[0]] ?? 'none', points: b.points, length: b.lengths[0] };
   }
 
@@ -355,27 +377,35 @@ export class NavMesh {
    * Many paths in one call: pairs holds n x (start xyz, end xyz). Status per pair is 0 none, 1 partial,
    * 2 complete (PATH_STATUS names them); pair i's points are points[3 * offsets[i] .. 3 * offsets[i + 1]].
    */
-  findPaths(pairs: Float32Array, opts: PathOptions = {}): PathBatch {
-    const crossings = CROSSINGS[opts.crossings ?? 'none'];
-    if (crossings === undefined) {
-      throw new NavBakeError('NB_ERR_INVALID_ARG', `navbake: crossings must be none, area or all (got ${opts.crossings})`);
-    }
-    if (pairs.length % 6 !== 0) {
-      throw new NavBakeError('NB_ERR_INVALID_ARG', `navbake: pairs must hold 6 floats per pair (got ${pairs.length})`);
-    }
-    return this.#query(opts, (w, q, f, half) => w.findPaths(q, f, pairs, half, crossings));
+  findPaths(pairs: Float32Array, opts?: PathOptions): PathBatch {
+    this.#live();
+    const where = at('findPaths', 'pairs');
+    const p = pairs instanceof Float32Array ? pairs : numericArray(where, pairs, (n) => new Float32Array(n), () => true, 'a number');
+    if (p.length % 6 !== 0) throw invalid(`${where} must hold 6 floats per pair (got ${p.length})`);
+    return this.#paths('findPaths', p, opts);
+  }
+
+  #paths(method: string, pairs: Float32Array, opts?: PathOptions): PathBatch {
+    const o = optionsObject<PathOptions>(at(method, 'options'), opts);
+    const name = o.crossings ?? 'none';
+    const crossings = Object.hasOwn(CROSSINGS, name) ? CROSSINGS[name] : undefined; // not 'toString'
+    if (crossings === undefined) throw invalid(`${at(method, 'options.crossings')} must be 'none', 'area' or 'all' (got ${shown(o.crossings)})`);
+    return this.#query(method, o, (w, q, f, half) => w.findPaths(q, f, pairs, half, crossings));
   }
 
   /** The closest point on the nearest polygon within halfExtents of p, or null. */
-  nearestPoint(p: Vec3Like, opts: QueryOptions = {}): { point: Vec3; ref: number } | null {
-    return this.#query(opts, (w, q, f, half) => w.findNearest(q, f, vec(p), half));
+  nearestPoint(p: Vec3Like, opts?: QueryOptions): { point: Vec3; ref: number } | null {
+    this.#live();
+    const c = vec3(at('nearestPoint', 'p'), p);
+    return this.#query('nearestPoint', opts, (w, q, f, half) => w.findNearest(q, f, c, half));
   }
 
   /** Walks a straight line over the surface from start toward end; null when start is not on the navmesh. */
-  raycast(start: Vec3Like, end: Vec3Like, opts: QueryOptions = {}): RaycastResult | null {
-    return this.#query(opts, (w, q, f, half) => {
-      const s = vec(start);
-      const e = vec(end);
+  raycast(start: Vec3Like, end: Vec3Like, opts?: QueryOptions): RaycastResult | null {
+    this.#live();
+    const s = vec3(at('raycast', 'start'), start);
+    const e = vec3(at('raycast', 'end'), end);
+    return this.#query('raycast', opts, (w, q, f, half) => {
       const from = w.findNearest(q, f, s, half);
       if (!from) return null;
       const r = w.raycast(q, f, from.ref, s, e);
@@ -390,15 +420,18 @@ export class NavMesh {
    * starts from seed 0 and continues from call to call; opts.seed (or seedRandom) restarts it.
    * null when the navmesh is empty (or center is not on it).
    */
-  randomPoint(opts: RandomPointOptions = {}): Vec3 | null {
-    if (opts.seed !== undefined) this.seedRandom(opts.seed);
-    return this.#query(opts, (w, q, f, half) => {
+  randomPoint(options?: RandomPointOptions): Vec3 | null {
+    this.#live();
+    const opts = optionsObject<RandomPointOptions>(at('randomPoint', 'options'), options);
+    const c = opts.center == null ? null : vec3(at('randomPoint', 'options.center'), opts.center);
+    const radius = opts.radius == null ? 1 : f32(at('randomPoint', 'options.radius'), opts.radius);
+    if (opts.seed != null) this.#rng = seedOf(at('randomPoint', 'options.seed'), opts.seed);
+    return this.#query('randomPoint', opts, (w, q, f, half) => {
       let around;
-      if (opts.center !== undefined) {
-        const c = vec(opts.center);
+      if (c) {
         const from = w.findNearest(q, f, c, half);
         if (!from) return null;
-        around = { ref: from.ref, center: c, radius: opts.radius ?? 1 };
+        around = { ref: from.ref, center: c, radius };
       }
       const r = w.randomPoint(q, f, this.#rng, around);
       this.#rng = r.rng;
@@ -409,24 +442,28 @@ export class NavMesh {
   /** Restarts randomPoint's sequence. */
   seedRandom(seed: number | bigint): void {
     this.#live();
-    this.#rng = seedOf(seed);
+    this.#rng = seedOf(at('seedRandom', 'seed'), seed);
   }
 
   /** Moves from start toward end along the surface, sliding along walls; where it stops, or null off the mesh. */
-  moveAlong(start: Vec3Like, end: Vec3Like, opts: QueryOptions = {}): Vec3 | null {
-    return this.#query(opts, (w, q, f, half) => {
-      const s = vec(start);
+  moveAlong(start: Vec3Like, end: Vec3Like, opts?: QueryOptions): Vec3 | null {
+    this.#live();
+    const s = vec3(at('moveAlong', 'start'), start);
+    const e = vec3(at('moveAlong', 'end'), end);
+    return this.#query('moveAlong', opts, (w, q, f, half) => {
       const from = w.findNearest(q, f, s, half);
-      return from ? w.moveAlong(q, f, from.ref, s, vec(end)) : null;
+      return from ? w.moveAlong(q, f, from.ref, s, e) : null;
     });
   }
 
   /** Distance from center to the nearest wall within maxRadius; null when center is not on the navmesh. */
-  distanceToWall(center: Vec3Like, maxRadius: number, opts: QueryOptions = {}): WallDistance | null {
-    return this.#query(opts, (w, q, f, half) => {
-      const c = vec(center);
+  distanceToWall(center: Vec3Like, maxRadius: number, opts?: QueryOptions): WallDistance | null {
+    this.#live();
+    const c = vec3(at('distanceToWall', 'center'), center);
+    const r = f32(at('distanceToWall', 'maxRadius'), maxRadius);
+    return this.#query('distanceToWall', opts, (w, q, f, half) => {
       const from = w.findNearest(q, f, c, half);
-      return from ? w.distanceToWall(q, f, from.ref, c, maxRadius) : null;
+      return from ? w.distanceToWall(q, f, from.ref, c, r) : null;
     });
   }
 
@@ -439,7 +476,7 @@ export class NavMesh {
   /** Changes a polygon's flags (e.g. close a door: queries whose filter excludes the flag avoid it). */
   setPolygonFlags(ref: number, flags: number): void {
     const h = this.#live();
-    h.w.setPolygonFlags(h.nav, ref, flags);
+    h.w.setPolygonFlags(h.nav, intIn(at('setPolygonFlags', 'ref'), ref, 0, 0xffffffff), intIn(at('setPolygonFlags', 'flags'), flags, 0, 0xffff));
   }
 
   /** The walkable surface (detail triangles) as indexed triangles, e.g. for a three.js BufferGeometry. */
@@ -454,8 +491,11 @@ export class NavMesh {
     return h;
   }
 
-  #query<T>(opts: QueryOptions, fn: (w: Wasm, q: number, filter: number, half: ArrayLike<number>) => T): T {
+  #query<T>(method: string, options: QueryOptions | undefined, fn: (w: Wasm, q: number, filter: number, half: ArrayLike<number>) => T): T {
     const h = this.#live();
+    const opts = optionsObject<QueryOptions>(at(method, 'options'), options);
+    const half = opts.halfExtents == null ? DEFAULT_HALF_EXTENTS : vec3(at(method, 'options.halfExtents'), opts.halfExtents);
+    const filter = opts.filter == null ? null : queryFilter(at(method, 'options.filter'), opts.filter);
     // The pool grows with the navmesh (tiles added by a tiled bake, loadTile...); it is never shrunk.
     const nodes = queryNodesFor(h.w.polyCount(h.nav));
     if (h.query && nodes > h.queryNodes) {
@@ -466,12 +506,11 @@ export class NavMesh {
       h.query = h.w.queryCreate(h.nav, nodes);
       h.queryNodes = nodes;
     }
-    const half = opts.halfExtents ? vec(opts.halfExtents) : DEFAULT_HALF_EXTENTS;
-    if (!opts.filter) {
+    if (!filter) {
       if (!h.filter) h.filter = h.w.filterCreate();
       return fn(h.w, h.query, h.filter, half);
     }
-    const f = h.w.filterCreate(opts.filter);
+    const f = h.w.filterCreate(filter);
     try {
       return fn(h.w, h.query, f, half);
     } finally {

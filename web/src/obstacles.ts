@@ -5,6 +5,7 @@
  * volume's bounds; update() rebuilds exactly those tiles from their caches (nb_tile_rebuild, in the worker pool or
  * on this thread) and swaps them in all at once.
  */
+import { intIn, optionsObject, workerCount } from './args.js';
 import { NavBakeError } from './errors.js';
 import { sharedPool, workersAvailable, type TaskHandle } from './pool.js';
 import { wasmModule } from './runtime.js';
@@ -12,7 +13,7 @@ import { overlapsXZ, volumeData, type Volume, type VolumeData } from './volumes.
 import type { NavmeshParams, Wasm } from './wasm.js';
 
 export interface UpdateOptions {
-  /** Workers to rebuild in; `false` rebuilds on the calling thread. @default the bake's `workers` option */
+  /** Workers to rebuild in (1..64); `false` rebuilds on the calling thread. @default the bake's `workers` option */
   workers?: number | false;
 }
 
@@ -102,7 +103,9 @@ export class TileCaches {
    * Rebuilds the tiles dirtied by the changes made so far into nav, with the obstacles as they are now; changes
    * made later wait for the next call. Calls run one after another.
    */
-  update(nav: () => number, opts: UpdateOptions = {}): Promise<ObstacleUpdate> {
+  update(nav: () => number, options?: UpdateOptions): Promise<ObstacleUpdate> {
+    const opts = optionsObject<UpdateOptions>('navbake.update: options', options);
+    workerCount('navbake.update: options.workers', opts.workers);
     const upTo = this.generation;
     const obstacles = [...this.obstacles.values()]; // id order: later ones win where they overlap
     const run = this.chain.then(() => this.rebuild(nav, opts, upTo, obstacles));
@@ -111,7 +114,7 @@ export class TileCaches {
   }
 
   private find(fn: string, id: number): VolumeData {
-    const v = this.obstacles.get(id);
+    const v = this.obstacles.get(intIn(`navbake.${fn}: id`, id, 1, Number.MAX_SAFE_INTEGER));
     if (!v) throw new NavBakeError('NB_ERR_NOT_FOUND', `navbake.${fn}: no obstacle with id ${id}`);
     return v;
   }
@@ -135,9 +138,6 @@ export class TileCaches {
     // A tile dirtied again after the call waits for the next update (it needs the later obstacles).
     const jobs = [...this.pending].filter(([, g]) => g <= upTo).sort((a, b) => a[0] - b[0]);
     const workers = opts.workers === undefined ? this.workers : opts.workers;
-    if (workers !== false && !(Number.isInteger(workers) && workers >= 1)) {
-      throw new NavBakeError('NB_ERR_INVALID_ARG', `navbake.update: options.workers must be false or an integer >= 1 (got ${workers})`);
-    }
     const inputs = jobs.map(([k]) => {
       const box = this.box(k);
       return { k, cache: this.caches.get(k)!, obstacles: obstacles.filter((o) => overlapsXZ(o.bounds, box)) };

@@ -28,6 +28,7 @@ import {
   Vector3,
   type ColorRepresentation,
 } from 'three';
+import { func, num, numericArray, optionsObject, shown, invalid } from './args.js';
 import { NavBakeError } from './errors.js';
 // Types only: importing navbake/three never loads the wasm module.
 import type { NavMesh } from './navmesh.js';
@@ -91,8 +92,14 @@ function drawRange(g: BufferGeometry): [number, number] {
  * a transform mirrors (negative determinant), the triangles are turned over so that floors still face up, as
  * three.js draws them.
  */
-export function geometryFromObject3D(root: Object3D, options: GeometryFromObject3DOptions = {}): Object3DGeometry {
-  const { skipInvisible = false, filter, area } = options;
+export function geometryFromObject3D(root: Object3D, opts?: GeometryFromObject3DOptions): Object3DGeometry {
+  if (!(root as Partial<Object3D> | null)?.isObject3D) {
+    throw invalid(`navbake/three: geometryFromObject3D: root must be a three.js Object3D (got ${shown(root)})`);
+  }
+  const options = optionsObject<GeometryFromObject3DOptions>('navbake/three: geometryFromObject3D: options', opts);
+  const { skipInvisible = false } = options;
+  const filter = func<(mesh: Mesh) => boolean>('navbake/three: geometryFromObject3D: options.filter', options.filter);
+  const area = func<(mesh: Mesh) => number | undefined>('navbake/three: geometryFromObject3D: options.area', options.area);
   root.updateWorldMatrix(true, true);
   const parts: MeshPart[] = [];
   let nverts = 0;
@@ -191,6 +198,7 @@ const GOLDEN = 0.618033988749895;
  * golden ratio, so neighbouring ids look clearly different and an id keeps its colour everywhere.
  */
 export function areaColor(area: number, target: Color = new Color()): Color {
+  num('navbake/three: areaColor: area', area);
   if (area === 63) return target.setRGB(0, 0.75, 1, 'srgb');
   return target.setHSL((area * GOLDEN) % 1, 0.7, 0.55, 'srgb');
 }
@@ -231,9 +239,10 @@ export class NavMeshHelper extends Object3D {
   readonly edges: LineSegments<BufferGeometry, LineBasicMaterial>;
   readonly #options: NavMeshHelperOptions;
 
-  constructor(navmesh: NavMeshSource, options: NavMeshHelperOptions = {}) {
+  constructor(navmesh: NavMeshSource, opts?: NavMeshHelperOptions) {
     super();
-    this.navmesh = navmesh;
+    const options = optionsObject<NavMeshHelperOptions>('navbake/three: NavMeshHelper: options', opts);
+    this.navmesh = navmeshSource(navmesh);
     this.#options = options;
     const opacity = options.opacity ?? 0.5;
     this.mesh = new Mesh(
@@ -261,6 +270,7 @@ export class NavMeshHelper extends Object3D {
 
   /** Rebuilds the drawing from the navmesh (after setPolygonFlags, a new bake...), or from another navmesh. */
   update(navmesh: NavMeshSource = this.navmesh): this {
+    navmeshSource(navmesh);
     const surface = navmesh.toGeometry();
     const polys = navmesh.polygons();
     this.navmesh = navmesh;
@@ -410,6 +420,14 @@ export interface PathHelperOptions {
   lift?: number;
 }
 
+function navmeshSource(n: NavMeshSource): NavMeshSource {
+  const m = n as Partial<NavMeshSource> | null;
+  if (typeof m?.toGeometry !== 'function' || typeof m?.polygons !== 'function') {
+    throw invalid(`navbake/three: NavMeshHelper needs a NavMesh (got ${shown(n)})`);
+  }
+  return n;
+}
+
 /** A path (e.g. findPath(...).points) as a three.js line through its points, with a marker on each point. */
 export class PathHelper extends Object3D {
   readonly isPathHelper = true;
@@ -420,9 +438,10 @@ export class PathHelper extends Object3D {
   /** points: xyz per point (a PathResult works too). */
   constructor(
     points: ArrayLike<number> | { points: Float32Array } = new Float32Array(0),
-    options: PathHelperOptions = {},
+    opts?: PathHelperOptions,
   ) {
     super();
+    const options = optionsObject<PathHelperOptions>('navbake/three: PathHelper: options', opts);
     const color = options.color ?? 0xff3366;
     this.line = new Line(new BufferGeometry(), new LineBasicMaterial({ color, depthTest: false }));
     this.points = new Points(
@@ -441,15 +460,14 @@ export class PathHelper extends Object3D {
   /** Shows another path (xyz per point, or a PathResult); an empty one hides the line. */
   setPath(points: ArrayLike<number> | { points: Float32Array }): this {
     // A PathResult has a numeric `length` too (the path's): tell it apart by being neither array nor view.
-    const src: ArrayLike<number> =
-      ArrayBuffer.isView(points) || Array.isArray(points)
-        ? (points as ArrayLike<number>)
+    const src: unknown =
+      ArrayBuffer.isView(points) || Array.isArray(points) || points == null || typeof points !== 'object'
+        ? points
         : (points as { points: Float32Array }).points;
-    if (src.length % 3 !== 0) {
-      const got = `got ${src.length}`;
-      throw new NavBakeError('NB_ERR_INVALID_ARG', `navbake/three: a path needs 3 numbers per point (${got})`);
+    const xyz = numericArray('navbake/three: PathHelper: points', src, (n) => new Float32Array(n), () => true, 'a number');
+    if (xyz.length % 3 !== 0) {
+      throw new NavBakeError('NB_ERR_INVALID_ARG', `navbake/three: a path needs 3 numbers per point (got ${xyz.length})`);
     }
-    const xyz = Float32Array.from(src);
     const geometry = (data: Float32Array) => {
       const g = new BufferGeometry();
       g.setAttribute('position', new BufferAttribute(data, 3));

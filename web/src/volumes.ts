@@ -4,7 +4,7 @@
  * C structs (nb_volume, nb_offmesh_link). Bounds are computed in float32 exactly as C's nb_volume_bounds does, so
  * the tiles an obstacle dirties here are the tiles C would dirty.
  */
-import { NavBakeError } from './errors.js';
+import { f32, intIn, invalid, vec3 } from './args.js';
 import type { Vec3Like } from './navmesh.js';
 
 /** An axis-aligned box: the walkable spans whose floor lies inside get `area`. */
@@ -74,38 +74,6 @@ export interface VolumeData {
 
 /** nb_offmesh_link, 36 bytes each, little-endian (written straight into the wasm heap). */
 export const LINK_SIZE = 36;
-
-function invalid(message: string): NavBakeError {
-  return new NavBakeError('NB_ERR_INVALID_ARG', message);
-}
-
-function num(where: string, v: unknown): number {
-  if (typeof v !== 'number') throw invalid(`${where} must be a number (got ${v === null ? 'null' : typeof v})`);
-  if (!Number.isFinite(v)) throw new NavBakeError('NB_ERR_NONFINITE', `${where} must be finite (got ${v})`);
-  return v;
-}
-
-function f32(where: string, v: unknown): number {
-  const x = Math.fround(num(where, v));
-  if (!Number.isFinite(x)) throw new NavBakeError('NB_ERR_NONFINITE', `${where} overflows float32 (got ${v})`);
-  return x;
-}
-
-function vec3(where: string, v: unknown): [number, number, number] {
-  if (v === null || typeof v !== 'object') throw invalid(`${where} must be a point [x, y, z] or { x, y, z }`);
-  const a = v as ArrayLike<number> & { x?: number; y?: number; z?: number };
-  if (typeof a.length === 'number') {
-    if (a.length < 3) throw invalid(`${where} must have 3 coordinates (got ${a.length})`);
-    return [f32(`${where}[0]`, a[0]), f32(`${where}[1]`, a[1]), f32(`${where}[2]`, a[2])];
-  }
-  return [f32(`${where}.x`, a.x), f32(`${where}.y`, a.y), f32(`${where}.z`, a.z)];
-}
-
-function intIn(where: string, v: unknown, lo: number, hi: number): number {
-  const x = num(where, v);
-  if (!Number.isInteger(x) || x < lo || x > hi) throw invalid(`${where} must be an integer ${lo}..${hi} (got ${x})`);
-  return x;
-}
 
 const min32 = (a: number, b: number) => (a < b ? a : b);
 const max32 = (a: number, b: number) => (a > b ? a : b);

@@ -53,8 +53,11 @@ async function readBytes(url: URL): Promise<ArrayBuffer | Uint8Array> {
 
 /** Fetches (or reads) and compiles the wasm. Streaming compilation where the server sends application/wasm. */
 export async function compileWasm(opts: InitOptions = {}): Promise<WebAssembly.Module> {
-  if (opts.wasmModule) return opts.wasmModule;
   try {
+    if (opts.wasmModule) {
+      if (!(opts.wasmModule instanceof WebAssembly.Module)) throw new Error('options.wasmModule is not a WebAssembly.Module');
+      return opts.wasmModule;
+    }
     if (opts.wasmBinary) {
       const b = opts.wasmBinary;
       const bytes = b instanceof ArrayBuffer ? new Uint8Array(b) : new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
@@ -808,7 +811,7 @@ export class Wasm {
           typeof (cost as ArrayLike<number>).length === 'number'
             ? Array.from(cost as ArrayLike<number>, (c, i) => [String(i), c])
             : Object.entries(cost);
-        for (const [k, c] of entries) this.m._nbw_filter_set_cost(p, Number(k), c);
+        for (const [k, c] of entries) if (c !== undefined) this.m._nbw_filter_set_cost(p, Number(k), c); // a hole: cost 1
       }
       this.m._nbw_filter_set_flags(p, f.includeFlags ?? 0xffff, f.excludeFlags ?? 0);
     }

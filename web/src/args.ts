@@ -1,0 +1,125 @@
+/**
+ * Argument checks of the public API. Plain JavaScript callers (and `any`) can pass anything; each check either
+ * returns the value in the form the wasm layer takes or throws a NavBakeError naming the argument and what is
+ * wrong with it (`where` is the name used in the message, e.g. "navbake: NavMesh.findPath: start"). Without
+ * them, a wrong type surfaced as a TypeError from deep inside, or was silently converted: NaN to 0 in an index
+ * array, 65536 to 0 in a flags field.
+ */
+import { NavBakeError } from './errors.js';
+
+/** Most workers one call may use: beyond this, worker start-up and memory (a wasm instance each) only cost. */
+export const MAX_WORKERS = 64;
+
+export function invalid(message: string): NavBakeError {
+  return new NavBakeError('NB_ERR_INVALID_ARG', message);
+}
+
+/** A value as messages show it: the number itself, or its kind. */
+export function shown(v: unknown): string {
+  if (v === null) return 'null';
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  if (typeof v === 'bigint') return `${v}n (a bigint)`;
+  if (typeof v === 'string') return JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}...` : v);
+  if (typeof v === 'object') return (v as object).constructor?.name ?? 'an object';
+  return typeof v;
+}
+
+export function num(where: string, v: unknown): number {
+  if (typeof v !== 'number') throw invalid(`${where} must be a number (got ${shown(v)})`);
+  if (!Number.isFinite(v)) throw new NavBakeError('NB_ERR_NONFINITE', `${where} must be finite (got ${v})`);
+  return v;
+}
+
+/** A finite number that stays finite in float32 (the C side's type). */
+export function f32(where: string, v: unknown): number {
+  const x = Math.fround(num(where, v));
+  if (!Number.isFinite(x)) throw new NavBakeError('NB_ERR_NONFINITE', `${where} overflows float32 (got ${v})`);
+  return x;
+}
+
+/** A point: [x, y, z] (any array-like of 3 or more numbers) or { x, y, z }, each finite in float32. */
+export function vec3(where: string, v: unknown): [number, number, number] {
+  if (v === null || typeof v !== 'object') throw invalid(`${where} must be a point [x, y, z] or { x, y, z } (got ${shown(v)})`);
+  const a = v as ArrayLike<unknown> & { x?: unknown; y?: unknown; z?: unknown };
+  if (typeof a.length === 'number') {
+    if (a.length < 3) throw invalid(`${where} must have 3 coordinates (got ${a.length})`);
+    return [f32(`${where}[0]`, a[0]), f32(`${where}[1]`, a[1]), f32(`${where}[2]`, a[2])];
+  }
+  return [f32(`${where}.x`, a.x), f32(`${where}.y`, a.y), f32(`${where}.z`, a.z)];
+}
+
+export function intIn(where: string, v: unknown, lo: number, hi: number): number {
+  if (typeof v !== 'number') throw invalid(`${where} must be an integer ${lo}..${hi} (got ${shown(v)})`);
+  if (!Number.isInteger(v) || v < lo || v > hi) throw invalid(`${where} must be an integer ${lo}..${hi} (got ${v})`);
+  return v;
+}
+
+/** An options object: undefined and null mean none given. */
+export function optionsObject<T extends object>(where: string, v: unknown): T {
+  if (v == null) return {} as T;
+  if (typeof v !== 'object') throw invalid(`${where} must be an object (got ${shown(v)})`);
+  return v as T;
+}
+
+export function func<F>(where: string, v: unknown): F | undefined {
+  if (v == null) return undefined;
+  if (typeof v !== 'function') throw invalid(`${where} must be a function (got ${shown(v)})`);
+  return v as F;
+}
+
+/** An AbortSignal (or anything shaped like one: aborted, reason, addEventListener, removeEventListener). */
+export function abortSignal(where: string, v: unknown): AbortSignal | undefined {
+  if (v == null) return undefined;
+  const s = v as Partial<AbortSignal>;
+  if (typeof v !== 'object' || typeof s.addEventListener !== 'function' || typeof s.removeEventListener !== 'function' || !('aborted' in s)) {
+    throw invalid(`${where} must be an AbortSignal (got ${shown(v)})`);
+  }
+  return v as AbortSignal;
+}
+
+/** options.workers: false, or how many workers (1..MAX_WORKERS); undefined when not given. */
+export function workerCount(where: string, v: unknown): number | false | undefined {
+  if (v === undefined || v === false) return v;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > MAX_WORKERS) {
+    throw invalid(`${where} must be false or an integer 1..${MAX_WORKERS} (got ${shown(v)})`);
+  }
+  return v;
+}
+
+/** Bytes: a Uint8Array (a Node Buffer is one), any other typed array or DataView (its bytes), an ArrayBuffer. */
+export function bytes(where: string, v: unknown): Uint8Array {
+  if (v instanceof Uint8Array) return v;
+  if (ArrayBuffer.isView(v)) return new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
+  if (v instanceof ArrayBuffer || (typeof SharedArrayBuffer !== 'undefined' && v instanceof SharedArrayBuffer)) {
+    return new Uint8Array(v);
+  }
+  throw invalid(`${where} must be a Uint8Array or an ArrayBuffer (got ${shown(v)})`);
+}
+
+type NumericArray = Float32Array | Uint32Array | Uint16Array | Uint8Array;
+
+/**
+ * A numeric array of the given type. `make` builds it from any other array-like after checking each element:
+ * `ok` says whether a number is acceptable (else the message says `expect`). Typed arrays of another number type
+ * go through the same check; bigint arrays and non-array values are refused.
+ */
+export function numericArray<T extends NumericArray>(
+  where: string,
+  v: unknown,
+  make: (n: number) => T,
+  ok: (x: number) => boolean,
+  expect: string,
+): T {
+  if (v === null || typeof v !== 'object' || v instanceof DataView || typeof (v as ArrayLike<unknown>).length !== 'number') {
+    throw invalid(`${where} must be a typed array or an array of numbers (got ${shown(v)})`);
+  }
+  if (v instanceof BigInt64Array || v instanceof BigUint64Array) throw invalid(`${where} must hold numbers, not bigints`);
+  const a = v as ArrayLike<unknown>;
+  const out = make(a.length);
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i];
+    if (typeof x !== 'number' || !ok(x)) throw invalid(`${where}[${i}] must be ${expect} (got ${shown(x)})`);
+    out[i] = x;
+  }
+  return out;
+}
