@@ -328,6 +328,50 @@ describe('navbake (Node) glTF errors', () => {
       expect(r.stderr, name).toMatch(message);
     }
   });
+
+  it('accessors, views and buffers past their data, a missing .bin, a .glb without its magic: exit 2, naming each', async () => {
+    // a floor of two triangles whose JSON is then broken in one place
+    const base = () => ({
+      asset: { version: '2.0' },
+      buffers: [{ uri: `data:application/octet-stream;base64,${Buffer.alloc(48 + 24).toString('base64')}`, byteLength: 72 }],
+      bufferViews: [
+        { buffer: 0, byteOffset: 0, byteLength: 48 },
+        { buffer: 0, byteOffset: 48, byteLength: 24 },
+      ],
+      accessors: [
+        { bufferView: 0, componentType: 5126, count: 4, type: 'VEC3' },
+        { bufferView: 1, componentType: 5125, count: 6, type: 'SCALAR' },
+      ],
+      meshes: [{ primitives: [{ attributes: { POSITION: 0 }, indices: 1 }] }],
+      nodes: [{ mesh: 0 }],
+      scenes: [{ nodes: [0] }],
+    });
+    type Gltf = ReturnType<typeof base>;
+    const broken = (name: string, edit: (g: Gltf) => void) => {
+      const g = base();
+      edit(g);
+      return file(name, JSON.stringify(g));
+    };
+    // the intact file is read (every vertex at the origin: nothing walkable, but no error about the file)
+    expect(navbake(['bake', broken('intact.gltf', () => {})]).stderr).not.toMatch(/glTF/);
+    const cases: [string, RegExp][] = [
+      // @gltf-transform read these past the end of the buffer (into other memory) or shortened them, and the
+      // tool baked whatever came out
+      [broken('count.gltf', (g) => (g.accessors[0].count = 1e9)), /count\.gltf: corrupt glTF: accessor 0 \(1000000000 x VEC3\) needs 12000000000 bytes of buffer view 0, which has 48/],
+      [broken('offset.gltf', (g) => Object.assign(g.accessors[1], { byteOffset: 4 })), /accessor 1 \(6 x SCALAR\) needs 28 bytes of buffer view 1, which has 24/],
+      [broken('view.gltf', (g) => (g.bufferViews[1].byteLength = 1000)), /buffer view 1 \(bytes 48\.\.1048\) does not fit in buffer 0 \(72 bytes\)/],
+      [broken('buffer.gltf', (g) => (g.buffers[0].byteLength = 100)), /buffer 0 declares 100 bytes, its data has 72/],
+      [broken('type.gltf', (g) => (g.accessors[0].type = 'VEC7')), /accessor 0: componentType 5126 \/ type VEC7 is not a glTF layout/],
+      [broken('bin.gltf', (g) => (g.buffers[0].uri = 'level.bin')), /bin\.gltf: cannot read glTF: level\.bin: no such file/],
+      [file('random.glb', Buffer.from([0x80, 0x81, 0x00, 0x7f, 0xff, 0x22])), /random\.glb: not a binary glTF \(\.glb\): it does not start with 'glTF'/],
+    ];
+    for (const [path, message] of cases) {
+      const r = navbake(['bake', path]);
+      expect(r.status, path).toBe(2);
+      expect(r.stderr, path).toMatch(message);
+      expect(r.stderr, path).not.toMatch(/[^\x20-\x7e\n]/); // nothing unprintable in the terminal
+    }
+  });
 });
 
 describe('navbake (Node) render', () => {
@@ -447,7 +491,7 @@ describe('navbake (Node) flags and errors', () => {
       [['bake', dungeon, '--cell-sise', '1'], /unknown option --cell-sise/],
       [['bake', dungeon, '--agent-radius', 'wide'], /--agent-radius needs a number \(got 'wide'\)/],
       [['bake', dungeon, '--agent-radius'], /--agent-radius needs a value/],
-      [['bake', dungeon, '--workers', '-1'], /--workers must be 0\.\.256/],
+      [['bake', dungeon, '--workers', '-1'], /--workers must be 0\.\.64/],
       [['path', baked, '--from', '1,2', '--to', '1,2,3'], /--from needs x,y,z \(got '1,2'\)/],
       [['path', baked, '--from', '1,2,3'], /path needs --from x,y,z and --to x,y,z/],
       [['query', baked], /query needs --pairs N/],

@@ -181,7 +181,7 @@ export function parseArgs(argv: readonly string[]): Options {
         o.pairsFile = value();
         break;
       case 'workers': {
-        const n = parseInteger(flag, value(), 0, 256);
+        const n = parseInteger(flag, value(), 0, 64); // the package takes 1..64 workers
         o.workers = n === 0 ? false : n;
         break;
       }

@@ -1,6 +1,8 @@
 // glTF 2.0 (.gltf with its buffers, or .glb) through @gltf-transform/core: every triangle primitive of every
 // mesh in the default scene, in world space.
-import type { Accessor, Document, Node } from '@gltf-transform/core';
+import { open } from 'node:fs/promises';
+import { dirname, relative, resolve } from 'node:path';
+import type { Accessor, Document, JSONDocument, Node } from '@gltf-transform/core';
 import { describeFsError, InputError } from './errors.js';
 import type { Triangles } from './obj.js';
 
@@ -56,16 +58,78 @@ function label(node: Node, meshName: string, p: number): string {
   return `${n}, ${m}, primitive ${p}`;
 }
 
+// glTF accessor layout: bytes per component (by componentType) and components per element (by type).
+const COMPONENT_BYTES: Readonly<Record<number, number>> = { 5120: 1, 5121: 1, 5122: 2, 5123: 2, 5125: 4, 5126: 4 };
+const COMPONENTS: Readonly<Record<string, number>> = { SCALAR: 1, VEC2: 2, VEC3: 3, VEC4: 4, MAT2: 4, MAT3: 9, MAT4: 16 };
+const GLB_BUFFER = '@glb.bin'; // where @gltf-transform keeps a .glb's binary chunk among the resources
+
+/**
+ * Every accessor's elements must lie inside its buffer view, and every view inside its buffer, whose data must
+ * be there. @gltf-transform does not check this: it reads past the end of a short buffer (into whatever memory
+ * follows) or silently shortens the accessor, so a corrupt file baked into a wrong, often empty, navmesh.
+ * Returns what is wrong, or null.
+ */
+function layoutProblem(doc: JSONDocument): string | null {
+  const { json, resources } = doc;
+  const buffers = json.buffers ?? [];
+  const views = json.bufferViews ?? [];
+  const int = (v: unknown) => typeof v === 'number' && Number.isInteger(v) && v >= 0;
+  for (const [i, b] of buffers.entries()) {
+    const data = b.uri !== undefined ? resources[b.uri] : resources[GLB_BUFFER];
+    if (!int(b.byteLength)) return `buffer ${i}: byteLength ${b.byteLength} is not a size`;
+    if (!data) return `buffer ${i}: no data`;
+    if (data.byteLength < b.byteLength) return `buffer ${i} declares ${b.byteLength} bytes, its data has ${data.byteLength}`;
+  }
+  for (const [i, v] of views.entries()) {
+    const b = buffers[v.buffer];
+    if (!b) return `buffer view ${i}: no buffer ${v.buffer}`;
+    const off = v.byteOffset ?? 0;
+    if (!int(off) || !int(v.byteLength) || off + v.byteLength > b.byteLength) {
+      return `buffer view ${i} (bytes ${off}..${off + v.byteLength}) does not fit in buffer ${v.buffer} (${b.byteLength} bytes)`;
+    }
+  }
+  for (const [i, a] of (json.accessors ?? []).entries()) {
+    const size = COMPONENT_BYTES[a.componentType] * COMPONENTS[a.type];
+    if (!(size > 0)) return `accessor ${i}: componentType ${a.componentType} / type ${a.type} is not a glTF layout`;
+    if (!int(a.count)) return `accessor ${i}: count ${a.count} is not a count`;
+    if (a.bufferView === undefined) continue; // all zeros (or sparse): nothing to read
+    const v = views[a.bufferView];
+    if (!v) return `accessor ${i}: no buffer view ${a.bufferView}`;
+    const stride = v.byteStride ?? size;
+    const off = a.byteOffset ?? 0;
+    const end = a.count === 0 ? off : off + stride * (a.count - 1) + size;
+    if (!int(off) || !int(stride) || end > v.byteLength) {
+      return `accessor ${i} (${a.count} x ${a.type}) needs ${end} bytes of buffer view ${a.bufferView}, which has ${v.byteLength}`;
+    }
+  }
+  return null;
+}
+
+/** A library message fit for a terminal: a .glb that is not one made JSON.parse quote its binary bytes. */
+const printable = (s: string) => s.replace(/[^\x20-\x7e]/g, '?');
+
 /** Reads a .gltf or .glb file. Throws InputError (exit 2) for anything unreadable or without triangles. */
 export async function readGltf(file: string): Promise<Triangles> {
   const { NodeIO } = await import('@gltf-transform/core');
+  const io = new NodeIO();
   let doc: Document;
   try {
-    doc = await new NodeIO().read(file);
+    const jsonDoc = await io.readAsJSON(file);
+    const problem = layoutProblem(jsonDoc);
+    if (problem) throw new InputError(`${file}: corrupt glTF: ${problem}`);
+    doc = await io.readJSON(jsonDoc);
   } catch (e) {
+    if (e instanceof InputError) throw e;
     const err = e as NodeJS.ErrnoException;
-    const why = err?.code ? describeFsError(e) : (err?.message ?? String(e));
-    throw new InputError(`${file}: cannot read glTF: ${why}`);
+    if (err?.code) {
+      // a buffer or image the .gltf refers to: name it
+      const other = err.path && resolve(err.path) !== resolve(file) ? `${relative(dirname(resolve(file)), err.path)}: ` : '';
+      throw new InputError(`${file}: cannot read glTF: ${other}${describeFsError(e)}`);
+    }
+    if (/\.glb$/i.test(file) && !(await startsWithGlbMagic(file))) {
+      throw new InputError(`${file}: not a binary glTF (.glb): it does not start with 'glTF'`);
+    }
+    throw new InputError(`${file}: cannot read glTF: ${printable(err?.message ?? String(e))}`);
   }
   const root = doc.getRoot();
   const scene = root.getDefaultScene() ?? root.listScenes()[0];
@@ -132,4 +196,15 @@ export async function readGltf(file: string): Promise<Triangles> {
     throw new InputError(`${file}: no triangles in the ${root.getDefaultScene() ? 'default' : 'first'} scene`);
   }
   return { positions: pos.data.slice(0, pos.length), indices: tri.data.slice(0, tri.length) };
+}
+
+async function startsWithGlbMagic(file: string): Promise<boolean> {
+  const f = await open(file, 'r');
+  try {
+    const head = new Uint8Array(4);
+    await f.read(head, 0, 4, 0);
+    return String.fromCharCode(...head) === 'glTF';
+  } finally {
+    await f.close();
+  }
 }
