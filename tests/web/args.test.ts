@@ -147,6 +147,27 @@ describe('bake and inspect', () => {
     for (const n of [typed, plain, u16]) n.dispose();
   });
 
+  it('arrays whose buffer was transferred away are refused by name (a second bake with transfer: true hung forever)', async () => {
+    const detached = <T extends ArrayBufferView>(a: T): T => {
+      structuredClone(a.buffer, { transfer: [a.buffer as ArrayBuffer] });
+      return a;
+    };
+    const mine = { positions: quad.positions.slice(), indices: quad.indices.slice() };
+    (await bake(mine, {}, { workers: 1, transfer: true })).dispose(); // hands both buffers to the worker
+    expect(mine.positions.length).toBe(0);
+    for (const workers of [1, false] as const) {
+      await expectCode(() => bake(mine, {}, { workers, transfer: true }), INVALID, /navbake\.bake: geometry\.positions is detached: its buffer was transferred/);
+      await expectCode(() => bake(mine, { tileSize: 16 }, { workers }), INVALID, /geometry\.positions is detached/);
+    }
+    await expectCode(() => bake({ positions: quad.positions, indices: detached(quad.indices.slice()) }, {}, {}), INVALID, /geometry\.indices is detached/);
+    await expectCode(() => bake({ ...quad, areas: detached(new Uint8Array(2)) }, {}, {}), INVALID, /geometry\.areas is detached/);
+    await expectCode(() => bake({ positions: detached(new Float64Array(12)) }, {}, {}), INVALID, /geometry\.positions is detached/);
+    await expectCode(() => NavMesh.load(detached(nav.save())), INVALID, /NavMesh\.load: bytes is detached/);
+    await expectCode(() => NavMesh.load(detached(nav.save()).buffer), INVALID, /NavMesh\.load: bytes is detached/);
+    // a zero-length array is not a detached one
+    await expectCode(() => bake({ positions: new Float32Array(0) }, {}, { workers: false }), 'NB_ERR_EMPTY_MESH', /no vertices|no triangles/);
+  });
+
   it('options: the object, signal, callbacks, workers (at most 64) and flags are checked before any work', async () => {
     await expectCode(() => bake(quad, {}, any(5)), INVALID, /navbake\.bake: options must be an object \(got 5\)/);
     await expectCode(() => bake(quad, {}, { signal: any({}) }), INVALID, /options\.signal must be an AbortSignal \(got Object\)/);

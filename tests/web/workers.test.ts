@@ -244,6 +244,20 @@ describe('a worker that dies', () => {
     expect(again.bytes).toEqual(solo);
     pool.terminate();
   });
+
+  it('a request whose transfer list holds a detached buffer rejects (Node would drop it silently: a task waiting forever)', async () => {
+    const w = await mainWasm();
+    const positions = dungeon.positions.slice();
+    structuredClone(positions.buffer, { transfer: [positions.buffer] }); // detach it
+    const pool = new BakePool(() => wasmModule(), 1);
+    const req = { positions, indices: dungeon.indices.slice(), areas: null, config: configValues(w.fields, {}) };
+    const e = await rejection(pool.run(req, [positions.buffer]).promise);
+    expect((e as NavBakeError).code).toBe('NB_ERR_WORKER');
+    expect((e as NavBakeError).message).toMatch(/could not be sent \(a buffer to transfer is detached\)/);
+    const again = await pool.run({ ...req, positions: dungeon.positions.slice() }, []).promise; // the pool carries on
+    expect(again.bytes).toEqual(solo);
+    pool.terminate();
+  });
 });
 
 describe('handleMessage (the worker body, without a worker)', () => {

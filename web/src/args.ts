@@ -86,10 +86,32 @@ export function workerCount(where: string, v: unknown): number | false | undefin
   return v;
 }
 
+/** Whether a buffer was detached (transferred to a worker or elsewhere): its contents are gone. */
+export function isDetached(b: ArrayBufferLike): boolean {
+  if (b.byteLength !== 0 || !(b instanceof ArrayBuffer)) return false;
+  const d = (b as { detached?: unknown }).detached; // ES2024; older engines: constructing a view over it throws
+  if (typeof d === 'boolean') return d;
+  try {
+    new Uint8Array(b);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+/** A typed array whose buffer was transferred away: refused by name (it reads as empty, or cannot be sent). */
+export function notDetached<T extends ArrayBufferView>(where: string, v: T): T {
+  if (isDetached(v.buffer)) {
+    throw invalid(`${where} is detached: its buffer was transferred (to a worker, e.g. by an earlier bake with transfer: true)`);
+  }
+  return v;
+}
+
 /** Bytes: a Uint8Array (a Node Buffer is one), any other typed array or DataView (its bytes), an ArrayBuffer. */
 export function bytes(where: string, v: unknown): Uint8Array {
-  if (v instanceof Uint8Array) return v;
-  if (ArrayBuffer.isView(v)) return new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
+  if (v instanceof Uint8Array) return notDetached(where, v);
+  if (ArrayBuffer.isView(v)) return new Uint8Array(notDetached(where, v).buffer, v.byteOffset, v.byteLength);
+  if (v instanceof ArrayBuffer && isDetached(v)) throw invalid(`${where} is detached: it was transferred`);
   if (v instanceof ArrayBuffer || (typeof SharedArrayBuffer !== 'undefined' && v instanceof SharedArrayBuffer)) {
     return new Uint8Array(v);
   }
@@ -114,6 +136,7 @@ export function numericArray<T extends NumericArray>(
     throw invalid(`${where} must be a typed array or an array of numbers (got ${shown(v)})`);
   }
   if (v instanceof BigInt64Array || v instanceof BigUint64Array) throw invalid(`${where} must hold numbers, not bigints`);
+  if (ArrayBuffer.isView(v)) notDetached(where, v);
   const a = v as ArrayLike<unknown>;
   const out = make(a.length);
   for (let i = 0; i < a.length; i++) {

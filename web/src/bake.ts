@@ -4,7 +4,7 @@
  * it, the same input gives a navmesh that saves to the same bytes.
  */
 import { configValues, type NavBakeConfig } from './config.js';
-import { abortSignal, func, invalid as invalidArg, numericArray, optionsObject, shown, vec3, workerCount } from './args.js';
+import { abortSignal, func, invalid as invalidArg, notDetached, numericArray, optionsObject, shown, vec3, workerCount } from './args.js';
 import { abortReason, NavBakeError } from './errors.js';
 import { hardwareThreads } from './env.js';
 import { adoptNavmesh, attachTileCaches, type NavMesh, type Vec3Like } from './navmesh.js';
@@ -99,7 +99,7 @@ export function meshInput(g: Geometry, who: string): { mesh: MeshInput; owned: S
     ok: (x: number) => boolean,
     expect: string,
   ): T => {
-    if (v instanceof type) return v;
+    if (v instanceof type) return notDetached(`${who}: geometry.${name}`, v);
     const out = numericArray(`${who}: geometry.${name}`, v, (n) => new type(n), ok, expect);
     owned.add(out);
     return out;

@@ -6,6 +6,7 @@
  * way the worker is dropped and a fresh one starts when work is waiting. Idle workers do not keep a Node
  * process alive.
  */
+import { isDetached } from './args.js';
 import { isNode, nodeImport } from './env.js';
 import { NavBakeError, type NavBakeErrorCode } from './errors.js';
 import type { BakeRequest, InspectRequest, ProgressReply, RebuildRequest, ResultReply, WorkerReply, WorkerRequest } from './protocol.js';
@@ -94,7 +95,12 @@ async function spawnPort(events: PortEvents): Promise<Port> {
     w.on('error', (e) => events.died(`it threw ${e?.message ?? e}`));
     w.on('exit', (code) => events.died(`it exited with code ${code}`));
     return {
-      post: (m, t) => w.postMessage(m, t),
+      post: (m, t) => {
+        // A browser throws a DataCloneError here; Node posts nothing and says nothing, and the task would wait
+        // forever. Fail alike: the caller drops the worker and rejects the task.
+        if (t?.some((b) => b instanceof ArrayBuffer && isDetached(b))) throw new Error('a buffer to transfer is detached');
+        w.postMessage(m, t);
+      },
       terminate: () => void w.terminate(),
       hold: (on) => (on ? w.ref() : w.unref()),
     };
