@@ -147,7 +147,10 @@ test-c: $(TEST_BIN)
 	done; \
 	echo "native: $$passed passed, $$failed failed"; [ $$failed -eq 0 ]
 
+# The tests and the demo are type-checked first (against the package's declarations), then the tests run.
 test-web: $(WASM_JS) $(WEB_JS) $(BUILD)/navbake node_modules/.npm-ok
+	npx tsc -p tsconfig.json
+	npx tsc -p demo/tsconfig.json --noEmit
 	npx vitest run
 
 # The packed tarball installed into a fresh Vite project (built, then run in Chromium) and a plain Node script.

@@ -128,7 +128,7 @@ describe('installed into a fresh Vite project', () => {
     // Served plain, then cross-origin isolated (COOP + COEP): a tiled bake then hands the workers the geometry
     // in shared memory; the navmesh must come out the same.
     const runs: Record<string, unknown>[] = [];
-    for (const headers of [{}, { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' }]) {
+    for (const headers of [{} as Record<string, string>, { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' }]) {
       runs.push(await loadPage(dir, headers));
     }
     expect(runs.map((r) => r.isolated)).toEqual([false, true]);

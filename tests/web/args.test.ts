@@ -163,7 +163,7 @@ describe('bake and inspect', () => {
     await expectCode(() => bake({ ...quad, areas: detached(new Uint8Array(2)) }, {}, {}), INVALID, /geometry\.areas is detached/);
     await expectCode(() => bake({ positions: detached(new Float64Array(12)) }, {}, {}), INVALID, /geometry\.positions is detached/);
     await expectCode(() => NavMesh.load(detached(nav.save())), INVALID, /NavMesh\.load: bytes is detached/);
-    await expectCode(() => NavMesh.load(detached(nav.save()).buffer), INVALID, /NavMesh\.load: bytes is detached/);
+    await expectCode(() => NavMesh.load(detached(nav.save()).buffer as ArrayBuffer), INVALID, /NavMesh\.load: bytes is detached/);
     // a zero-length array is not a detached one
     await expectCode(() => bake({ positions: new Float32Array(0) }, {}, { workers: false }), 'NB_ERR_EMPTY_MESH', /no vertices|no triangles/);
   });

@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bake, NavMesh, terminateWorkers, type Vec3Like } from '../../web/dist/index.js';
+import { bake, NavMesh, terminateWorkers, type Vec3 } from '../../web/dist/index.js';
 import { parseObj, runNative, type Mesh } from './helpers';
 
 const dir = mkdtempSync(join(tmpdir(), 'navbake-world-'));
@@ -27,7 +27,7 @@ function readBin(path: string): Mesh {
 }
 
 /** The navmesh point nearest a point of the world's xz square at fractions (fx, fz) of its side. */
-function at(n: NavMesh, fx: number, fz: number): Vec3Like {
+function at(n: NavMesh, fx: number, fz: number): Vec3 {
   const { origin, tileWidth } = n.params;
   const side = 36 * tileWidth; // the 1M world is 36 x 36 tiles of 64 cells
   const p = n.nearestPoint([origin[0] + fx * side, 0, origin[2] + fz * side], { halfExtents: [20, 100, 20] });
@@ -84,7 +84,7 @@ describe('the big world', () => {
       const r = nav.findPath(s, e);
       expect(r.status, `corner ${a} to corner ${b}`).toBe('complete');
       // across the 690 m square's diagonal, round buildings and hills: longer than the straight line
-      const straight = Math.hypot(Number(e[0]) - Number(s[0]), Number(e[2]) - Number(s[2]));
+      const straight = Math.hypot(e[0] - s[0], e[2] - s[2]);
       expect(straight).toBeGreaterThan(800);
       expect(r.length).toBeGreaterThan(straight);
       expect(r.length).toBeLessThan(straight * 1.2);

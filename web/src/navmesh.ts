@@ -207,8 +207,11 @@ export class NavMesh {
     registry.register(this, this.#h, this);
   }
 
-  /** Loads bytes written by save() (or the native tool). Rejects with NB_ERR_CORRUPT / NB_ERR_VERSION. */
-  static async load(data: Uint8Array | ArrayBuffer): Promise<NavMesh> {
+  /**
+   * Loads bytes written by save() (or the native tool): a Uint8Array (a Node Buffer), another view of them or
+   * an ArrayBuffer. Rejects with NB_ERR_CORRUPT / NB_ERR_VERSION.
+   */
+  static async load(data: Uint8Array | ArrayBuffer | ArrayBufferView): Promise<NavMesh> {
     const w = await mainWasm();
     return new NavMesh(ADOPT, w, w.load(bytesOf(at('load', 'bytes'), data)));
   }
@@ -240,7 +243,7 @@ export class NavMesh {
    * version, checksum) and the record lengths: NB_ERR_CORRUPT / NB_ERR_VERSION. The blobs themselves are
    * checked when loaded.
    */
-  static readTiles(fileBytes: Uint8Array | ArrayBuffer): { params: NavMeshParams; tiles: TileRecord[] } {
+  static readTiles(fileBytes: Uint8Array | ArrayBuffer | ArrayBufferView): { params: NavMeshParams; tiles: TileRecord[] } {
     return readNavmeshFile(bytesOf(at('readTiles', 'fileBytes'), fileBytes));
   }
 
@@ -271,7 +274,7 @@ export class NavMesh {
    * Validated first: NB_ERR_CORRUPT / NB_ERR_VERSION, NB_ERR_TOO_LARGE (maxTiles reached), and on any failure
    * the navmesh is unchanged. Polygon refs of a replaced tile become stale; paths (points) stay as they are.
    */
-  loadTile(data: Uint8Array | ArrayBuffer): void {
+  loadTile(data: Uint8Array | ArrayBuffer | ArrayBufferView): void {
     const h = this.#live();
     h.w.putTile(h.nav, bytesOf(at('loadTile', 'bytes'), data));
   }
@@ -374,10 +377,11 @@ export class NavMesh {
   }
 
   /**
-   * Many paths in one call: pairs holds n x (start xyz, end xyz). Status per pair is 0 none, 1 partial,
-   * 2 complete (PATH_STATUS names them); pair i's points are points[3 * offsets[i] .. 3 * offsets[i + 1]].
+   * Many paths in one call: pairs holds n x (start xyz, end xyz) (a Float32Array is used as it is; other arrays
+   * are copied into one). Status per pair is 0 none, 1 partial, 2 complete (PATH_STATUS names them); pair i's
+   * points are points[3 * offsets[i] .. 3 * offsets[i + 1]].
    */
-  findPaths(pairs: Float32Array, opts?: PathOptions): PathBatch {
+  findPaths(pairs: Float32Array | ArrayLike<number>, opts?: PathOptions): PathBatch {
     this.#live();
     const where = at('findPaths', 'pairs');
     const p = pairs instanceof Float32Array ? pairs : numericArray(where, pairs, (n) => new Float32Array(n), () => true, 'a number');
