@@ -2,7 +2,7 @@
 // several workers, progress, abort, a worker dying mid-job, and the worker body (handleMessage) on its own.
 // It reaches inside the package, so it imports the unbundled modules (build/web, what web/dist is bundled from).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bake, NavBakeError, NavMesh, terminateWorkers, type BakeProgress, type NavBakeConfig } from '../../build/web/index.js';
+import { bake, inspect, NavBakeError, NavMesh, terminateWorkers, type BakeProgress, type NavBakeConfig } from '../../build/web/index.js';
 import { handleMessage, WorkerExitRequest } from '../../build/web/bake.worker.js';
 import { configValues } from '../../build/web/config.js';
 import { BakePool, sharedPool } from '../../build/web/pool.js';
@@ -243,6 +243,19 @@ describe('a worker that dies', () => {
     const again = await pool.run(req, []).promise;
     expect(again.bytes).toEqual(solo);
     pool.terminate();
+  });
+
+  it('a progress callback that throws fails the bake in a worker with its error, as on the calling thread', async () => {
+    const boom = new Error('boom');
+    const seen: string[] = [];
+    const onProgress = (p: BakeProgress) => {
+      seen.push(p.stage);
+      if (p.stage === 'compact') throw boom;
+    };
+    await expect(bake(dungeon, {}, { workers: 1, onProgress })).rejects.toBe(boom); // it was swallowed: resolved
+    expect(seen).not.toContain('contours'); // stopped there, not run to the end
+    await expect(inspect(dungeon, {}, { workers: 1, onProgress: () => { throw boom; } })).rejects.toBe(boom);
+    expect(await saved(bake(dungeon, {}, { workers: 1 }))).toEqual(solo); // the pool carries on
   });
 
   it('a request whose transfer list holds a detached buffer rejects (Node would drop it silently: a task waiting forever)', async () => {

@@ -360,8 +360,10 @@ export class BakePool {
     if (reply.type === 'progress') {
       try {
         task.onProgress?.(reply);
-      } catch {
-        // a throwing progress callback must not break the pool
+      } catch (e) {
+        // The task fails with the callback's error, as a bake on the calling thread does; its worker is
+        // stopped (it is mid-bake) and replaced when work is waiting.
+        this.cancel(task, e);
       }
       return;
     }
