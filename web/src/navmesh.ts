@@ -8,6 +8,7 @@ import type { ObstacleUpdate, TileCaches, UpdateOptions } from './obstacles.js';
 import { mainWasm } from './runtime.js';
 import type { Volume } from './volumes.js';
 import {
+  costEntries,
   PATH_STATUS,
   type PathBatch,
   type PathStatus,
@@ -163,11 +164,7 @@ function queryFilter(where: string, f: unknown): QueryFilter {
   const { areaCost, includeFlags, excludeFlags } = f as QueryFilter;
   if (areaCost != null) {
     if (typeof areaCost !== 'object') throw invalid(`${where}.areaCost must be an array or an object of costs by area id (got ${shown(areaCost)})`);
-    const entries: [string, unknown][] =
-      typeof (areaCost as ArrayLike<number>).length === 'number'
-        ? Array.from(areaCost as ArrayLike<unknown>, (c, i) => [String(i), c])
-        : Object.entries(areaCost);
-    for (const [k, c] of entries) {
+    for (const [k, c] of costEntries(areaCost)) {
       if (!/^\d+$/.test(k) || Number(k) > 63) throw invalid(`${where}.areaCost: '${k}' is not an area id 0..63`);
       if (c !== undefined) num(`${where}.areaCost[${k}]`, c);
     }

@@ -167,6 +167,13 @@ export interface QueryFilter {
   excludeFlags?: number;
 }
 
+/** QueryFilter.areaCost as [area id, cost] pairs, whether it is an array (holes give undefined) or an object. */
+export function costEntries(cost: object): [string, unknown][] {
+  return typeof (cost as ArrayLike<unknown>).length === 'number'
+    ? Array.from(cost as ArrayLike<unknown>, (c, i) => [String(i), c])
+    : Object.entries(cost);
+}
+
 /** Batch path results; pair i's points are `points[3 * offsets[i] .. 3 * offsets[i + 1]]`. */
 export interface PathBatch {
   /** Per pair: 0 = none (no polygon near an end), 1 = partial, 2 = complete (see {@link PATH_STATUS}). */
@@ -807,11 +814,7 @@ export class Wasm {
     if (f) {
       const cost = f.areaCost;
       if (cost) {
-        const entries: [string, number][] =
-          typeof (cost as ArrayLike<number>).length === 'number'
-            ? Array.from(cost as ArrayLike<number>, (c, i) => [String(i), c])
-            : Object.entries(cost);
-        for (const [k, c] of entries) if (c !== undefined) this.m._nbw_filter_set_cost(p, Number(k), c); // a hole: cost 1
+        for (const [k, c] of costEntries(cost)) if (c !== undefined) this.m._nbw_filter_set_cost(p, Number(k), c as number); // a hole: cost 1
       }
       this.m._nbw_filter_set_flags(p, f.includeFlags ?? 0xffff, f.excludeFlags ?? 0);
     }
