@@ -2,7 +2,7 @@
 // every byte of the wasm heap once their navmesh is disposed (nbw_heap_used: emmalloc's bytes in use).
 // It reaches inside the package, so it imports the unbundled modules (build/web, what web/dist is bundled from).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bake, NavMesh, terminateWorkers } from '../../build/web/index.js';
+import { bake, NavMesh, PATH_STATUS, terminateWorkers } from '../../build/web/index.js';
 import { handleMessage } from '../../build/web/bake.worker.js';
 import { configValues } from '../../build/web/config.js';
 import type { WorkerReply, WorkerRequest } from '../../build/web/protocol.js';
@@ -90,6 +90,37 @@ describe('memory', () => {
       send({ type: 'rebuild', config, cache: cache!, links: null, obstacles: [] });
       expect(replies.pop()!.type).toBe('result');
       expect(w.heapUsed(), `after rebuild ${i}`).toBe(start);
+    }
+  });
+
+  it('a findPaths batch far larger than its chunk grows the wasm memory by a chunk at most, with the same answers', async () => {
+    const w = await mainWasm();
+    const nav = await bake(dungeon, {}, { workers: false });
+    try {
+      nav.seedRandom(5);
+      const pts = Array.from({ length: 1000 }, () => nav.randomPoint()!);
+      const n = 250_000; // all at once: 8 MB of pairs and 48 MB of point buffer
+      const pairs = new Float32Array(n * 6);
+      for (let i = 0; i < n; i++) {
+        pairs.set(pts[i % 1000], i * 6);
+        pairs.set(pts[(i * 7 + 3) % 1000], i * 6 + 3);
+      }
+      nav.findPaths(pairs.subarray(0, 6)); // first use: lazily made scratch
+      const before = w.memoryBytes();
+      const batch = nav.findPaths(pairs, { crossings: 'area' });
+      expect(w.memoryBytes() - before).toBeLessThanOrEqual(4 << 20);
+      expect(batch.status.length).toBe(n);
+      expect(batch.offsets[n] * 3).toBe(batch.points.length);
+      // pairs on both sides of the chunk boundaries (4096 pairs) and the last ones
+      for (const i of [0, 4095, 4096, 4097, 8191, 8192, 123_456, n - 2, n - 1]) {
+        const one = nav.findPath(pairs.subarray(i * 6, i * 6 + 3), pairs.subarray(i * 6 + 3, i * 6 + 6), { crossings: 'area' });
+        expect(PATH_STATUS[batch.status[i]], `pair ${i}`).toBe(one.status);
+        expect(batch.lengths[i]).toBe(one.length);
+        expect(batch.points.subarray(batch.offsets[i] * 3, batch.offsets[i + 1] * 3)).toEqual(one.points);
+      }
+      expect(new Set(batch.status).size).toBeGreaterThan(1); // reachable and unreachable pairs both occur
+    } finally {
+      nav.dispose();
     }
   });
 });

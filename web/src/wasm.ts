@@ -220,6 +220,9 @@ const S_RNG = 128; // u64 (two u32, little-endian)
 const S_VERTS = 256; // 12 x xyz
 const SCRATCH_SIZE = 512;
 
+/** Pairs per call of a findPaths batch: 96 KB of pairs and about 0.8 MB of points at a time. */
+const PATH_CHUNK = 4096;
+
 // ---- the instance ------------------------------------------------------------------------------------------------
 
 export class Wasm {
@@ -835,40 +838,66 @@ export class Wasm {
     return ref ? { ref, point: this.vec(s + S_OUT) } : null;
   }
 
+  /**
+   * The batch runs in chunks of PATH_CHUNK pairs through buffers sized for one chunk, so the wasm heap (which
+   * never shrinks) grows by a chunk's worth, not by the whole batch's, and a chunk whose points overflow the
+   * buffer is the only one run again.
+   */
   findPaths(q: number, filter: number, pairs: Float32Array, half: ArrayLike<number>, options: number): PathBatch {
     const n = Math.floor(pairs.length / 6);
+    const status = new Uint8Array(n);
+    const lengths = new Float32Array(n);
+    const offsets = new Uint32Array(n + 1);
+    const parts: Float32Array[] = [];
+    const c = Math.min(n, PATH_CHUNK);
     const ptrs: number[] = [];
     let points = 0;
     try {
-      const pp = this.copyIn(pairs.length === n * 6 ? pairs : pairs.subarray(0, n * 6));
+      const pp = this.alloc(c * 24);
       ptrs.push(pp);
-      const status = this.alloc(n);
-      ptrs.push(status);
-      const lengths = this.alloc(n * 4);
-      ptrs.push(lengths);
-      const offsets = this.alloc((n + 1) * 4);
-      ptrs.push(offsets);
+      const st = this.alloc(c);
+      ptrs.push(st);
+      const lens = this.alloc(c * 4);
+      ptrs.push(lens);
+      const offs = this.alloc((c + 1) * 4);
+      ptrs.push(offs);
       const needed = this.scratch + S_REF;
       const h = this.putVec(this.scratch + S_HALF, half);
-      let capacity = Math.max(16, n * 16);
+      let capacity = Math.max(16, c * 16);
       points = this.alloc(capacity * 12);
-      let st = this.m._nbw_find_paths(q, pp, n, h, filter, options, status, lengths, offsets, points, capacity, needed);
-      if (st !== 0 && this.statusName(st) === 'NB_ERR_BUFFER_TOO_SMALL') {
-        this.m._nbw_context_clear_error(this.ctx);
-        capacity = this.m.HEAPU32[needed >> 2];
-        this.m._free(points);
-        points = 0;
-        points = this.alloc(capacity * 12);
-        st = this.m._nbw_find_paths(q, pp, n, h, filter, options, status, lengths, offsets, points, capacity, needed);
+      let total = 0;
+      let i = 0;
+      do {
+        const k = Math.min(PATH_CHUNK, n - i);
+        this.m.HEAPF32.set(pairs.subarray(i * 6, (i + k) * 6), pp >> 2);
+        let r = this.m._nbw_find_paths(q, pp, k, h, filter, options, st, lens, offs, points, capacity, needed);
+        if (r !== 0 && this.statusName(r) === 'NB_ERR_BUFFER_TOO_SMALL') {
+          this.m._nbw_context_clear_error(this.ctx);
+          capacity = this.m.HEAPU32[needed >> 2];
+          this.m._free(points);
+          points = 0;
+          points = this.alloc(capacity * 12);
+          r = this.m._nbw_find_paths(q, pp, k, h, filter, options, st, lens, offs, points, capacity, needed);
+        }
+        this.check(r);
+        status.set(this.m.HEAPU8.subarray(st, st + k), i);
+        lengths.set(this.m.HEAPF32.subarray(lens >> 2, (lens >> 2) + k), i);
+        const o = this.m.HEAPU32.subarray(offs >> 2, (offs >> 2) + k + 1);
+        for (let j = 1; j <= k; j++) offsets[i + j] = total + o[j];
+        parts.push(this.f32(points, o[k] * 3));
+        total += o[k];
+        i += k;
+      } while (i < n);
+      let out = parts[0];
+      if (parts.length > 1) {
+        out = new Float32Array(total * 3);
+        let at = 0;
+        for (const part of parts) {
+          out.set(part, at);
+          at += part.length;
+        }
       }
-      this.check(st);
-      const offs = this.m.HEAPU32.slice(offsets >> 2, (offsets >> 2) + n + 1);
-      return {
-        status: this.m.HEAPU8.slice(status, status + n),
-        lengths: this.f32(lengths, n),
-        offsets: offs,
-        points: this.f32(points, offs[n] * 3),
-      };
+      return { status, lengths, offsets, points: out };
     } finally {
       if (points) this.m._free(points);
       for (const p of ptrs) this.m._free(p);
