@@ -271,6 +271,39 @@ describe('a worker that dies', () => {
     expect(again.bytes).toEqual(solo);
     pool.terminate();
   });
+
+  it('an idle worker holding more wasm memory than retireBytes is stopped after retireAfterMs; the next task starts a fresh one', async () => {
+    const w = await mainWasm();
+    const req = { positions: dungeon.positions.slice(), indices: dungeon.indices.slice(), areas: null, config: configValues(w.fields, {}) };
+    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+    const small = new BakePool(() => wasmModule(), 1); // default limit: a dungeon bake's 16 MB stays
+    small.retireAfterMs = 30;
+    await small.run(req, []).promise;
+    await sleep(150);
+    expect([small.size, small.retired]).toEqual([1, 0]);
+    small.terminate();
+
+    const pool = new BakePool(() => wasmModule(), 1);
+    pool.retireBytes = 0; // every worker counts as big
+    pool.retireAfterMs = 300;
+    expect((await pool.run(req, []).promise).bytes).toEqual(solo);
+    expect(pool.size).toBe(1);
+    await sleep(20);
+    expect((await pool.run(req, []).promise).bytes).toEqual(solo); // work within the delay keeps the worker
+    expect([pool.spawned, pool.retired]).toEqual([1, 0]);
+    await sleep(600);
+    expect([pool.size, pool.retired]).toEqual([0, 1]);
+    expect((await pool.run(req, []).promise).bytes).toEqual(solo);
+    expect(pool.spawned).toBe(2);
+
+    // a lease's worker, once released
+    const lease = await pool.lease({ reply: () => undefined, died: () => undefined }).promise;
+    lease.release();
+    await sleep(600);
+    expect([pool.size, pool.retired]).toEqual([0, 2]);
+    pool.terminate();
+  });
 });
 
 describe('handleMessage (the worker body, without a worker)', () => {

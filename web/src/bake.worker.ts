@@ -158,8 +158,10 @@ function serve(ep: Endpoint): void {
         ep.post({ id: msg?.id ?? -1, type: 'error', code: 'NB_ERR_WASM_LOAD', message: String((e as Error)?.message ?? e) });
         return;
       }
+      // Every reply but progress says how much memory the instance holds now (the pool retires big idle workers).
+      const post: Post = (reply, transfer) => ep.post(reply.type === 'progress' ? reply : { ...reply, memory: w.memoryBytes() }, transfer);
       try {
-        handleMessage(msg, w, ep.post);
+        handleMessage(msg, w, post);
       } catch (e) {
         if (e instanceof WorkerExitRequest) ep.exit(e);
         else throw e;

@@ -4,7 +4,8 @@
  * at a time; tasks wait in a queue for a free worker. Cancelling a running task terminates its worker (a bake
  * cannot be interrupted from outside otherwise); a worker that dies rejects its task with NB_ERR_WORKER. Either
  * way the worker is dropped and a fresh one starts when work is waiting. Idle workers do not keep a Node
- * process alive.
+ * process alive. Wasm memory never shrinks, so a worker whose memory grew past retireBytes (a large bake) is
+ * stopped once it has been idle for retireAfterMs, which gives that memory back; the next task starts a fresh one.
  */
 import { isDetached } from './args.js';
 import { isNode, nodeImport } from './env.js';
@@ -66,6 +67,10 @@ interface PoolWorker {
   port: Port | null; // null while starting
   task: Task | null;
   dead: boolean;
+  /** its wasm memory in bytes, as its last reply said */
+  memory: number;
+  /** set while it is idle with more than retireBytes of memory: stops it */
+  retire: ReturnType<typeof setTimeout> | null;
 }
 
 export interface TaskHandle {
@@ -124,6 +129,11 @@ export function workersAvailable(): boolean {
 export class BakePool {
   /** Most workers alive at once. */
   maxWorkers: number;
+  /** An idle worker with more wasm memory than this is stopped after retireAfterMs (its memory freed). */
+  retireBytes = 64 * 1024 * 1024;
+  retireAfterMs = 10_000;
+  /** @internal workers stopped for their memory so far */
+  retired = 0;
   private readonly wasm: () => Promise<WebAssembly.Module>;
   private readonly workers = new Set<PoolWorker>();
   private readonly queue: Task[] = [];
@@ -229,6 +239,7 @@ export class BakePool {
   private drop(w: PoolWorker, why: string | null): void {
     if (w.dead) return;
     w.dead = true;
+    this.stopTimer(w);
     this.workers.delete(w);
     const task = w.task;
     w.task = null;
@@ -260,7 +271,27 @@ export class BakePool {
     }
   }
 
+  /** The worker has no task now: when it holds much memory, stop it unless work comes within retireAfterMs. */
+  private idle(w: PoolWorker): void {
+    this.stopTimer(w);
+    if (w.dead || w.task || !(w.memory > this.retireBytes)) return;
+    const t = setTimeout(() => {
+      w.retire = null;
+      if (w.dead || w.task) return;
+      this.retired++;
+      this.drop(w, null);
+    }, this.retireAfterMs);
+    (t as { unref?: () => void }).unref?.(); // Node: the timer does not keep the process alive
+    w.retire = t;
+  }
+
+  private stopTimer(w: PoolWorker): void {
+    if (w.retire !== null) clearTimeout(w.retire);
+    w.retire = null;
+  }
+
   private assign(w: PoolWorker, task: Task): void {
+    this.stopTimer(w);
     w.task = task;
     task.worker = w;
     w.port!.hold(true);
@@ -279,7 +310,7 @@ export class BakePool {
 
   private spawn(): void {
     this.spawned++;
-    const w: PoolWorker = { port: null, task: null, dead: false };
+    const w: PoolWorker = { port: null, task: null, dead: false, memory: 0, retire: null };
     this.workers.add(w);
     const events: PortEvents = {
       message: (reply) => this.onReply(w, reply),
@@ -337,6 +368,7 @@ export class BakePool {
         w.task = null;
         w.port?.hold(false);
         this.pump();
+        this.idle(w);
       },
       kill: () => {
         if (!held()) return;
@@ -349,6 +381,7 @@ export class BakePool {
   private onReply(w: PoolWorker, reply: WorkerReply): void {
     const task = w.task;
     if (!task || w.dead || reply?.id !== task.id) return; // a reply for a task already cancelled
+    if (reply.type !== 'progress' && typeof reply.memory === 'number') w.memory = reply.memory;
     if (task.lease) {
       try {
         task.lease.reply(reply);
@@ -374,6 +407,7 @@ export class BakePool {
       this.settle(task, null, new NavBakeError((reply.code as NavBakeErrorCode) ?? 'NB_ERR_WORKER', reply.message));
     } else this.settle(task, null, this.fail(`it sent an unexpected '${reply.type}' reply`));
     this.pump();
+    this.idle(w);
   }
 }
 

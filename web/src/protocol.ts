@@ -66,6 +66,8 @@ export interface SessionOpenedReply {
   type: 'opened';
   /** (x, z) pairs of the tiles to bake: those with triangles or holding a link's start, in (z, x) order */
   tiles: Int32Array;
+  /** the worker's wasm memory size in bytes after opening */
+  memory?: number;
 }
 
 export interface TileRequest {
@@ -132,6 +134,8 @@ export interface ResultReply {
   empty?: boolean;
   /** inspect requests */
   inspection?: Inspection;
+  /** the worker's wasm memory size in bytes after the request (the worker's post adds it) */
+  memory?: number;
 }
 
 export interface ErrorReply {
@@ -139,6 +143,8 @@ export interface ErrorReply {
   type: 'error';
   code: string;
   message: string;
+  /** the worker's wasm memory size in bytes, when it has an instance */
+  memory?: number;
 }
 
 export type WorkerReply = ProgressReply | ResultReply | ErrorReply | SessionOpenedReply | TileReply;
