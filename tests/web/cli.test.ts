@@ -472,6 +472,7 @@ describe('navbake (Node) flags and errors', () => {
     const corrupt = file('corrupt.navbake', 'not a navmesh at all, just text');
     const notGltf = file('broken.glb', 'glTF? no');
     const pairsBad = file('pairs-bad.txt', '1 2 3 4 5 6\n1 2 3\n');
+    const pairsHuge = file('pairs-huge.txt', '1 2 3 4 5 6\n0 0 0 1 1 1e39\n');
     const cases: [string[], RegExp][] = [
       [['bake', join(dir, 'missing.obj'), '-o', join(dir, 'x.navbake')], /missing\.obj: cannot open: no such file/],
       [['bake', bad1], /bad1\.obj:3: face index 5 is out of range/],
@@ -498,6 +499,11 @@ describe('navbake (Node) flags and errors', () => {
       [['query', baked, '--pairs', '0'], /--pairs must be 1\.\.10000000/],
       [['query', baked, '--pairs-file', join(dir, 'nope.txt')], /nope\.txt: cannot read pairs/],
       [['query', baked, '--pairs-file', pairsBad], /pairs-bad\.txt:2: need six numbers/],
+      // numbers JavaScript takes but float32 cannot hold: refused as input, not failed later as a query (exit 1)
+      [['path', baked, '--from', '1e40,0,0', '--to', '1,2,3'], /--from: x = 1e40 is beyond float32's range/],
+      [['render', baked, '-o', join(dir, 'x.svg'), '--from', '1,2,3', '--to', '0,-4e38,0'], /--to: y = -4e38 is beyond float32's range/],
+      [['query', baked, '--pairs-file', pairsHuge], /pairs-huge\.txt:2: 1e39 is beyond float32's range/],
+      [['bake', dungeon, '--agent-height', '1e39'], /--agent-height: .*agent_height must be finite/],
       [['render', baked], /render needs -o OUT\.svg/],
       [['info', baked, '--from', '1,2,3'], /--from is not an option of 'info'/],
       [['info', baked, baked], /unexpected argument/],

@@ -119,6 +119,8 @@ function parseVec3(flag: string, v: string): Vec3 {
   if (parts.length !== 3 || parts.some((p) => p.trim() === '') || !xyz.every(Number.isFinite)) {
     throw new InputError(`${flag} needs x,y,z (got '${v}')`);
   }
+  const big = xyz.findIndex((x) => !Number.isFinite(Math.fround(x)));
+  if (big >= 0) throw new InputError(`${flag}: ${'xyz'[big]} = ${parts[big].trim()} is beyond float32's range (3.4e38)`);
   return xyz as Vec3;
 }
 

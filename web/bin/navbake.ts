@@ -61,6 +61,11 @@ function isNavBakeError(e: unknown): e is NavBakeError {
   return e instanceof NavBakeError || (e as Error)?.name === 'NavBakeError';
 }
 
+/** Whether the library refused the config (a value out of range, or one that is not finite in float32). */
+function isConfigError(e: unknown): e is NavBakeError {
+  return isNavBakeError(e) && (e.code === 'NB_ERR_INVALID_CONFIG' || (e.code === 'NB_ERR_NONFINITE' && /\bconfig\./.test(e.message)));
+}
+
 /** A config the library refuses is a bad flag (exit 2, like the native tool): name the flag. */
 function configError(e: NavBakeError): InputError {
   const m = /config\.([A-Za-z_]+)/.exec(e.message);
@@ -77,7 +82,7 @@ async function bakeTriangles(mesh: Triangles, o: Options): Promise<NavMesh> {
       transfer: true, // the arrays are ours and read only once
     });
   } catch (e) {
-    if (isNavBakeError(e) && e.code === 'NB_ERR_INVALID_CONFIG') throw configError(e);
+    if (isConfigError(e)) throw configError(e);
     throw e;
   } finally {
     bar?.stop();
@@ -94,7 +99,7 @@ async function checkConfig(config: NavBakeConfig, file: string): Promise<void> {
   try {
     (await bake({ positions: new Float32Array(0) }, config, { workers: false })).dispose();
   } catch (e) {
-    if (isNavBakeError(e) && e.code === 'NB_ERR_INVALID_CONFIG') throw configError(e);
+    if (isConfigError(e)) throw configError(e);
   }
   process.stderr.write(`navbake: note: config flags do not change a navmesh loaded from ${file}\n`);
 }
@@ -261,6 +266,8 @@ async function readPairs(file: string): Promise<Float32Array> {
     if (parts.length !== 6 || !v.every(Number.isFinite)) {
       throw new InputError(`${file}:${i + 1}: need six numbers (start xyz, end xyz)`);
     }
+    const big = v.findIndex((x) => !Number.isFinite(Math.fround(x)));
+    if (big >= 0) throw new InputError(`${file}:${i + 1}: ${parts[big]} is beyond float32's range (3.4e38)`);
     out.push(...v);
   });
   if (out.length === 0) throw new InputError(`${file}: no pairs`);
