@@ -252,6 +252,9 @@ nb_status nb_heightfield_add_span(nb_context* ctx, nb_heightfield* hf, int32_t x
 void nb_filter_low_hanging_obstacles(int32_t walkable_climb, nb_heightfield* hf);
 void nb_filter_ledge_spans(int32_t walkable_height, int32_t walkable_climb, nb_heightfield* hf);
 void nb_filter_low_height_spans(int32_t walkable_height, nb_heightfield* hf);
+/* The three above in their order (low hanging obstacles, ledges, low height) with the same result, in one pass
+ * over the columns: what the bake runs. */
+void nb_filter_walkable(int32_t walkable_height, int32_t walkable_climb, nb_heightfield* hf);
 
 /* Dense occupancy of the solid heightfield: 1 bit per voxel, 32 voxels per uint32.
  * Size: dims = {width, depth, height} where depth = the number of cell_height layers between bmin[1] and

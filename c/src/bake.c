@@ -217,9 +217,7 @@ nb_status nb_bake(nb_context* ctx, const nb_bake_input* input, const nb_config* 
 
     /* ---- filters ---- */
     CHECK_(nb_report(ctx, NB_STAGE_FILTER, 0, 1));
-    nb_filter_low_hanging_obstacles(cells.walkable_climb, hf);
-    nb_filter_ledge_spans(cells.walkable_height, cells.walkable_climb, hf);
-    nb_filter_low_height_spans(cells.walkable_height, hf);
+    nb_filter_walkable(cells.walkable_height, cells.walkable_climb, hf);
     out->stats[NB_STAT_HF_SPANS] = hf->span_count;
     LAP_(NB_STAT_MS_FILTER);
     if (stop_after == NB_STAGE_FILTER)

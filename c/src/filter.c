@@ -24,60 +24,89 @@ void nb_filter_low_hanging_obstacles(int32_t walkable_climb, nb_heightfield* hf)
     }
 }
 
+/* Whether walkable span sp of column (x, z) is a ledge: a drop of more than walkable_climb to a neighbour floor
+ * it can reach, or reachable neighbour floors spread over more than walkable_climb (a steep slope of small
+ * steps). Reads only the spans' heights, never their areas. */
+static inline int is_ledge(const nb_heightfield* hf, int x, int z, const nb_span* sp, int32_t walkable_height,
+                           int32_t walkable_climb)
+{
+    const int w = hf->width, h = hf->height;
+    const int floor = (int)sp->smax;
+    const int ceiling = sp->next ? (int)hf->spans[sp->next].smin : OPEN_TOP;
+    int reach_min = floor, reach_max = floor;
+    for (int dir = 0; dir < 4; ++dir) {
+        const int nx = x + nb_dir_offset_x(dir), nz = z + nb_dir_offset_z(dir);
+        if (nx < 0 || nz < 0 || nx >= w || nz >= h)
+            return 1; /* the grid edge is a drop into the void */
+        uint32_t n = hf->columns[nx + nz * w];
+        /* The space below the neighbour's first span is a floor at -infinity: if an agent fits through, it is
+         * a drop. */
+        const int first_ceiling = n ? (int)hf->spans[n].smin : OPEN_TOP;
+        if (nb_mini(ceiling, first_ceiling) - floor >= walkable_height)
+            return 1;
+        for (; n; n = hf->spans[n].next) {
+            const int nfloor = (int)hf->spans[n].smax;
+            const uint32_t nn = hf->spans[n].next;
+            const int nceiling = nn ? (int)hf->spans[nn].smin : OPEN_TOP;
+            if (nb_mini(ceiling, nceiling) - nb_maxi(floor, nfloor) < walkable_height)
+                continue; /* the opening between them is too low to pass */
+            const int diff = nfloor - floor;
+            if (diff < -walkable_climb)
+                return 1; /* a drop: nothing else can change the answer */
+            if (diff <= walkable_climb) {
+                reach_min = nb_mini(reach_min, nfloor);
+                reach_max = nb_maxi(reach_max, nfloor);
+            }
+        }
+    }
+    return reach_max - reach_min > walkable_climb;
+}
+
 /* One row of nb_filter_ledge_spans. A function of its own for V8's tiering: optimized code replaces a wasm
  * function's baseline code only from its next call on, so a whole-grid loop in one call would run the first bake
  * entirely in the baseline tier (the same holds for the row functions of the other stages). */
 static NB_NOINLINE void ledge_row(int32_t walkable_height, int32_t walkable_climb, nb_heightfield* hf, int z)
 {
-    const int w = hf->width, h = hf->height;
+    const int w = hf->width;
     for (int x = 0; x < w; ++x) {
         for (uint32_t s = hf->columns[x + z * w]; s; s = hf->spans[s].next) {
             nb_span* sp = &hf->spans[s];
-            if (sp->area == NB_NULL_AREA)
-                continue;
-            const int floor = (int)sp->smax;
-            const int ceiling = sp->next ? (int)hf->spans[sp->next].smin : OPEN_TOP;
-
-            /* Lowest reachable neighbour floor relative to ours, and the range of the neighbour floors
-             * we can step to. A drop larger than the climb anywhere makes this a ledge; so does a
-             * spread of reachable floors larger than the climb (a steep slope of small steps). */
-            int lowest_drop = OPEN_TOP;
-            int reach_min = floor, reach_max = floor;
-            for (int dir = 0; dir < 4; ++dir) {
-                const int nx = x + nb_dir_offset_x(dir), nz = z + nb_dir_offset_z(dir);
-                if (nx < 0 || nz < 0 || nx >= w || nz >= h) {
-                    lowest_drop = -walkable_climb - 1; /* the grid edge is a drop into the void */
-                    break;
-                }
-                uint32_t n = hf->columns[nx + nz * w];
-                /* The space below the neighbour's first span is a floor at -infinity: if an agent fits
-                 * through, it is a drop. */
-                const int first_ceiling = n ? (int)hf->spans[n].smin : OPEN_TOP;
-                if (nb_mini(ceiling, first_ceiling) - floor >= walkable_height) {
-                    lowest_drop = -walkable_climb - 1;
-                    break;
-                }
-                for (; n; n = hf->spans[n].next) {
-                    const int nfloor = (int)hf->spans[n].smax;
-                    const uint32_t nn = hf->spans[n].next;
-                    const int nceiling = nn ? (int)hf->spans[nn].smin : OPEN_TOP;
-                    if (nb_mini(ceiling, nceiling) - nb_maxi(floor, nfloor) < walkable_height)
-                        continue; /* the opening between them is too low to pass */
-                    const int diff = nfloor - floor;
-                    if (diff < lowest_drop)
-                        lowest_drop = diff;
-                    if (nb_absi(diff) <= walkable_climb) {
-                        reach_min = nb_mini(reach_min, nfloor);
-                        reach_max = nb_maxi(reach_max, nfloor);
-                    } else if (diff < -walkable_climb) {
-                        break; /* already a ledge */
-                    }
-                }
-            }
-            if (lowest_drop < -walkable_climb || reach_max - reach_min > walkable_climb)
+            if (sp->area != NB_NULL_AREA && is_ledge(hf, x, z, sp, walkable_height, walkable_climb))
                 sp->area = NB_NULL_AREA;
         }
     }
+}
+
+/* One row of nb_filter_walkable: the three filters column by column, in one walk over each column. */
+static NB_NOINLINE void walkable_row(int32_t walkable_height, int32_t walkable_climb, nb_heightfield* hf, int z)
+{
+    const int w = hf->width;
+    for (int x = 0; x < w; ++x) {
+        int below_walkable = 0;
+        uint32_t below_area = NB_NULL_AREA, below_top = 0;
+        for (uint32_t s = hf->columns[x + z * w]; s; s = hf->spans[s].next) {
+            nb_span* sp = &hf->spans[s];
+            /* low hanging obstacles, on the areas as rasterized (as nb_filter_low_hanging_obstacles) */
+            const int walkable = sp->area != NB_NULL_AREA;
+            if (!walkable && below_walkable && (int)sp->smax - (int)below_top <= walkable_climb)
+                sp->area = below_area;
+            below_walkable = walkable;
+            below_area = sp->area;
+            below_top = sp->smax;
+            if (sp->area == NB_NULL_AREA)
+                continue;
+            /* low ceiling, then ledge: either makes the span unwalkable, and neither reads areas */
+            const int ceiling = sp->next ? (int)hf->spans[sp->next].smin : OPEN_TOP;
+            if (ceiling - (int)sp->smax < walkable_height || is_ledge(hf, x, z, sp, walkable_height, walkable_climb))
+                sp->area = NB_NULL_AREA;
+        }
+    }
+}
+
+void nb_filter_walkable(int32_t walkable_height, int32_t walkable_climb, nb_heightfield* hf)
+{
+    for (int z = 0; z < hf->height; ++z)
+        walkable_row(walkable_height, walkable_climb, hf, z);
 }
 
 void nb_filter_ledge_spans(int32_t walkable_height, int32_t walkable_climb, nb_heightfield* hf)

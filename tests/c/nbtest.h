@@ -120,4 +120,14 @@ static inline void nbt_free_fn_(void* user, void* ptr)
         (desc)->allocator.user = (state);         \
     } while (0)
 
+/* A small deterministic generator (xorshift32) for randomized tests; *state must start non-zero. */
+static inline uint32_t nbt_rand(uint32_t* state)
+{
+    uint32_t x = *state;
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    return *state = x;
+}
+
 #endif

@@ -1,6 +1,7 @@
 /* The three heightfield filters: low hanging obstacles, ledges, low ceilings. */
 #include "navbake.h"
 #include "nbtest.h"
+#include "nbtest_level.h"
 
 static nb_context* ctx;
 
@@ -102,6 +103,81 @@ static void test_low_hanging_obstacles(void)
     nb_heightfield_destroy(ctx, hf);
 }
 
+/* nb_filter_walkable (one pass, what the bake runs) must mark exactly what the three filters do one after the
+ * other. a and b hold the same spans; returns how many walkable spans are left. */
+static int check_fused_equals_sequential(nb_heightfield* a, nb_heightfield* b, int height, int climb, const char* what)
+{
+    nb_filter_low_hanging_obstacles(climb, a);
+    nb_filter_ledge_spans(height, climb, a);
+    nb_filter_low_height_spans(height, a);
+    nb_filter_walkable(height, climb, b);
+    int walkable = 0, differ = 0;
+    for (int c = 0; c < a->width * a->height; ++c) {
+        uint32_t s = a->columns[c], t = b->columns[c];
+        for (; s && t; s = a->spans[s].next, t = b->spans[t].next) {
+            differ += a->spans[s].area != b->spans[t].area;
+            walkable += a->spans[s].area != NB_NULL_AREA;
+        }
+        differ += s != t; /* both lists end together */
+    }
+    if (differ)
+        fprintf(stderr, "  %s (height %d, climb %d): %d spans differ\n", what, height, climb, differ);
+    CHECK_INT(differ, 0);
+    return walkable;
+}
+
+static void test_fused_filter_on_levels(void)
+{
+    const char* levels[] = { "dungeon.obj", "nav_test.obj" };
+    const int params[][2] = { { 10, 4 }, { 3, 1 }, { 20, 8 }, { 1, 0 } };
+    for (int l = 0; l < 2; ++l) {
+        nb_obj obj;
+        if (nbt_load_level(levels[l], &obj) != 0) {
+            CHECK(!"mesh loads");
+            continue;
+        }
+        nb_bake_input in = nbt_input_of(&obj);
+        for (int p = 0; p < 4; ++p) {
+            nb_bake_result ra, rb;
+            CHECK_STATUS(ctx, nb_bake(ctx, &in, NULL, NB_STAGE_RASTERIZE, NB_KEEP_HEIGHTFIELD, &ra), NB_OK, "");
+            CHECK_STATUS(ctx, nb_bake(ctx, &in, NULL, NB_STAGE_RASTERIZE, NB_KEEP_HEIGHTFIELD, &rb), NB_OK, "");
+            if (ra.heightfield && rb.heightfield) {
+                const int walkable = check_fused_equals_sequential(ra.heightfield, rb.heightfield, params[p][0], params[p][1], levels[l]);
+                CHECK(walkable > 1000); /* a real floor, not an empty comparison */
+            }
+            nb_bake_result_release(ctx, &ra);
+            nb_bake_result_release(ctx, &rb);
+        }
+        nb_obj_free(&obj);
+    }
+}
+
+static void test_fused_filter_on_random_columns(void)
+{
+    uint32_t rng = 12345;
+    for (int round = 0; round < 200; ++round) {
+        const int w = 1 + (int)(nbt_rand(&rng) % 12), h = 1 + (int)(nbt_rand(&rng) % 12);
+        nb_heightfield* a = make_hf(w, h);
+        nb_heightfield* b = make_hf(w, h);
+        for (int z = 0; z < h; ++z)
+            for (int x = 0; x < w; ++x) {
+                const int n = (int)(nbt_rand(&rng) % 5);
+                uint32_t y = nbt_rand(&rng) % 6;
+                for (int k = 0; k < n; ++k) {
+                    const uint32_t top = y + 1 + nbt_rand(&rng) % 8;
+                    const uint32_t r = nbt_rand(&rng) % 4;
+                    const uint8_t area = r == 0 ? NB_NULL_AREA : r == 1 ? NB_WALKABLE_AREA : (uint8_t)(1 + nbt_rand(&rng) % 62);
+                    nb_heightfield_add_span(ctx, a, x, z, y, top, area, 0);
+                    nb_heightfield_add_span(ctx, b, x, z, y, top, area, 0);
+                    y = top + 1 + nbt_rand(&rng) % 12;
+                }
+            }
+        check_fused_equals_sequential(a, b, 1 + (int)(nbt_rand(&rng) % 12), (int)(nbt_rand(&rng) % 6), "random columns");
+        nb_heightfield_destroy(ctx, a);
+        nb_heightfield_destroy(ctx, b);
+    }
+}
+
 int main(void)
 {
     ctx = nb_context_create(NULL);
@@ -109,6 +185,8 @@ int main(void)
     RUN(test_ledges);
     RUN(test_ledge_ignores_blocked_neighbours);
     RUN(test_low_hanging_obstacles);
+    RUN(test_fused_filter_on_levels);
+    RUN(test_fused_filter_on_random_columns);
     nb_context_destroy(ctx);
     return nbt_finish("test_filter");
 }
