@@ -46,18 +46,15 @@ nb_status nb_compact_heightfield_build(nb_context* ctx, int32_t walkable_height,
     *out = NULL;
     const int w = hf->width, h = hf->height;
 
-    uint32_t walkable = 0;
     const int ncols = w * h;
-    for (int col = 0; col < ncols; ++col)
-        for (uint32_t s = hf->columns[col]; s; s = hf->spans[s].next)
-            walkable += hf->spans[s].area != NB_NULL_AREA;
-
+    /* Sized for every solid span (walkable ones are fewer) and filled in one walk over the columns; the span
+     * arrays are then cut to the walkable count. Counting first took a second walk over the linked columns. */
+    const uint32_t room = hf->span_count;
     nb_compact_heightfield* chf = (nb_compact_heightfield*)nb_calloc(ctx, 1, sizeof(*chf));
     if (!chf)
         return nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "%s: out of memory 'chf'", fn);
     chf->width = w;
     chf->height = h;
-    chf->span_count = walkable;
     chf->walkable_height = walkable_height;
     chf->walkable_climb = walkable_climb;
     memcpy(chf->bmin, hf->bmin, sizeof(chf->bmin));
@@ -65,12 +62,14 @@ nb_status nb_compact_heightfield_build(nb_context* ctx, int32_t walkable_height,
     chf->bmax[1] += (float)walkable_height * hf->cell_height; /* room for an agent on the top floor */
     chf->cell_size = hf->cell_size;
     chf->cell_height = hf->cell_height;
-    chf->cells = (nb_compact_cell*)nb_calloc(ctx, (size_t)ncols, sizeof(nb_compact_cell));
-    chf->spans = (nb_compact_span*)nb_calloc(ctx, walkable, sizeof(nb_compact_span));
-    chf->areas = (uint8_t*)nb_alloc(ctx, walkable);
-    if (!chf->cells || !chf->spans || !chf->areas) {
+    chf->cells = (nb_compact_cell*)nb_alloc(ctx, (size_t)ncols * sizeof(nb_compact_cell));
+    nb_compact_span* spans = (nb_compact_span*)nb_alloc(ctx, (size_t)room * sizeof(nb_compact_span));
+    uint8_t* areas = (uint8_t*)nb_alloc(ctx, room);
+    if (!chf->cells || !spans || !areas) {
+        nb_free(ctx, spans);
+        nb_free(ctx, areas);
         nb_compact_heightfield_destroy(ctx, chf);
-        return nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "%s: out of memory 'spans' (%u)", fn, walkable);
+        return nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "%s: out of memory 'spans' (%u)", fn, room);
     }
 
     /* Open spans: floor = top of a walkable solid span, height = up to the next solid span. */
@@ -81,17 +80,37 @@ nb_status nb_compact_heightfield_build(nb_context* ctx, int32_t walkable_height,
             const nb_span* sp = &hf->spans[s];
             if (sp->area == NB_NULL_AREA)
                 continue;
+            if (idx == room) { /* more spans in the columns than span_count says: a heightfield edited by hand */
+                nb_free(ctx, spans);
+                nb_free(ctx, areas);
+                nb_compact_heightfield_destroy(ctx, chf);
+                return nb_fail(ctx, NB_ERR_INVALID_ARG, "%s: hf holds more spans than its span_count (%u)", fn, room);
+            }
             const int floor = (int)sp->smax;
             const int ceiling = sp->next ? (int)hf->spans[sp->next].smin : 0xffff;
-            nb_compact_span* cs = &chf->spans[idx];
+            nb_compact_span* cs = &spans[idx];
             cs->y = (uint16_t)floor;
+            cs->reg = 0;
             cs->h = (uint32_t)nb_clampi(ceiling - floor, 0, 0xff);
             cs->con = 0;
-            chf->areas[idx] = (uint8_t)sp->area;
+            areas[idx] = (uint8_t)sp->area;
             ++idx;
         }
         chf->cells[col].count = idx - chf->cells[col].index;
     }
+    chf->span_count = idx;
+    chf->spans = (nb_compact_span*)nb_alloc(ctx, (size_t)idx * sizeof(nb_compact_span));
+    chf->areas = (uint8_t*)nb_alloc(ctx, idx);
+    if (!chf->spans || !chf->areas) {
+        nb_free(ctx, spans);
+        nb_free(ctx, areas);
+        nb_compact_heightfield_destroy(ctx, chf);
+        return nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "%s: out of memory 'spans' (%u)", fn, idx);
+    }
+    memcpy(chf->spans, spans, (size_t)idx * sizeof(nb_compact_span));
+    memcpy(chf->areas, areas, idx);
+    nb_free(ctx, spans);
+    nb_free(ctx, areas);
 
     /* Links, row by row. */
     for (int z = 0; z < h; ++z)

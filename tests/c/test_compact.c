@@ -86,6 +86,21 @@ static void test_errors_and_out_of_memory(void)
 {
     nb_compact_heightfield* chf = NULL;
     CHECK_STATUS(ctx, nb_compact_heightfield_build(ctx, 10, 4, NULL, &chf), NB_ERR_NULL_ARG, "hf");
+    {
+        /* span_count sizes the build: one that says fewer spans than the columns hold is refused, not overrun */
+        nb_heightfield* hf = make_hf(4, 4);
+        for (int k = 0; k < 16; ++k)
+            nb_heightfield_add_span(ctx, hf, k % 4, k / 4, 0, 5, NB_WALKABLE_AREA, 0);
+        hf->span_count = 15;
+        CHECK_STATUS(ctx, nb_compact_heightfield_build(ctx, 10, 4, hf, &chf), NB_ERR_INVALID_ARG, "span_count");
+        CHECK(chf == NULL);
+        hf->span_count = 16;
+        CHECK_INT(nb_compact_heightfield_build(ctx, 10, 4, hf, &chf), NB_OK);
+        CHECK_INT(chf->span_count, 16);
+        nb_compact_heightfield_destroy(ctx, chf);
+        chf = NULL;
+        nb_heightfield_destroy(ctx, hf);
+    }
     for (long fail = 1; fail < 20; ++fail) {
         nbt_alloc a = { 0, fail, 0 };
         nb_context_desc d;
