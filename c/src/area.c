@@ -17,32 +17,10 @@ static inline void relax(uint8_t* dist, uint32_t i, uint32_t from, int step)
         dist[i] = (uint8_t)d;
 }
 
-/* The rows of nb_erode_walkable_area's passes, each a function of its own for V8's tiering (filter.c, ledge_row). */
-/* Border spans start at 0: unwalkable spans, and walkable spans missing one of four walkable neighbours. */
-static NB_NOINLINE void erode_border_row(const nb_compact_heightfield* chf, uint8_t* dist, int z)
-{
-    const int w = chf->width;
-    for (int x = 0; x < w; ++x) {
-        const nb_compact_cell c = chf->cells[x + z * w];
-        for (uint32_t i = c.index; i < c.index + c.count; ++i) {
-            if (chf->areas[i] == NB_NULL_AREA) {
-                dist[i] = 0;
-                continue;
-            }
-            int n = 0;
-            for (int dir = 0; dir < 4; ++dir) {
-                if (nb_span_con(&chf->spans[i], dir) == NB_NOT_CONNECTED)
-                    break;
-                if (chf->areas[neighbour(chf, x, z, &chf->spans[i], dir)] == NB_NULL_AREA)
-                    break;
-                ++n;
-            }
-            if (n != 4)
-                dist[i] = 0;
-        }
-    }
-}
-
+/* The rows of nb_erode_walkable_area's two passes, each a function of its own for V8's tiering (filter.c,
+ * ledge_row). The forward pass also sets each span's start value (0 on the border, else "far"): every span it
+ * relaxes from comes before it in scan order, so it was set already. The backward pass is the last to lower a
+ * span's distance, so it also applies the threshold. */
 static NB_NOINLINE void erode_forward_row(const nb_compact_heightfield* chf, uint8_t* dist, int z)
 {
     const int w = chf->width;
@@ -50,6 +28,14 @@ static NB_NOINLINE void erode_forward_row(const nb_compact_heightfield* chf, uin
         const nb_compact_cell c = chf->cells[x + z * w];
         for (uint32_t i = c.index; i < c.index + c.count; ++i) {
             const nb_compact_span* s = &chf->spans[i];
+            /* a border span: unwalkable, or missing a link or a walkable neighbour in some direction */
+            int inside = chf->areas[i] != NB_NULL_AREA;
+            for (int dir = 0; dir < 4 && inside; ++dir)
+                inside = nb_span_con(s, dir) != NB_NOT_CONNECTED &&
+                         chf->areas[neighbour(chf, x, z, s, dir)] != NB_NULL_AREA;
+            dist[i] = inside ? 0xff : 0;
+            if (!inside)
+                continue; /* nothing is below 0 */
             if (nb_span_con(s, 0) != NB_NOT_CONNECTED) {
                 const uint32_t a = neighbour(chf, x, z, s, 0);
                 relax(dist, i, a, 2);
@@ -68,7 +54,7 @@ static NB_NOINLINE void erode_forward_row(const nb_compact_heightfield* chf, uin
     }
 }
 
-static NB_NOINLINE void erode_backward_row(const nb_compact_heightfield* chf, uint8_t* dist, int z)
+static NB_NOINLINE void erode_backward_row(nb_compact_heightfield* chf, uint8_t* dist, int z, int threshold)
 {
     const int w = chf->width;
     for (int x = w - 1; x >= 0; --x) {
@@ -89,6 +75,8 @@ static NB_NOINLINE void erode_backward_row(const nb_compact_heightfield* chf, ui
                 if (nb_span_con(as, 0) != NB_NOT_CONNECTED)
                     relax(dist, i, neighbour(chf, x, z + 1, as, 0), 3);
             }
+            if (dist[i] < threshold)
+                chf->areas[i] = NB_NULL_AREA; /* areas are not read by this pass */
         }
     }
 }
@@ -105,23 +93,14 @@ nb_status nb_erode_walkable_area(nb_context* ctx, int32_t radius, nb_compact_hei
     uint8_t* dist = (uint8_t*)nb_alloc(ctx, chf->span_count);
     if (!dist)
         return nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "nb_erode_walkable_area: out of memory 'dist' (%u)", chf->span_count);
-    memset(dist, 0xff, chf->span_count);
 
-    for (int z = 0; z < h; ++z)
-        erode_border_row(chf, dist, z);
-
-    /* Chamfer distance, 2 straight / 3 diagonal: a forward pass over the (-x), (-x,-z), (-z), (+x,-z)
-     * neighbours, then a backward pass over (+x), (+x,+z), (+z), (-x,+z). Diagonals go through a straight
-     * neighbour's link so they respect connectivity. */
+    /* Chamfer distance to the border, 2 straight / 3 diagonal: a forward pass over the (-x), (-x,-z), (-z),
+     * (+x,-z) neighbours, then a backward pass over (+x), (+x,+z), (+z), (-x,+z). Diagonals go through a
+     * straight neighbour's link so they respect connectivity. Spans nearer than the radius become unwalkable. */
     for (int z = 0; z < h; ++z)
         erode_forward_row(chf, dist, z);
     for (int z = h - 1; z >= 0; --z)
-        erode_backward_row(chf, dist, z);
-
-    const int threshold = radius * 2;
-    for (uint32_t i = 0; i < chf->span_count; ++i)
-        if (dist[i] < threshold)
-            chf->areas[i] = NB_NULL_AREA;
+        erode_backward_row(chf, dist, z, radius * 2);
     nb_free(ctx, dist);
     return NB_OK;
 }

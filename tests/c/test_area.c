@@ -1,6 +1,7 @@
 /* Erosion by agent radius, area volumes (box, cylinder, convex) and the median area filter. */
 #include "navbake.h"
 #include "nbtest.h"
+#include "nbtest_level.h"
 
 static nb_context* ctx;
 static nb_heightfield* g_hf;
@@ -201,6 +202,108 @@ static void test_out_of_memory(void)
     nb_compact_heightfield_destroy(ctx, chf);
 }
 
+/* The erosion as four separate passes, the textbook way (border marking, forward and backward chamfer passes,
+ * threshold): the oracle for nb_erode_walkable_area, which fuses them into two. */
+static int oracle_link(const nb_compact_heightfield* chf, int x, int z, uint32_t i, int dir, int* nx, int* nz, uint32_t* ni)
+{
+    const uint32_t layer = (chf->spans[i].con >> (dir * 6)) & 0x3f;
+    if (layer == NB_NOT_CONNECTED)
+        return 0;
+    *nx = x + (dir == 0 ? -1 : dir == 2 ? 1 : 0);
+    *nz = z + (dir == 1 ? 1 : dir == 3 ? -1 : 0);
+    *ni = chf->cells[*nx + *nz * chf->width].index + layer;
+    return 1;
+}
+
+/* dist[i] lowered through straight neighbour dir (+2) and, from there, its neighbour dir2 (+3). */
+static void oracle_relax(const nb_compact_heightfield* chf, uint8_t* dist, int x, int z, uint32_t i, int dir, int dir2)
+{
+    int ax, az, bx, bz;
+    uint32_t a, b;
+    if (!oracle_link(chf, x, z, i, dir, &ax, &az, &a))
+        return;
+    if (dist[a] + 2 < dist[i])
+        dist[i] = (uint8_t)(dist[a] + 2);
+    if (oracle_link(chf, ax, az, a, dir2, &bx, &bz, &b) && dist[b] + 3 < dist[i])
+        dist[i] = (uint8_t)(dist[b] + 3);
+}
+
+static void oracle_erode(nb_compact_heightfield* chf, int radius)
+{
+    const int w = chf->width, h = chf->height;
+    uint8_t* dist = (uint8_t*)malloc(chf->span_count);
+    for (int z = 0; z < h; ++z)
+        for (int x = 0; x < w; ++x)
+            for (uint32_t i = chf->cells[x + z * w].index; i < chf->cells[x + z * w].index + chf->cells[x + z * w].count; ++i) {
+                int linked = 0, nx, nz;
+                uint32_t n;
+                for (int dir = 0; dir < 4; ++dir)
+                    linked += oracle_link(chf, x, z, i, dir, &nx, &nz, &n) && chf->areas[n] != NB_NULL_AREA;
+                dist[i] = chf->areas[i] != NB_NULL_AREA && linked == 4 ? 255 : 0;
+            }
+    for (int z = 0; z < h; ++z)
+        for (int x = 0; x < w; ++x)
+            for (uint32_t i = chf->cells[x + z * w].index; i < chf->cells[x + z * w].index + chf->cells[x + z * w].count; ++i) {
+                oracle_relax(chf, dist, x, z, i, 0, 3);
+                oracle_relax(chf, dist, x, z, i, 3, 2);
+            }
+    for (int z = h - 1; z >= 0; --z)
+        for (int x = w - 1; x >= 0; --x)
+            for (uint32_t i = chf->cells[x + z * w].index; i < chf->cells[x + z * w].index + chf->cells[x + z * w].count; ++i) {
+                oracle_relax(chf, dist, x, z, i, 2, 1);
+                oracle_relax(chf, dist, x, z, i, 1, 0);
+            }
+    for (uint32_t i = 0; i < chf->span_count; ++i)
+        if (dist[i] < radius * 2)
+            chf->areas[i] = NB_NULL_AREA;
+    free(dist);
+}
+
+static void test_erosion_matches_the_four_pass_oracle(void)
+{
+    const char* levels[] = { "dungeon.obj", "nav_test.obj" };
+    for (int l = 0; l < 2; ++l) {
+        nb_obj obj;
+        if (nbt_load_level(levels[l], &obj) != 0) {
+            CHECK(!"mesh loads");
+            continue;
+        }
+        nb_bake_input in = nbt_input_of(&obj);
+        nb_bake_result res;
+        CHECK_STATUS(ctx, nb_bake(ctx, &in, NULL, NB_STAGE_COMPACT, NB_KEEP_COMPACT, &res), NB_OK, "");
+        nb_compact_heightfield* chf = res.compact;
+        if (chf) {
+            const uint32_t n = chf->span_count;
+            uint8_t* start = (uint8_t*)malloc(n);
+            uint8_t* want = (uint8_t*)malloc(n);
+            /* a few spans unwalkable (holes inside the floor) as well as the real borders */
+            for (uint32_t i = 0; i < n; i += 97)
+                chf->areas[i] = NB_NULL_AREA;
+            memcpy(start, chf->areas, n);
+            for (int radius = 1; radius <= 12; radius += 5) {
+                memcpy(chf->areas, start, n);
+                oracle_erode(chf, radius);
+                memcpy(want, chf->areas, n);
+                memcpy(chf->areas, start, n);
+                CHECK_INT(nb_erode_walkable_area(ctx, radius, chf), NB_OK);
+                int differ = 0, kept = 0;
+                for (uint32_t i = 0; i < n; ++i) {
+                    differ += chf->areas[i] != want[i];
+                    kept += want[i] != NB_NULL_AREA;
+                }
+                if (differ)
+                    fprintf(stderr, "  %s radius %d: %d spans differ\n", levels[l], radius, differ);
+                CHECK_INT(differ, 0);
+                CHECK(kept > 0 && kept < (int)n); /* some eroded, some left */
+            }
+            free(start);
+            free(want);
+        }
+        nb_bake_result_release(ctx, &res);
+        nb_obj_free(&obj);
+    }
+}
+
 int main(void)
 {
     ctx = nb_context_create(NULL);
@@ -211,6 +314,7 @@ int main(void)
     RUN(test_volume_errors);
     RUN(test_median_filter);
     RUN(test_out_of_memory);
+    RUN(test_erosion_matches_the_four_pass_oracle);
     nb_context_destroy(ctx);
     return nbt_finish("test_area");
 }
