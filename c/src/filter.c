@@ -3,24 +3,31 @@
 
 #define OPEN_TOP 0xffff /* the free space above the highest span of a column reaches "infinity" */
 
+/* Low hanging obstacles, walking up a column: an unwalkable span whose top is a small step above a walkable top
+ * (a curb, a stair step) inherits that floor's area. Decisions use the span's original walkability so that a
+ * tall stack of small steps does not become walkable. One step per span, bottom up, from a zeroed state. */
+typedef struct below_state {
+    int walkable;
+    uint32_t area, top;
+} below_state;
+
+static inline void low_hanging_step(nb_span* sp, below_state* below, int32_t walkable_climb)
+{
+    const int walkable = sp->area != NB_NULL_AREA;
+    if (!walkable && below->walkable && (int)sp->smax - (int)below->top <= walkable_climb)
+        sp->area = below->area;
+    below->walkable = walkable;
+    below->area = sp->area;
+    below->top = sp->smax;
+}
+
 void nb_filter_low_hanging_obstacles(int32_t walkable_climb, nb_heightfield* hf)
 {
     const int ncols = hf->width * hf->height;
     for (int col = 0; col < ncols; ++col) {
-        /* Walk up the column; an unwalkable span whose top is a small step above a walkable top (a curb, a
-         * stair step) inherits that floor's area. Decisions use the span's original walkability so that a
-         * tall stack of small steps does not become walkable. */
-        int below_walkable = 0;
-        uint32_t below_area = NB_NULL_AREA, below_top = 0;
-        for (uint32_t s = hf->columns[col]; s; s = hf->spans[s].next) {
-            nb_span* sp = &hf->spans[s];
-            const int walkable = sp->area != NB_NULL_AREA;
-            if (!walkable && below_walkable && (int)sp->smax - (int)below_top <= walkable_climb)
-                sp->area = below_area;
-            below_walkable = walkable;
-            below_area = sp->area;
-            below_top = sp->smax;
-        }
+        below_state below = { 0, NB_NULL_AREA, 0 };
+        for (uint32_t s = hf->columns[col]; s; s = hf->spans[s].next)
+            low_hanging_step(&hf->spans[s], &below, walkable_climb);
     }
 }
 
@@ -82,17 +89,10 @@ static NB_NOINLINE void walkable_row(int32_t walkable_height, int32_t walkable_c
 {
     const int w = hf->width;
     for (int x = 0; x < w; ++x) {
-        int below_walkable = 0;
-        uint32_t below_area = NB_NULL_AREA, below_top = 0;
+        below_state below = { 0, NB_NULL_AREA, 0 };
         for (uint32_t s = hf->columns[x + z * w]; s; s = hf->spans[s].next) {
             nb_span* sp = &hf->spans[s];
-            /* low hanging obstacles, on the areas as rasterized (as nb_filter_low_hanging_obstacles) */
-            const int walkable = sp->area != NB_NULL_AREA;
-            if (!walkable && below_walkable && (int)sp->smax - (int)below_top <= walkable_climb)
-                sp->area = below_area;
-            below_walkable = walkable;
-            below_area = sp->area;
-            below_top = sp->smax;
+            low_hanging_step(sp, &below, walkable_climb); /* before this span's other filters change its area */
             if (sp->area == NB_NULL_AREA)
                 continue;
             /* low ceiling, then ledge: either makes the span unwalkable, and neither reads areas */

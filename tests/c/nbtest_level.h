@@ -29,19 +29,29 @@ static inline nb_bake_input nbt_input_of(const nb_obj* obj)
     return in;
 }
 
-/* The compact heightfield of a standard level after erosion and areas (default config); the caller releases res
- * (nb_bake_result_release). NULL, with a failed check, when the level cannot be loaded or baked. */
-static inline nb_compact_heightfield* nbt_level_compact(nb_context* ctx, const char* name, nb_bake_result* res)
+/* A standard level baked (default config) up to stop_after, keeping what keep says; the caller releases res
+ * (nb_bake_result_release). Returns 0, or -1 with a failed check when the level cannot be loaded or baked. */
+static inline int nbt_level_bake(nb_context* ctx, const char* name, nb_stage stop_after, unsigned keep,
+                                 nb_bake_result* res)
 {
     nb_obj obj;
     memset(res, 0, sizeof(*res));
     if (nbt_load_level(name, &obj) != 0) {
         CHECK(!"mesh loads");
-        return NULL;
+        return -1;
     }
     nb_bake_input in = nbt_input_of(&obj);
-    CHECK_STATUS(ctx, nb_bake(ctx, &in, NULL, NB_STAGE_AREAS, NB_KEEP_COMPACT, res), NB_OK, "");
+    const nb_status st = nb_bake(ctx, &in, NULL, stop_after, keep, res);
+    CHECK_STATUS(ctx, st, NB_OK, "");
     nb_obj_free(&obj);
+    return st == NB_OK ? 0 : -1;
+}
+
+/* The compact heightfield of a standard level after erosion and areas (default config); the caller releases res
+ * (nb_bake_result_release). NULL, with a failed check, when the level cannot be loaded or baked. */
+static inline nb_compact_heightfield* nbt_level_compact(nb_context* ctx, const char* name, nb_bake_result* res)
+{
+    nbt_level_bake(ctx, name, NB_STAGE_AREAS, NB_KEEP_COMPACT, res);
     return res->compact;
 }
 
