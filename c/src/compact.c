@@ -65,11 +65,10 @@ nb_status nb_compact_heightfield_build(nb_context* ctx, int32_t walkable_height,
     chf->cells = (nb_compact_cell*)nb_alloc(ctx, (size_t)ncols * sizeof(nb_compact_cell));
     nb_compact_span* spans = (nb_compact_span*)nb_alloc(ctx, (size_t)room * sizeof(nb_compact_span));
     uint8_t* areas = (uint8_t*)nb_alloc(ctx, room);
+    nb_status st = NB_OK;
     if (!chf->cells || !spans || !areas) {
-        nb_free(ctx, spans);
-        nb_free(ctx, areas);
-        nb_compact_heightfield_destroy(ctx, chf);
-        return nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "%s: out of memory 'spans' (%u)", fn, room);
+        st = nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "%s: out of memory 'spans' (%u)", fn, room);
+        goto fail;
     }
 
     /* Open spans: floor = top of a walkable solid span, height = up to the next solid span. */
@@ -81,10 +80,8 @@ nb_status nb_compact_heightfield_build(nb_context* ctx, int32_t walkable_height,
             if (sp->area == NB_NULL_AREA)
                 continue;
             if (idx == room) { /* more spans in the columns than span_count says: a heightfield edited by hand */
-                nb_free(ctx, spans);
-                nb_free(ctx, areas);
-                nb_compact_heightfield_destroy(ctx, chf);
-                return nb_fail(ctx, NB_ERR_INVALID_ARG, "%s: hf holds more spans than its span_count (%u)", fn, room);
+                st = nb_fail(ctx, NB_ERR_INVALID_ARG, "%s: hf holds more spans than its span_count (%u)", fn, room);
+                goto fail;
             }
             const int floor = (int)sp->smax;
             const int ceiling = sp->next ? (int)hf->spans[sp->next].smin : 0xffff;
@@ -102,10 +99,8 @@ nb_status nb_compact_heightfield_build(nb_context* ctx, int32_t walkable_height,
     chf->spans = (nb_compact_span*)nb_alloc(ctx, (size_t)idx * sizeof(nb_compact_span));
     chf->areas = (uint8_t*)nb_alloc(ctx, idx);
     if (!chf->spans || !chf->areas) {
-        nb_free(ctx, spans);
-        nb_free(ctx, areas);
-        nb_compact_heightfield_destroy(ctx, chf);
-        return nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "%s: out of memory 'spans' (%u)", fn, idx);
+        st = nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "%s: out of memory 'spans' (%u)", fn, idx);
+        goto fail;
     }
     memcpy(chf->spans, spans, (size_t)idx * sizeof(nb_compact_span));
     memcpy(chf->areas, areas, idx);
@@ -117,6 +112,12 @@ nb_status nb_compact_heightfield_build(nb_context* ctx, int32_t walkable_height,
         link_row(chf, z, walkable_height, walkable_climb);
     *out = chf;
     return NB_OK;
+
+fail:
+    nb_free(ctx, spans);
+    nb_free(ctx, areas);
+    nb_compact_heightfield_destroy(ctx, chf);
+    return st;
 }
 
 void nb_compact_heightfield_destroy(nb_context* ctx, nb_compact_heightfield* chf)
