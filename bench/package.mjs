@@ -138,7 +138,7 @@ const { build: viteBuild } = await import('vite');
 const pages = {
   ours: `import { init, bake } from 'navbake';
 await init();
-const nav = await bake({ positions: new Float32Array(9), indices: new Uint32Array(3) });
+const nav = await bake({ positions: new Float32Array([0, 0, 0, 0, 0, 1, 1, 0, 0]), indices: new Uint32Array([0, 1, 2]) });
 console.log(nav.findPaths(new Float32Array(6)));`,
   theirs: `import { init, NavMeshQuery } from '@recast-navigation/core';
 import { generateSoloNavMesh } from '@recast-navigation/generators';

@@ -42,7 +42,7 @@ extern "C" {
     X(NB_ERR_INVALID_CONFIG, "a config field is out of range")                                 \
     X(NB_ERR_NONFINITE, "a coordinate is NaN or infinite")                                     \
     X(NB_ERR_INDEX_RANGE, "a vertex index is out of range")                                    \
-    X(NB_ERR_EMPTY_MESH, "the mesh has no triangles")                                          \
+    X(NB_ERR_EMPTY_MESH, "the mesh has no triangles, or none with an area")                    \
     X(NB_ERR_OUT_OF_MEMORY, "out of memory")                                                   \
     X(NB_ERR_TOO_LARGE, "the input is too large for the grid or the data format")              \
     X(NB_ERR_BUFFER_TOO_SMALL, "the output buffer is too small")                               \
@@ -563,8 +563,8 @@ typedef struct nb_bake_result {
 /* Runs the pipeline on `input` up to and including `stop_after` (NB_STAGE_ALL = every stage) and fills
  * `out`, which the caller releases with nb_bake_result_release. Validates everything first: NULL pointers
  * (NB_ERR_NULL_ARG), config (NB_ERR_INVALID_CONFIG), NaN/inf coordinates (NB_ERR_NONFINITE, naming the
- * vertex), indices out of range (NB_ERR_INDEX_RANGE, naming the triangle), no triangles
- * (NB_ERR_EMPTY_MESH), a grid too big (NB_ERR_TOO_LARGE), area ids > 63, bad volumes. Then
+ * vertex), indices out of range (NB_ERR_INDEX_RANGE, naming the triangle), no triangles, or (without explicit
+ * bounds) none with an area (NB_ERR_EMPTY_MESH), a grid too big (NB_ERR_TOO_LARGE), area ids > 63, bad volumes. Then
  * NB_ERR_OUT_OF_MEMORY or NB_ERR_CANCELLED may come from the stages; on any failure `out` is left empty
  * (all pointers NULL) and nothing leaks. */
 nb_status nb_bake(nb_context* ctx, const nb_bake_input* input, const nb_config* config, nb_stage stop_after,

@@ -20,6 +20,25 @@ const char* nb_stat_name(nb_stat stat)
 
 /* ---- input validation: every message names what is wrong and where ---- */
 
+/* True when triangle i has no area: its cross product is zero, or so small against its edges (sine of the angle
+ * below 1e-6) that it is a line. In double: float coordinates near the float range would overflow the products. */
+static int triangle_degenerate(const nb_mesh* m, uint32_t i)
+{
+    const float* p[3];
+    for (int k = 0; k < 3; ++k)
+        p[k] = &m->positions[(size_t)(m->indices ? m->indices[(size_t)i * 3 + k] : i * 3 + (uint32_t)k) * 3];
+    double e0[3], e1[3];
+    for (int k = 0; k < 3; ++k) {
+        e0[k] = (double)p[1][k] - p[0][k];
+        e1[k] = (double)p[2][k] - p[0][k];
+    }
+    const double n[3] = { e0[1] * e1[2] - e0[2] * e1[1], e0[2] * e1[0] - e0[0] * e1[2], e0[0] * e1[1] - e0[1] * e1[0] };
+    const double nn = n[0] * n[0] + n[1] * n[1] + n[2] * n[2];
+    const double l0 = e0[0] * e0[0] + e0[1] * e0[1] + e0[2] * e0[2];
+    const double l1 = e1[0] * e1[0] + e1[1] * e1[1] + e1[2] * e1[2];
+    return nn <= 1e-12 * l0 * l1;
+}
+
 nb_status nb_validate_mesh(nb_context* ctx, const char* fn, const nb_mesh* m, int referenced_only,
                            uint32_t* tri_count_out)
 {
@@ -61,6 +80,20 @@ nb_status nb_validate_mesh(nb_context* ctx, const char* fn, const nb_mesh* m, in
             if (m->areas[i] > 63)
                 return nb_fail(ctx, NB_ERR_INVALID_ARG, "%s: areas[%u] is %u; area ids are 0..63", fn, i,
                                (unsigned)m->areas[i]);
+    }
+    /* A whole mesh (not a tile's share of one) whose every triangle has no area: nothing to bake, and most likely
+     * buffers that were never filled (all zeros) or the wrong ones. One triangle with area ends the scan. */
+    if (!referenced_only) {
+        uint32_t i = 0;
+        while (i < tri_count && triangle_degenerate(m, i))
+            ++i;
+        if (i == tri_count) {
+            const uint32_t* t = m->indices;
+            return nb_fail(ctx, NB_ERR_EMPTY_MESH,
+                           "%s: all %u triangles are degenerate (no area: their corners coincide or lie on one line; "
+                           "triangle 0 uses vertices %u, %u, %u)",
+                           fn, tri_count, t ? t[0] : 0u, t ? t[1] : 1u, t ? t[2] : 2u);
+        }
     }
     *tri_count_out = tri_count;
     return NB_OK;

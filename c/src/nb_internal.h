@@ -62,7 +62,8 @@ nb_status nb_volume_bounds(nb_context* ctx, const char* fn, const nb_volume* v, 
 
 /* Validates bake input triangles (NULL positions, NaN/inf, index range, area ids, emptiness); fn names the
  * caller in messages. referenced_only: check the finiteness of the vertices the triangles use rather than of
- * every vertex (for explicit bounds). *tri_count receives the triangle count (vertex_count / 3 without indices). */
+ * every vertex (for explicit bounds), and skip the check that not every triangle is degenerate (a tile's share of
+ * a level may be only slivers). *tri_count receives the triangle count (vertex_count / 3 without indices). */
 nb_status nb_validate_mesh(nb_context* ctx, const char* fn, const nb_mesh* mesh, int referenced_only,
                            uint32_t* tri_count);
 

@@ -143,6 +143,74 @@ static void test_areas_and_volumes(void)
     nb_bake_result_release(ctx, &r);
 }
 
+/* A whole mesh whose every triangle has no area is refused (most often buffers never filled); one triangle with
+ * area is enough, a thin one too, and a tile's share of a level (explicit bounds) may be only slivers. */
+static void test_degenerate_mesh(void)
+{
+    nb_bake_result r;
+    nb_navmesh* nav = NULL;
+    nb_navmesh_params params;
+    int32_t tx, tz;
+    float zeros[12] = { 0 };
+    const uint32_t tris[6] = { 0, 1, 2, 1, 3, 2 };
+    nb_bake_input in;
+    memset(&in, 0, sizeof(in));
+    in.mesh.positions = zeros; /* an unfilled vertex buffer */
+    in.mesh.vertex_count = 4;
+    in.mesh.indices = tris;
+    in.mesh.triangle_count = 2;
+    CHECK_STATUS(ctx, nb_bake(ctx, &in, NULL, 0, 0, &r), NB_ERR_EMPTY_MESH,
+                 "all 2 triangles are degenerate (no area: their corners coincide or lie on one line; triangle 0 uses "
+                 "vertices 0, 1, 2)");
+    CHECK(r.heightfield == NULL && r.compact == NULL);
+    CHECK_STATUS(ctx, nb_bake_navmesh(ctx, &in, NULL, NULL, 0, &nav), NB_ERR_EMPTY_MESH, "all 2 triangles");
+    CHECK(nav == NULL);
+    nb_config tiled;
+    memset(&tiled, 0, sizeof(tiled));
+    tiled.tile_size = 32;
+    CHECK_STATUS(ctx, nb_bake_grid(ctx, &in, &tiled, &params, &tx, &tz), NB_ERR_EMPTY_MESH, "all 2 triangles");
+
+    /* Unfilled indices over a real level: every triangle is vertex 0 three times. */
+    const uint32_t none[36] = { 0 };
+    nb_bake_input lvl = small_level();
+    lvl.mesh.indices = none;
+    CHECK_STATUS(ctx, nb_bake(ctx, &lvl, NULL, 0, 0, &r), NB_ERR_EMPTY_MESH, "all 12 triangles are degenerate");
+
+    /* Corners on one line, with float rounding: a soup of two collinear triangles, far from the origin. */
+    const float line[18] = { 1000.1f, 3.3f, 2000.7f, 1001.1f, 3.8f, 2001.2f, 1003.1f, 4.8f, 2002.2f,
+                             1000.1f, 3.3f, 2000.7f, 1000.1f, 3.3f, 2000.7f, 1005.1f, 5.8f, 2003.2f };
+    nb_bake_input soup;
+    memset(&soup, 0, sizeof(soup));
+    soup.mesh.positions = line;
+    soup.mesh.vertex_count = 6;
+    CHECK_STATUS(ctx, nb_bake(ctx, &soup, NULL, 0, 0, &r), NB_ERR_EMPTY_MESH,
+                 "all 2 triangles are degenerate (no area: their corners coincide or lie on one line; triangle 0 uses "
+                 "vertices 0, 1, 2)");
+
+    /* One triangle with area among degenerate ones bakes; so does a thin one (angle about 1e-3 rad). */
+    float some[12] = { 0, 0, 0, 10, 0, 0, 0, 0, 10, 10, 0, 10 };
+    const uint32_t mixed[6] = { 0, 0, 1, 1, 2, 3 };
+    in.mesh.positions = some;
+    in.mesh.indices = mixed;
+    CHECK_INT(nb_bake(ctx, &in, NULL, NB_STAGE_RASTERIZE, 0, &r), NB_OK);
+    nb_bake_result_release(ctx, &r);
+    const float thin[9] = { 0, 0, 0, 100, 0, 0, 100, 0, 0.1f };
+    soup.mesh.positions = thin;
+    soup.mesh.vertex_count = 3;
+    CHECK_INT(nb_bake(ctx, &soup, NULL, NB_STAGE_RASTERIZE, 0, &r), NB_OK);
+    nb_bake_result_release(ctx, &r);
+
+    /* With explicit bounds (a tile of a bigger level) degenerate triangles are simply nothing to bake. */
+    const float bmin[3] = { -1, -1, -1 }, bmax[3] = { 11, 1, 11 };
+    in.mesh.positions = zeros;
+    in.mesh.indices = tris;
+    in.bmin = bmin;
+    in.bmax = bmax;
+    CHECK_INT(nb_bake(ctx, &in, NULL, 0, 0, &r), NB_OK);
+    CHECK(r.poly_mesh != NULL && r.stats[NB_STAT_POLYS] == 0);
+    nb_bake_result_release(ctx, &r);
+}
+
 static void test_bad_input(void)
 {
     nb_bake_result r;
@@ -292,6 +360,7 @@ int main(void)
     RUN(test_small_level);
     RUN(test_areas_and_volumes);
     RUN(test_bad_input);
+    RUN(test_degenerate_mesh);
     RUN(test_cancel);
     RUN(test_out_of_memory_everywhere);
     nb_context_destroy(ctx);

@@ -431,6 +431,20 @@ describe('errors: every code the API can produce', () => {
     await expectCode(bake({ positions: dungeon.positions, indices: new Uint32Array(0) }, { tileSize: 32 }, { workers: false }), 'NB_ERR_EMPTY_MESH');
   });
 
+  it('NB_ERR_EMPTY_MESH: no triangle with an area (buffers never filled), solo and tiled, here and in workers', async () => {
+    const unfilled = { positions: new Float32Array(dungeon.positions.length), indices: dungeon.indices };
+    const noIndices = { positions: dungeon.positions, indices: new Uint32Array(dungeon.indices.length) };
+    const n = dungeon.indices.length / 3;
+    for (const geometry of [unfilled, noIndices])
+      for (const config of [{}, { tileSize: 32 }])
+        for (const workers of [false, 2] as const)
+          await expectCode(bake(geometry, config, { workers }), 'NB_ERR_EMPTY_MESH', new RegExp(`all ${n} triangles are degenerate`));
+    // one real triangle among them is enough
+    const one = noIndices.indices.slice();
+    one.set(dungeon.indices.subarray(0, 3));
+    (await bake({ positions: dungeon.positions, indices: one }, {}, { workers: false })).dispose();
+  });
+
   it('NB_ERR_INVALID_CONFIG: out of range, zero where zero is not allowed, unknown field, bad partition', async () => {
     const cases: [NavBakeConfig | Record<string, unknown>, RegExp][] = [
       [{ cellSize: -1 }, /cell_size/],
