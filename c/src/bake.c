@@ -89,10 +89,15 @@ nb_status nb_validate_mesh(nb_context* ctx, const char* fn, const nb_mesh* m, in
             ++i;
         if (i == tri_count) {
             const uint32_t* t = m->indices;
+            char what[40];
+            if (tri_count == 1)
+                nb_format(what, sizeof(what), "the only triangle is");
+            else
+                nb_format(what, sizeof(what), "all %u triangles are", tri_count);
             return nb_fail(ctx, NB_ERR_EMPTY_MESH,
-                           "%s: all %u triangles are degenerate (no area: their corners coincide or lie on one line; "
-                           "triangle 0 uses vertices %u, %u, %u)",
-                           fn, tri_count, t ? t[0] : 0u, t ? t[1] : 1u, t ? t[2] : 2u);
+                           "%s: %s degenerate (no area: their corners coincide or lie on one line; triangle 0 uses "
+                           "vertices %u, %u, %u)",
+                           fn, what, t ? t[0] : 0u, t ? t[1] : 1u, t ? t[2] : 2u);
         }
     }
     *tri_count_out = tri_count;

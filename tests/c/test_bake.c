@@ -199,6 +199,8 @@ static void test_degenerate_mesh(void)
     soup.mesh.vertex_count = 3;
     CHECK_INT(nb_bake(ctx, &soup, NULL, NB_STAGE_RASTERIZE, 0, &r), NB_OK);
     nb_bake_result_release(ctx, &r);
+    soup.mesh.positions = line;
+    CHECK_STATUS(ctx, nb_bake(ctx, &soup, NULL, 0, 0, &r), NB_ERR_EMPTY_MESH, ": the only triangle is degenerate");
 
     /* With explicit bounds (a tile of a bigger level) degenerate triangles are simply nothing to bake. */
     const float bmin[3] = { -1, -1, -1 }, bmax[3] = { 11, 1, 11 };
