@@ -451,6 +451,40 @@ describe('navbake (Node) progress bar', () => {
   });
 });
 
+describe('navbake (Node) threads', () => {
+  // A preloaded hook reports every worker_threads Worker the tool starts.
+  const hook = () =>
+    file(
+      'count-workers.cjs',
+      `const wt = require('node:worker_threads');
+const W = wt.Worker;
+wt.Worker = class extends W {
+  constructor(...a) {
+    super(...a);
+    process.stderr.write('worker started\\n');
+  }
+};
+require('node:module').syncBuiltinESMExports();
+`,
+    );
+  const started = (args: string[]) => {
+    const r = spawnSync(process.execPath, ['--require', hook(), cli, ...args], { encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    return (r.stderr.match(/worker started/g) ?? []).length;
+  };
+
+  it('bakes a solo navmesh on the main thread and a tiled one in workers, unless --workers says otherwise', () => {
+    const out = join(dir, 'threads.navbake');
+    expect(started(['bake', dungeon, '-o', out])).toBe(0);
+    const solo = readFileSync(out);
+    expect(started(['bake', dungeon, '-o', out, '--workers', '1'])).toBe(1);
+    expect(readFileSync(out).equals(solo)).toBe(true); // the same bytes either way
+    expect(started(['path', dungeon, '--from', '0,0,0', '--to', '1,0,1'])).toBe(0);
+    expect(started(['bake', dungeon, '-o', out, '--tile-size', '64', '--workers', '2'])).toBe(2);
+    expect(started(['bake', dungeon, '-o', out, '--tile-size', '64', '--workers', '0'])).toBe(0);
+  });
+});
+
 describe('navbake (Node) flags and errors', () => {
   it('--help lists the native tool\'s config flags, one per field of DEFAULTS', () => {
     const r = navbake(['--help']);

@@ -19,7 +19,7 @@ export interface Options {
   seed: bigint;
   pairsFile?: string;
   json: boolean;
-  /** bake workers; false = on the main thread (--workers 0); undefined = the package's default */
+  /** bake workers; false = on the main thread (--workers 0); undefined = the tool's default (solo: the main thread) */
   workers?: number | false;
 }
 
@@ -62,7 +62,7 @@ const OPTIONS: Readonly<Record<string, OptionSpec>> = {
   '--pairs': { key: 'pairs', value: 'N', help: '(query) N random start/end pairs on the navmesh' },
   '--seed': { key: 'seed', value: 'S', help: '(query) seed of the random pairs (default 1)' },
   '--pairs-file': { key: 'pairsFile', value: 'F', help: '(query) pairs to answer: lines of six numbers, start xyz end xyz' },
-  '--workers': { key: 'workers', value: 'N', help: 'bake in N worker threads; 0 = on the main thread (default: the package\'s)' },
+  '--workers': { key: 'workers', value: 'N', help: 'bake in N worker threads; 0 = on the main thread (default: solo bakes there, tiled ones in workers)' },
   '--json': { key: 'json', help: 'print one JSON object' },
 };
 

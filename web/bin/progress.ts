@@ -31,7 +31,7 @@ export function progressBar(stream: NodeJS.WriteStream, label: string): Progress
     drawn = true;
   };
   // Bakes in workers leave this thread idle: the timer keeps the clock moving between reports. A bake on the
-  // main thread (--workers 0) blocks timers, so reports draw too.
+  // main thread (a solo bake, or --workers 0) blocks timers, so reports draw too.
   const timer = setInterval(draw, FRAME_MS);
   timer.unref();
   return {
