@@ -1028,7 +1028,15 @@ async function openFile(file: File): Promise<void> {
     let object: Object3D;
     if (ext === 'glb' || ext === 'gltf') {
       const data = ext === 'glb' ? await file.arrayBuffer() : await file.text();
-      object = (await new GLTFLoader().parseAsync(data, '')).scene;
+      try {
+        object = (await new GLTFLoader().parseAsync(data, '')).scene;
+      } catch (e) {
+        // three.js's own errors (a RangeError from a DataView, "Unexpected token" from JSON.parse) do not say what
+        // was being read; a dropped .gltf cannot reach the .bin files and textures it names beside it.
+        const why = e instanceof Error ? e.message : String(e);
+        const hint = ext === 'gltf' ? ' (a dropped .gltf must embed its buffers: drop a .glb instead)' : '';
+        throw new Error(`not a readable ${ext === 'glb' ? 'binary glTF' : 'glTF'} file${hint}: ${why}`);
+      }
     } else if (ext === 'obj') {
       object = new OBJLoader().parse(await file.text());
     } else {

@@ -624,6 +624,35 @@ describe('demo page', () => {
     expect(consoleErrors).toEqual([]);
   });
 
+  it('says which dropped glTF it could not read and why, and keeps the level it shows', async () => {
+    const before = await page.evaluate(() => (window as any).__navbakeDemo.source);
+    const drop = async (name: string, bytes: number[] | string) => {
+      await page.evaluate(
+        async ([n, b]) => {
+          const d = (window as any).__navbakeDemo;
+          await d.open(new File([typeof b === 'string' ? b : new Uint8Array(b)], n));
+        },
+        [name, bytes] as const,
+      );
+      return page.textContent('#message');
+    };
+    // 'glTF' magic, version 2, a length past the end: three.js fails inside a DataView
+    const glb = [0x67, 0x6c, 0x54, 0x46, 2, 0, 0, 0, 0xff, 0, 0, 0, 4, 0, 0, 0, 0x4a, 0x53, 0x4f, 0x4e];
+    expect(await drop('broken.glb', glb)).toMatch(/^broken\.glb: not a readable binary glTF file: \S/);
+    // a .gltf naming a .bin beside it, which a drop cannot reach
+    const gltf = JSON.stringify({
+      asset: { version: '2.0' },
+      buffers: [{ uri: 'level.bin', byteLength: 36 }],
+      bufferViews: [{ buffer: 0, byteLength: 36 }],
+      accessors: [{ bufferView: 0, componentType: 5126, count: 3, type: 'VEC3', max: [1, 0, 1], min: [0, 0, 0] }],
+      meshes: [{ primitives: [{ attributes: { POSITION: 0 } }] }],
+      nodes: [{ mesh: 0 }],
+      scenes: [{ nodes: [0] }],
+    });
+    expect(await drop('level.gltf', gltf)).toMatch(/^level\.gltf: not a readable glTF file \(a dropped \.gltf must embed its buffers: drop a \.glb instead\): \S/);
+    expect(await page.evaluate(() => (window as any).__navbakeDemo.source)).toBe(before);
+  });
+
   it('shows the generated world and bakes it in tiles, nearest the view first, drawing the tiles as they come', async () => {
     const r = await page.evaluate(async () => {
       const d = (window as any).__navbakeDemo;
