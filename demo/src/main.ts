@@ -1028,14 +1028,20 @@ async function openFile(file: File): Promise<void> {
     let object: Object3D;
     if (ext === 'glb' || ext === 'gltf') {
       const data = ext === 'glb' ? await file.arrayBuffer() : await file.text();
+      if (typeof data === 'string') {
+        // A dropped .gltf cannot reach the .bin files and textures it names beside it: say so before three.js
+        // tries to fetch them.
+        const outside = externalFiles(data);
+        if (outside.length) {
+          throw new Error(`names files beside it (${outside.join(', ')}), which a dropped file cannot reach: drop a .glb, or a .gltf with its data embedded`);
+        }
+      }
       try {
         object = (await new GLTFLoader().parseAsync(data, '')).scene;
       } catch (e) {
         // three.js's own errors (a RangeError from a DataView, "Unexpected token" from JSON.parse) do not say what
-        // was being read; a dropped .gltf cannot reach the .bin files and textures it names beside it.
-        const why = e instanceof Error ? e.message : String(e);
-        const hint = ext === 'gltf' ? ' (a dropped .gltf must embed its buffers: drop a .glb instead)' : '';
-        throw new Error(`not a readable ${ext === 'glb' ? 'binary glTF' : 'glTF'} file${hint}: ${why}`);
+        // was being read.
+        throw new Error(`not a readable ${ext === 'glb' ? 'binary glTF' : 'glTF'} file: ${e instanceof Error ? e.message : String(e)}`);
       }
     } else if (ext === 'obj') {
       object = new OBJLoader().parse(await file.text());
@@ -1052,6 +1058,18 @@ async function openFile(file: File): Promise<void> {
     message(`${name}: ${e instanceof Error ? e.message : String(e)}`);
     console.warn('navbake demo: could not open', name, e);
   }
+}
+
+/** The files a .gltf names by relative URI (its buffers and images that are not embedded as data: URIs). */
+function externalFiles(text: string): string[] {
+  let json: { buffers?: { uri?: unknown }[]; images?: { uri?: unknown }[] };
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return []; // not JSON: GLTFLoader says so
+  }
+  const uris = [...(json?.buffers ?? []), ...(json?.images ?? [])].map((b) => b?.uri);
+  return uris.filter((u): u is string => typeof u === 'string' && !u.startsWith('data:'));
 }
 
 /** Frees a replaced level's geometries and materials (a big world holds tens of megabytes). */

@@ -639,7 +639,7 @@ describe('demo page', () => {
     // 'glTF' magic, version 2, a length past the end: three.js fails inside a DataView
     const glb = [0x67, 0x6c, 0x54, 0x46, 2, 0, 0, 0, 0xff, 0, 0, 0, 4, 0, 0, 0, 0x4a, 0x53, 0x4f, 0x4e];
     expect(await drop('broken.glb', glb)).toMatch(/^broken\.glb: not a readable binary glTF file: \S/);
-    // a .gltf naming a .bin beside it, which a drop cannot reach
+    // a .gltf naming a .bin beside it, which a drop cannot reach: refused before three.js would fetch it
     const gltf = JSON.stringify({
       asset: { version: '2.0' },
       buffers: [{ uri: 'level.bin', byteLength: 36 }],
@@ -649,8 +649,12 @@ describe('demo page', () => {
       nodes: [{ mesh: 0 }],
       scenes: [{ nodes: [0] }],
     });
-    expect(await drop('level.gltf', gltf)).toMatch(/^level\.gltf: not a readable glTF file \(a dropped \.gltf must embed its buffers: drop a \.glb instead\): \S/);
+    expect(await drop('level.gltf', gltf)).toBe(
+      'level.gltf: names files beside it (level.bin), which a dropped file cannot reach: drop a .glb, or a .gltf with its data embedded',
+    );
+    expect(await drop('broken.gltf', '{ "asset": ')).toMatch(/^broken\.gltf: not a readable glTF file: \S/);
     expect(await page.evaluate(() => (window as any).__navbakeDemo.source)).toBe(before);
+    expect(consoleErrors).toEqual([]); // nothing was fetched
   });
 
   it('shows the generated world and bakes it in tiles, nearest the view first, drawing the tiles as they come', async () => {
