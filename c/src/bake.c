@@ -95,7 +95,7 @@ nb_status nb_validate_mesh(nb_context* ctx, const char* fn, const nb_mesh* m, in
             else
                 nb_format(what, sizeof(what), "all %u triangles are", tri_count);
             return nb_fail(ctx, NB_ERR_EMPTY_MESH,
-                           "%s: %s degenerate (no area: their corners coincide or lie on one line; triangle 0 uses "
+                           "%s: %s degenerate (no area: corners that coincide or lie on one line; triangle 0 uses "
                            "vertices %u, %u, %u)",
                            fn, what, t ? t[0] : 0u, t ? t[1] : 1u, t ? t[2] : 2u);
         }
