@@ -249,12 +249,7 @@ static const char* partition_name(nb_partition p)
 
 static int cmd_bake(nb_context* ctx, const options* o, const nb_obj* obj, nb_stage stop)
 {
-    nb_bake_input in;
-    memset(&in, 0, sizeof(in));
-    in.mesh.positions = obj->positions;
-    in.mesh.vertex_count = obj->vertex_count;
-    in.mesh.indices = obj->indices;
-    in.mesh.triangle_count = obj->triangle_count;
+    nb_bake_input in = nb_obj_bake_input(obj);
     nb_bake_result r;
     memset(&r, 0, sizeof(r));
     nb_status st = bake_repeated(ctx, &in, o, stop, &r);

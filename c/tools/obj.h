@@ -4,6 +4,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+
+#include "navbake.h"
 
 typedef struct nb_obj {
     float* positions; /* vertex_count x 3 */
@@ -19,5 +22,17 @@ int nb_obj_load(const char* path, nb_obj* out, char* err, size_t err_size);
 /* Same, from a NUL-terminated string (name is used in messages). */
 int nb_obj_parse(const char* text, const char* name, nb_obj* out, char* err, size_t err_size);
 void nb_obj_free(nb_obj* obj);
+
+/* A bake input over all of obj's triangles: bounds from the vertices, no areas, volumes or links. */
+static inline nb_bake_input nb_obj_bake_input(const nb_obj* obj)
+{
+    nb_bake_input in;
+    memset(&in, 0, sizeof(in));
+    in.mesh.positions = obj->positions;
+    in.mesh.vertex_count = obj->vertex_count;
+    in.mesh.indices = obj->indices;
+    in.mesh.triangle_count = obj->triangle_count;
+    return in;
+}
 
 #endif

@@ -17,18 +17,6 @@ static inline int nbt_load_level(const char* name, nb_obj* obj)
     return 0;
 }
 
-/* A bake input over all of obj's triangles, default bounds, no areas or volumes. */
-static inline nb_bake_input nbt_input_of(const nb_obj* obj)
-{
-    nb_bake_input in;
-    memset(&in, 0, sizeof(in));
-    in.mesh.positions = obj->positions;
-    in.mesh.vertex_count = obj->vertex_count;
-    in.mesh.indices = obj->indices;
-    in.mesh.triangle_count = obj->triangle_count;
-    return in;
-}
-
 /* A standard level baked (default config) up to stop_after, keeping what keep says; the caller releases res
  * (nb_bake_result_release). Returns 0, or -1 with a failed check when the level cannot be loaded or baked. */
 static inline int nbt_level_bake(nb_context* ctx, const char* name, nb_stage stop_after, unsigned keep,
@@ -40,7 +28,7 @@ static inline int nbt_level_bake(nb_context* ctx, const char* name, nb_stage sto
         CHECK(!"mesh loads");
         return -1;
     }
-    nb_bake_input in = nbt_input_of(&obj);
+    nb_bake_input in = nb_obj_bake_input(&obj);
     const nb_status st = nb_bake(ctx, &in, NULL, stop_after, keep, res);
     CHECK_STATUS(ctx, st, NB_OK, "");
     nb_obj_free(&obj);

@@ -27,7 +27,7 @@ static void test_counts_match_reference(void)
             CHECK(!"mesh missing");
             continue;
         }
-        nb_bake_input in = nbt_input_of(&obj);
+        nb_bake_input in = nb_obj_bake_input(&obj);
         nb_bake_result r;
         CHECK_INT(nb_bake(ctx, &in, NULL, NB_STAGE_ERODE, 0, &r), NB_OK);
         CHECK_INT(r.stats[NB_STAT_GRID_WIDTH], ref[i].w);
@@ -52,7 +52,7 @@ static void test_deterministic(void)
         CHECK(!"mesh missing");
         return;
     }
-    nb_bake_input in = nbt_input_of(&obj);
+    nb_bake_input in = nb_obj_bake_input(&obj);
     nb_bake_result a, b;
     CHECK_INT(nb_bake(ctx, &in, NULL, NB_STAGE_AREAS, NB_KEEP_ALL, &a), NB_OK);
     CHECK_INT(nb_bake(ctx, &in, NULL, NB_STAGE_AREAS, NB_KEEP_ALL, &b), NB_OK);

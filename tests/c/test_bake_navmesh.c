@@ -18,7 +18,7 @@ static void test_solo_is_one_tile_with_the_bake_polygons(void)
         CHECK(!"mesh missing");
         return;
     }
-    nb_bake_input in = nbt_input_of(&obj);
+    nb_bake_input in = nb_obj_bake_input(&obj);
     nb_navmesh* nav = NULL;
     CHECK_INT(nb_bake_navmesh(ctx, &in, NULL, NULL, 0, &nav), NB_OK);
     nb_bake_result r;
@@ -43,7 +43,7 @@ static void test_tiled_counts_against_reference(void)
             CHECK(!"mesh missing");
             continue;
         }
-        nb_bake_input in = nbt_input_of(&obj);
+        nb_bake_input in = nb_obj_bake_input(&obj);
         nb_config cfg;
         memset(&cfg, 0, sizeof(cfg));
         cfg.tile_size = 64;

@@ -120,14 +120,14 @@ static void test_round_trip_every_tile(void)
             CHECK(!"mesh missing");
             continue;
         }
-        nb_bake_input in = nbt_input_of(&obj);
+        nb_bake_input in = nb_obj_bake_input(&obj);
         for (int s = 0; s < 2; ++s)
             round_trip_level(&in, sizes[s], &enc, &raw, &tiles);
         nb_obj_free(&obj);
     }
     nb_obj w;
     CHECK_INT(nb_world_generate(11, 20000, &w), 0);
-    nb_bake_input in = nbt_input_of(&w);
+    nb_bake_input in = nb_obj_bake_input(&w);
     round_trip_level(&in, 64, &enc, &raw, &tiles);
     nb_obj_free(&w);
     CHECK(tiles > 100);
@@ -192,7 +192,7 @@ static uint8_t* dungeon_blob(size_t* size)
         CHECK(!"mesh missing");
         return NULL;
     }
-    nb_bake_input in = nbt_input_of(&obj);
+    nb_bake_input in = nb_obj_bake_input(&obj);
     nb_config cfg;
     memset(&cfg, 0, sizeof(cfg));
     cfg.tile_size = 32;

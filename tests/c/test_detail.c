@@ -650,12 +650,7 @@ static void test_storeys_do_not_bleed(void)
  * the surface against each polygon's own floors, and the triangle count against the reference's. */
 static void check_pipeline(const nb_obj* obj, const char* name, int ref_tris)
 {
-    nb_bake_input in;
-    memset(&in, 0, sizeof(in));
-    in.mesh.positions = obj->positions;
-    in.mesh.vertex_count = obj->vertex_count;
-    in.mesh.indices = obj->indices;
-    in.mesh.triangle_count = obj->triangle_count;
+    nb_bake_input in = nb_obj_bake_input(obj);
     nb_bake_result r;
     CHECK_INT(nb_bake(ctx, &in, NULL, NB_STAGE_ALL, NB_KEEP_ALL, &r), NB_OK);
     const nb_poly_mesh* pm = r.poly_mesh;

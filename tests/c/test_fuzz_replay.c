@@ -76,7 +76,7 @@ static uint8_t* baked_file(nb_context* ctx, size_t* size)
     nb_obj t;
     if (nb_terrain_generate(40, 40, 0.3f, 1, &t) != 0)
         return NULL;
-    const nb_bake_input in = nbt_input_of(&t);
+    const nb_bake_input in = nb_obj_bake_input(&t);
     nb_config cfg;
     memset(&cfg, 0, sizeof(cfg));
     cfg.tile_size = 16;

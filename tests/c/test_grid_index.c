@@ -113,7 +113,7 @@ static void test_levels_byte_identical(void)
             CHECK(!"mesh missing");
             continue;
         }
-        nb_bake_input in = nbt_input_of(&obj);
+        nb_bake_input in = nb_obj_bake_input(&obj);
         for (int s = 0; s < 2; ++s) {
             int with_data = 0;
             compare_level(&in, sizes[s], NULL, 0, &with_data);
@@ -127,7 +127,7 @@ static void test_world_byte_identical(void)
 {
     nb_obj w;
     CHECK_INT(nb_world_generate(3, 30000, &w), 0);
-    nb_bake_input in = nbt_input_of(&w);
+    nb_bake_input in = nb_obj_bake_input(&w);
     int with_data = 0;
     compare_level(&in, 64, NULL, 0, &with_data);
     CHECK(with_data >= 16);
@@ -143,7 +143,7 @@ static void test_links_and_volumes(void)
         CHECK(!"mesh missing");
         return;
     }
-    nb_bake_input in = nbt_input_of(&obj);
+    nb_bake_input in = nb_obj_bake_input(&obj);
     nb_offmesh_link links[40];
     const uint32_t nlinks = make_links(&in, links, 40);
     nb_volume vol;
@@ -264,7 +264,7 @@ static void test_failing_allocator(void)
 {
     nb_obj w;
     CHECK_INT(nb_world_generate(5, 3000, &w), 0);
-    nb_bake_input in = nbt_input_of(&w);
+    nb_bake_input in = nb_obj_bake_input(&w);
     nb_config cfg = tiled(64);
     uint8_t *ref = NULL, *ref_cache = NULL;
     size_t ref_size = 0, ref_cache_size = 0;

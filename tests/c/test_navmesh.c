@@ -35,7 +35,7 @@ static nb_status bake_grid_tile(const nb_obj* obj, const tiled_level* L, int32_t
     nb_config cfg;
     memset(&cfg, 0, sizeof(cfg));
     cfg.tile_size = TILE_CELLS;
-    nb_bake_input in = nbt_input_of(obj);
+    nb_bake_input in = nb_obj_bake_input(obj);
     const float bmin[3] = { L->origin[0] + tx * L->tile_size, L->ymin, L->origin[2] + tz * L->tile_size };
     const float bmax[3] = { bmin[0] + L->tile_size, L->ymax, bmin[2] + L->tile_size };
     in.bmin = bmin;
@@ -206,7 +206,7 @@ static void test_solo_tile_refs_and_internal_links(void)
 {
     if (!have_dungeon)
         return;
-    nb_bake_input in = nbt_input_of(&dungeon);
+    nb_bake_input in = nb_obj_bake_input(&dungeon);
     uint8_t* blob;
     size_t size;
     CHECK_INT(nb_bake_tile(ctx, &in, NULL, NULL, 0, 0, 0, &blob, &size, NULL), NB_OK);
@@ -453,7 +453,7 @@ static void test_offmesh_one_way_and_bidirectional(void)
 {
     if (!have_dungeon)
         return;
-    nb_bake_input in = nbt_input_of(&dungeon);
+    nb_bake_input in = nb_obj_bake_input(&dungeon);
     nb_bake_result r;
     CHECK_INT(nb_bake(ctx, &in, NULL, NB_STAGE_ALL, 0, &r), NB_OK);
     nb_tile_params tp;

@@ -273,7 +273,7 @@ static void test_far_from_the_origin(void)
     for (size_t o = 0; o < sizeof(offsets) / sizeof(offsets[0]); ++o) {
         for (uint32_t i = 0; i < obj.vertex_count * 3; ++i)
             moved[i] = obj.positions[i] + (i % 3 != 1 ? offsets[o] : 0.0f);
-        nb_bake_input in = nbt_input_of(&obj);
+        nb_bake_input in = nb_obj_bake_input(&obj);
         in.mesh.positions = moved;
         nb_navmesh* nav = NULL;
         const nb_status st = nb_bake_navmesh(ctx, &in, NULL, NULL, 0, &nav);

@@ -15,12 +15,7 @@ static int have_dungeon;
 
 static void bake_level(const nb_obj* obj, nb_bake_result* r)
 {
-    nb_bake_input in;
-    memset(&in, 0, sizeof(in));
-    in.mesh.positions = obj->positions;
-    in.mesh.vertex_count = obj->vertex_count;
-    in.mesh.indices = obj->indices;
-    in.mesh.triangle_count = obj->triangle_count;
+    nb_bake_input in = nb_obj_bake_input(obj);
     const nb_status st = nb_bake(ctx, &in, NULL, NB_STAGE_ALL, NB_KEEP_ALL, r);
     CHECK_INT(st, NB_OK);
 }

@@ -124,7 +124,7 @@ static void test_no_obstacles_same_bytes_as_bake_navmesh(void)
         CHECK(!"mesh missing");
         return;
     }
-    nb_bake_input in = nbt_input_of(&obj);
+    nb_bake_input in = nb_obj_bake_input(&obj);
     nb_config cfg = tiled();
     nb_navmesh *ref = NULL, *nav = NULL;
     nb_tile_cache* cache = NULL;
@@ -539,7 +539,7 @@ static void test_rebuild_matches_update(void)
         CHECK(!"mesh missing");
         return;
     }
-    nb_bake_input in = nbt_input_of(&obj);
+    nb_bake_input in = nb_obj_bake_input(&obj);
     nb_config cfg = tiled();
     size_t* sizes = NULL;
     int32_t ntx = 0, ntz = 0;

@@ -141,7 +141,7 @@ static void test_small_world_bakes_tiled_with_paths_upstairs(void)
     for (uint32_t seed = 1; seed <= 2; ++seed) {
         nb_obj w;
         CHECK_INT(nb_world_generate(seed, 50000, &w), 0);
-        nb_bake_input in = nbt_input_of(&w);
+        nb_bake_input in = nb_obj_bake_input(&w);
         nb_config cfg;
         memset(&cfg, 0, sizeof(cfg));
         cfg.tile_size = 64;

@@ -56,18 +56,6 @@ static inline void fuzz_fix_navmesh_crcs(uint8_t* data, size_t size)
 
 static inline float fuzz_lerp(float a, float b, float t) { return a + (b - a) * t; }
 
-/* A bake input over all of obj's triangles. */
-static inline nb_bake_input fuzz_input_of(const nb_obj* obj)
-{
-    nb_bake_input in;
-    memset(&in, 0, sizeof(in));
-    in.mesh.positions = obj->positions;
-    in.mesh.vertex_count = obj->vertex_count;
-    in.mesh.indices = obj->indices;
-    in.mesh.triangle_count = obj->triangle_count;
-    return in;
-}
-
 /* Queries from points spread over the navmesh's tiles, with results checked where the API promises something. */
 static inline void fuzz_query_navmesh(nb_context* ctx, const nb_navmesh* nav)
 {
@@ -406,7 +394,7 @@ static inline void fuzz_check_obstacles(const uint8_t* data, size_t size, const 
     nb_context* ctx = nb_context_create(NULL);
     FUZZ_EXPECT(ctx != NULL, "out of memory");
     const float bmin[3] = { 12.0f, -60.0f, 12.0f }, bmax[3] = { 31.2f, 60.0f, 31.2f };
-    nb_bake_input in = fuzz_input_of(world);
+    nb_bake_input in = nb_obj_bake_input(world);
     in.bmin = bmin;
     in.bmax = bmax;
     nb_config cfg;

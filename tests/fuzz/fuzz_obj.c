@@ -34,7 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
         return 0;
     }
     nb_context* ctx = nb_context_create(NULL);
-    const nb_bake_input in = fuzz_input_of(&obj);
+    const nb_bake_input in = nb_obj_bake_input(&obj);
     nb_config cfg;
     memset(&cfg, 0, sizeof(cfg));
     cfg.cell_size = 1.0f; /* coarse: any text can make a big level */
