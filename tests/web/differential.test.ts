@@ -1,9 +1,11 @@
 // Differential test against the reference (npm @recast-navigation 0.43.1, recastnavigation compiled to wasm):
 // the same level, the same settings, the same 1000 random pairs -- both libraries must agree on which pairs
-// are connected (>= 99%) and on the lengths of the paths (median ratio within 3%).
-import { beforeAll, describe, expect, it } from 'vitest';
-import { init as initReference, NavMeshQuery } from '@recast-navigation/core';
-import { generateSoloNavMesh } from '@recast-navigation/generators';
+// are connected (>= 99%) and on the lengths of the paths (median ratio within 3%). Solo navmeshes, and tiled
+// ones (both libraries with the same tile size), where paths cross the seams between tiles.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { init as initReference, NavMeshQuery, type NavMesh as ReferenceNavMesh } from '@recast-navigation/core';
+import { generateSoloNavMesh, generateTiledNavMesh } from '@recast-navigation/generators';
+import { bake, terminateWorkers } from '../../web/dist/index.js';
 import { loadMesh, loadWasm, type RawModule } from './helpers';
 
 const PAIRS = 1000;
@@ -13,6 +15,7 @@ beforeAll(async () => {
   m = await loadWasm();
   await initReference();
 });
+afterAll(() => terminateWorkers());
 
 /** navbake: random pairs on its navmesh and, per pair, complete? and straight-path length. */
 function ours(mesh: ReturnType<typeof loadMesh>) {
@@ -52,15 +55,47 @@ function ours(mesh: ReturnType<typeof loadMesh>) {
   return { pairs, complete, lengths };
 }
 
+/** navbake through the package, tiled: the same as ours() but over tileSize x tileSize-cell tiles. */
+async function oursTiled(mesh: ReturnType<typeof loadMesh>, tileSize: number) {
+  const nav = await bake(mesh, { tileSize }, { workers: false });
+  try {
+    expect(nav.tileCount).toBeGreaterThan(4);
+    const pairs = new Float32Array(PAIRS * 6);
+    for (let i = 0; i < PAIRS * 2; i++) {
+      const p = nav.randomPoint({ seed: i === 0 ? 2024 : undefined });
+      if (!p) throw new Error('randomPoint found no polygon');
+      pairs.set(p, i * 3);
+    }
+    const complete: boolean[] = [];
+    const lengths: number[] = [];
+    for (let i = 0; i < PAIRS; i++) {
+      const r = nav.findPath(pairs.subarray(i * 6, i * 6 + 3), pairs.subarray(i * 6 + 3, i * 6 + 6));
+      complete.push(r.status === 'complete');
+      lengths.push(r.length);
+    }
+    return { pairs, complete, lengths };
+  } finally {
+    nav.dispose();
+  }
+}
+
+const REFERENCE_CONFIG = {
+  cs: 0.3, ch: 0.2, walkableSlopeAngle: 45, walkableHeight: 10, walkableClimb: 4, walkableRadius: 2,
+  maxEdgeLen: 40, maxSimplificationError: 1.3, minRegionArea: 8, mergeRegionArea: 20, maxVertsPerPoly: 6,
+  detailSampleDist: 6, detailSampleMaxError: 1,
+};
+
 /** The reference: complete when its A* reaches the end's polygon; length of its straight path. */
-function reference(mesh: ReturnType<typeof loadMesh>, pairs: Float32Array) {
-  const { success, navMesh } = generateSoloNavMesh(mesh.positions, mesh.indices, {
-    cs: 0.3, ch: 0.2, walkableSlopeAngle: 45, walkableHeight: 10, walkableClimb: 4, walkableRadius: 2,
-    maxEdgeLen: 40, maxSimplificationError: 1.3, minRegionArea: 8, mergeRegionArea: 20, maxVertsPerPoly: 6,
-    detailSampleDist: 6, detailSampleMaxError: 1,
-  });
+function reference(mesh: ReturnType<typeof loadMesh>, pairs: Float32Array, tileSize = 0) {
+  const { success, navMesh } = tileSize
+    ? generateTiledNavMesh(mesh.positions, mesh.indices, { ...REFERENCE_CONFIG, tileSize })
+    : generateSoloNavMesh(mesh.positions, mesh.indices, REFERENCE_CONFIG);
   expect(success).toBe(true);
   if (!navMesh) throw new Error('the reference bake failed');
+  return measure(navMesh, pairs);
+}
+
+function measure(navMesh: ReferenceNavMesh, pairs: Float32Array) {
   const query = new NavMeshQuery(navMesh);
   const halfExtents = { x: 2, y: 4, z: 2 };
   const complete: boolean[] = [];
@@ -88,23 +123,32 @@ function reference(mesh: ReturnType<typeof loadMesh>, pairs: Float32Array) {
   return { complete, lengths };
 }
 
+/** Both libraries agree on >= 99% of the pairs' reachability, and their lengths' median ratio is within 3%. */
+function expectAgreement(a: { complete: boolean[]; lengths: number[] }, b: { complete: boolean[]; lengths: number[] }) {
+  let agree = 0;
+  const ratios: number[] = [];
+  for (let i = 0; i < PAIRS; i++) {
+    if (a.complete[i] === b.complete[i]) agree++;
+    if (a.complete[i] && b.complete[i] && b.lengths[i] > 1) ratios.push(a.lengths[i] / b.lengths[i]);
+  }
+  ratios.sort((x, y) => x - y);
+  const median = ratios[ratios.length >> 1];
+  expect(agree / PAIRS).toBeGreaterThanOrEqual(0.99);
+  expect(ratios.length).toBeGreaterThan(100);
+  expect(Math.abs(median - 1)).toBeLessThanOrEqual(0.03);
+}
+
 describe('navbake agrees with the reference implementation', () => {
   for (const level of ['dungeon.obj', 'nav_test.obj']) {
     it(`${level}: reachability (>= 99%) and path lengths (median within 3%) on ${PAIRS} random pairs`, () => {
       const mesh = loadMesh(level);
       const a = ours(mesh);
-      const b = reference(mesh, a.pairs);
-      let agree = 0;
-      const ratios: number[] = [];
-      for (let i = 0; i < PAIRS; i++) {
-        if (a.complete[i] === b.complete[i]) agree++;
-        if (a.complete[i] && b.complete[i] && b.lengths[i] > 1) ratios.push(a.lengths[i] / b.lengths[i]);
-      }
-      ratios.sort((x, y) => x - y);
-      const median = ratios[ratios.length >> 1];
-      expect(agree / PAIRS).toBeGreaterThanOrEqual(0.99);
-      expect(ratios.length).toBeGreaterThan(100);
-      expect(Math.abs(median - 1)).toBeLessThanOrEqual(0.03);
+      expectAgreement(a, reference(mesh, a.pairs));
+    });
+    it(`${level}, tiles of 32 cells: the same agreement, with paths across tile seams`, async () => {
+      const mesh = loadMesh(level);
+      const a = await oursTiled(mesh, 32);
+      expectAgreement(a, reference(mesh, a.pairs, 32));
     });
   }
 });
