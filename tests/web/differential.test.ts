@@ -152,3 +152,58 @@ describe('navbake agrees with the reference implementation', () => {
     });
   }
 });
+
+describe('navbake queries agree with the reference queries', () => {
+  const RAYS = 1000;
+  const v = (p: ArrayLike<number>) => ({ x: p[0], y: p[1], z: p[2] });
+  for (const level of ['dungeon.obj', 'nav_test.obj']) {
+    it(`${level}: raycast (hit or not, and where) and moveAlong (where it ends) on ${RAYS} random moves`, async () => {
+      const mesh = loadMesh(level);
+      const nav = await bake(mesh, {}, { workers: false });
+      const { success, navMesh } = generateSoloNavMesh(mesh.positions, mesh.indices, REFERENCE_CONFIG);
+      expect(success).toBe(true);
+      if (!navMesh) throw new Error('the reference bake failed');
+      const query = new NavMeshQuery(navMesh);
+      try {
+        nav.seedRandom(7);
+        let rays = 0;
+        let agree = 0;
+        const hitGaps: number[] = [];
+        const moveGaps: number[] = [];
+        for (let i = 0; i < RAYS; i++) {
+          const p = nav.randomPoint();
+          if (!p) throw new Error('randomPoint found no polygon');
+          // Directions all round, lengths from 2 to 17: many rays end at a wall, many do not.
+          const angle = i * 2.399963, len = 2 + (i % 16);
+          const e = [p[0] + Math.cos(angle) * len, p[1], p[2] + Math.sin(angle) * len];
+          const start = query.findNearestPoly(v(p), { halfExtents: { x: 2, y: 4, z: 2 } });
+          if (!start.success || !start.nearestRef) continue;
+          const ours = nav.raycast(p, e);
+          const theirs = query.raycast(start.nearestRef, start.nearestPoint, v(e));
+          expect(ours).not.toBeNull();
+          rays++;
+          const theirHit = theirs.t < 1; // t is FLT_MAX when nothing is hit
+          if (ours!.hit === theirHit) agree++;
+          if (ours!.hit && theirHit) hitGaps.push(Math.abs(ours!.t - theirs.t) * len);
+          const end = nav.moveAlong(p, e);
+          const theirEnd = query.moveAlongSurface(start.nearestRef, start.nearestPoint, v(e));
+          expect(end).not.toBeNull();
+          expect(theirEnd.success).toBe(true);
+          moveGaps.push(Math.hypot(end![0] - theirEnd.resultPosition.x, end![2] - theirEnd.resultPosition.z));
+        }
+        const median = (a: number[]) => a.sort((x, y) => x - y)[a.length >> 1];
+        const p95 = (a: number[]) => a.sort((x, y) => x - y)[Math.floor(a.length * 0.95)];
+        expect(rays).toBeGreaterThan(RAYS * 0.95);
+        expect(agree / rays).toBeGreaterThanOrEqual(0.99);
+        expect(hitGaps.length).toBeGreaterThan(RAYS * 0.2);
+        expect(median(hitGaps)).toBeLessThan(0.01); // distance along the ray between the two hits
+        expect(p95(hitGaps)).toBeLessThan(0.1);
+        expect(median(moveGaps)).toBeLessThan(0.01);
+        expect(p95(moveGaps)).toBeLessThan(0.1);
+      } finally {
+        nav.dispose();
+        navMesh.destroy();
+      }
+    });
+  }
+});
