@@ -394,7 +394,8 @@ export class NavMesh {
     return this.#query(method, o, (w, q, f, half) => w.findPaths(q, f, pairs, half, crossings));
   }
 
-  /** The closest point on the nearest polygon within halfExtents of p, or null. */
+  /** The closest point on the nearest polygon whose bounds overlap the box p +- halfExtents (default [2, 4, 2]), or
+   * null when none does. Like Detour's findNearestPoly, that point can lie outside the box. */
   nearestPoint(p: Vec3Like, opts?: QueryOptions): { point: Vec3; ref: number } | null {
     this.#live();
     const c = vec3(at('nearestPoint', 'p'), p);
