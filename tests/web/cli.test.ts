@@ -6,6 +6,15 @@ import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from '
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Document, NodeIO } from '@gltf-transform/core';
+import {
+  ALL_EXTENSIONS,
+  EXTMeshGPUInstancing,
+  EXTMeshoptCompression,
+  KHRDracoMeshCompression,
+  KHRMeshQuantization,
+} from '@gltf-transform/extensions';
+import draco3d from 'draco3dgltf';
+import { MeshoptEncoder } from 'meshoptimizer';
 import { DEFAULTS, NavMesh } from '../../web/dist/index.js';
 import { meshesDir, root, runNative } from './helpers';
 
@@ -300,6 +309,148 @@ describe('navbake (Node) glTF input', () => {
     const p = json(navbake, ['path', gltf, '--from', '100,5,-55', '--to', '100,5,-45', '--json']);
     expect(p.status).toBe('complete');
     expect(p.length).toBeCloseTo(10, 1);
+  });
+});
+
+describe('navbake (Node) glTF made for the web: compressed, quantized, instanced', () => {
+  const level = (() => {
+    const text = readFileSync(dungeon, 'utf8');
+    const pos: number[] = [];
+    const idx: number[] = [];
+    for (const line of text.split('\n')) {
+      const p = line.trim().split(/\s+/);
+      if (p[0] === 'v') pos.push(+p[1], +p[2], +p[3]);
+      else if (p[0] === 'f') {
+        const f = p.slice(1).map((t) => parseInt(t, 10) - 1);
+        for (let k = 2; k < f.length; k++) idx.push(f[0], f[k - 1], f[k]);
+      }
+    }
+    return { positions: new Float32Array(pos), indices: new Uint32Array(idx) };
+  })();
+  const from = '36.5,10.2,5.7';
+  const to = '26.2,15.5,-83.3';
+
+  /** The dungeon as a glTF document; `quantize` stores its positions as normalized 16-bit integers, the node's
+   * scale and translation mapping them back (what gltfpack and gltf-transform's quantize() write). */
+  function dungeonDocument(quantize = false): Document {
+    const doc = new Document();
+    const buf = doc.createBuffer();
+    const pos = doc.createAccessor().setType('VEC3').setBuffer(buf);
+    const node = doc.createNode('level');
+    if (quantize) {
+      const lo = [Infinity, Infinity, Infinity];
+      const hi = [-Infinity, -Infinity, -Infinity];
+      level.positions.forEach((v, i) => ((lo[i % 3] = Math.min(lo[i % 3], v)), (hi[i % 3] = Math.max(hi[i % 3], v))));
+      const mid = lo.map((l, k) => (l + hi[k]) / 2);
+      const half = lo.map((l, k) => (hi[k] - l) / 2);
+      const q = level.positions.map((v, i) => Math.round(((v - mid[i % 3]) / half[i % 3]) * 32767));
+      pos.setArray(new Int16Array(q)).setNormalized(true);
+      node.setTranslation(mid as [number, number, number]).setScale(half as [number, number, number]);
+      doc.createExtension(KHRMeshQuantization).setRequired(true);
+    } else {
+      pos.setArray(level.positions);
+    }
+    const idx = doc.createAccessor().setType('SCALAR').setArray(level.indices).setBuffer(buf);
+    node.setMesh(doc.createMesh('dungeon').addPrimitive(doc.createPrimitive().setAttribute('POSITION', pos).setIndices(idx)));
+    doc.createScene('main').addChild(node);
+    return doc;
+  }
+
+  async function writer(): Promise<NodeIO> {
+    await MeshoptEncoder.ready;
+    return new NodeIO()
+      .registerExtensions(ALL_EXTENSIONS)
+      .registerDependencies({ 'draco3d.encoder': await draco3d.createEncoderModule(), 'meshopt.encoder': MeshoptEncoder });
+  }
+
+  it('meshopt-compressed: the same navmesh as the plain file; Draco-compressed and quantized: the same path', async () => {
+    const io = await writer();
+    const plain = file('dungeon.glb', await io.writeBinary(dungeonDocument()));
+    const meshoptDoc = dungeonDocument();
+    meshoptDoc.createExtension(EXTMeshoptCompression).setRequired(true).setEncoderOptions({ method: EXTMeshoptCompression.EncoderMethod.FILTER });
+    const meshopt = file('dungeon-meshopt.glb', await io.writeBinary(meshoptDoc));
+    const dracoDoc = dungeonDocument();
+    dracoDoc.createExtension(KHRDracoMeshCompression).setRequired(true).setEncoderOptions({ quantizationBits: { POSITION: 16 } });
+    const draco = file('dungeon-draco.glb', await io.writeBinary(dracoDoc));
+    const quantized = file('dungeon-quantized.glb', await io.writeBinary(dungeonDocument(true)));
+    expect(statSync(meshopt).size).toBeLessThan(0.5 * statSync(plain).size);
+    expect(statSync(draco).size).toBeLessThan(0.2 * statSync(plain).size);
+
+    const out = (f: string) => f.replace(/\.glb$/, '.navbake');
+    for (const f of [plain, meshopt, draco, quantized]) {
+      const j = json(navbake, ['bake', f, '-o', out(f), '--json']);
+      expect(j.triangles, f).toBe(level.indices.length / 3);
+    }
+    // meshopt is lossless: byte for byte the navmesh of the plain file
+    expect(Buffer.compare(readFileSync(out(meshopt)), readFileSync(out(plain)))).toBe(0);
+    const path = (f: string) => json(navbake, ['path', out(f), '--from', from, '--to', to, '--json']);
+    const reference = path(plain);
+    expect(reference.status).toBe('complete');
+    for (const f of [draco, quantized]) {
+      const p = path(f);
+      expect(p.status, f).toBe('complete');
+      expect(Math.abs(p.length - reference.length), f).toBeLessThan(0.01 * reference.length);
+    }
+  });
+
+  it('an instanced node (EXT_mesh_gpu_instancing) puts its mesh at every instance, under the node transform', async () => {
+    // A 10 x 4 floor tile (x by z) twice, under a parent lifted to y = 5: as it is at x 0..10, and turned a quarter
+    // round (4 x 10) at x 10..14, z -8..2: an L-shaped floor, whose far end only the turned copy reaches.
+    const make = (translations: number[], rotations: number[] | null) => {
+      const doc = new Document();
+      const buf = doc.createBuffer();
+      const tile = doc
+        .createPrimitive()
+        .setAttribute('POSITION', doc.createAccessor().setType('VEC3').setArray(new Float32Array([-5, 0, -2, 5, 0, -2, 5, 0, 2, -5, 0, 2])).setBuffer(buf))
+        .setIndices(doc.createAccessor().setType('SCALAR').setArray(new Uint16Array([0, 2, 1, 0, 3, 2])).setBuffer(buf));
+      const inst = doc.createExtension(EXTMeshGPUInstancing).setRequired(true).createInstancedMesh();
+      inst.setAttribute('TRANSLATION', doc.createAccessor().setType('VEC3').setArray(new Float32Array(translations)).setBuffer(buf));
+      if (rotations) inst.setAttribute('ROTATION', doc.createAccessor().setType('VEC4').setArray(new Float32Array(rotations)).setBuffer(buf));
+      const node = doc.createNode('tiles').setMesh(doc.createMesh('tile').addPrimitive(tile)).setExtension('EXT_mesh_gpu_instancing', inst);
+      doc.createScene().addChild(doc.createNode('parent').setTranslation([0, 5, 0]).addChild(node));
+      return doc;
+    };
+    const io = await writer();
+    const s = Math.SQRT1_2;
+    const glb = file('tiles.glb', await io.writeBinary(make([5, 0, 0, 12, 0, -3], [0, 0, 0, 1, 0, s, 0, s])));
+    const j = json(navbake, ['bake', glb, '-o', join(dir, 'tiles.navbake'), '--json']);
+    expect([j.vertices, j.triangles]).toEqual([8, 4]);
+    const p = json(navbake, ['path', glb, '--from', '1,5,0', '--to', '12,5,-7', '--json']);
+    expect(p.status).toBe('complete');
+    expect(p.length).toBeGreaterThan(Math.hypot(11, 7));
+    const [[x0, y0, z0], [x1, y1, z1]] = json(navbake, ['info', join(dir, 'tiles.navbake'), '--json']).bounds;
+    expect([x0, x1, z0, z1].map(Math.round)).toEqual([1, 13, -7, 1]); // 0..14 x -8..2, less the agent radius
+    expect(y0).toBeCloseTo(5, 0);
+    expect(y1).toBeCloseTo(5, 0);
+
+    // attributes that disagree on the number of instances: exit 2, naming the node
+    const bad = file('tiles-bad.glb', await io.writeBinary(make([5, 0, 0, 12, 0, -3], [0, 0, 0, 1])));
+    const r = navbake(['bake', bad]);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/tiles-bad\.glb: node 'tiles', mesh 'tile': EXT_mesh_gpu_instancing: its attributes count 2, 1 instances/);
+  });
+
+  it('a Draco stream that does not decode, a meshopt view whose data is not there: exit 2, saying so', async () => {
+    const io = await writer();
+    const dracoDoc = dungeonDocument();
+    dracoDoc.createExtension(KHRDracoMeshCompression).setRequired(true);
+    const glb = Buffer.from(await io.writeBinary(dracoDoc));
+    const jsonLength = glb.readUInt32LE(12);
+    glb.fill(0xff, 20 + jsonLength + 8 + 32); // the binary chunk after its first bytes: the Draco stream
+    const r = navbake(['bake', file('broken-draco.glb', glb)]);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/broken-draco\.glb: cannot read glTF: .*Draco|KHR_draco_mesh_compression/);
+
+    const meshoptDoc = dungeonDocument();
+    meshoptDoc.createExtension(EXTMeshoptCompression).setRequired(true).setEncoderOptions({ method: EXTMeshoptCompression.EncoderMethod.FILTER });
+    const gltf = join(dir, 'meshopt.gltf');
+    await io.write(gltf, meshoptDoc);
+    const g = JSON.parse(readFileSync(gltf, 'utf8'));
+    g.bufferViews[0].extensions.EXT_meshopt_compression.byteLength = 1e7;
+    writeFileSync(gltf, JSON.stringify(g));
+    const m = navbake(['bake', gltf]);
+    expect(m.status).toBe(2);
+    expect(m.stderr).toMatch(/meshopt\.gltf: corrupt glTF: buffer view 0: its compressed data \(bytes 0\.\.10000000\) does not fit in buffer \d \(\d+ bytes\)/);
   });
 });
 

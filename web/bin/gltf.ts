@@ -1,8 +1,13 @@
 // glTF 2.0 (.gltf with its buffers, or .glb) through @gltf-transform/core: every triangle primitive of every
-// mesh in the default scene, in world space.
+// mesh in the default scene, in world space, each instance of an instanced node (EXT_mesh_gpu_instancing) in
+// place. Files made for the web read as they are: quantized (KHR_mesh_quantization), meshopt-compressed
+// (EXT_meshopt_compression, decoded by meshoptimizer) or Draco-compressed (KHR_draco_mesh_compression, decoded by
+// draco3dgltf); @gltf-transform/extensions knows every Khronos extension, so one a file requires for its
+// materials or textures does not stop its geometry from being read.
 import { open } from 'node:fs/promises';
 import { dirname, relative, resolve } from 'node:path';
-import type { Accessor, Document, JSONDocument, Node } from '@gltf-transform/core';
+import type { Accessor, Document, JSONDocument, mat4, MathUtils, Node, Primitive } from '@gltf-transform/core';
+import type { InstancedMesh } from '@gltf-transform/extensions';
 import { describeFsError, InputError } from './errors.js';
 import type { Triangles } from './obj.js';
 
@@ -62,6 +67,9 @@ function label(node: Node, meshName: string, p: number): string {
 const COMPONENT_BYTES: Readonly<Record<number, number>> = { 5120: 1, 5121: 1, 5122: 2, 5123: 2, 5125: 4, 5126: 4 };
 const COMPONENTS: Readonly<Record<string, number>> = { SCALAR: 1, VEC2: 2, VEC3: 3, VEC4: 4, MAT2: 4, MAT3: 9, MAT4: 16 };
 const GLB_BUFFER = '@glb.bin'; // where @gltf-transform keeps a .glb's binary chunk among the resources
+const MESHOPT = 'EXT_meshopt_compression';
+const DRACO = 'KHR_draco_mesh_compression';
+const INSTANCING = 'EXT_mesh_gpu_instancing';
 
 /**
  * Every accessor's elements must lie inside its buffer view, and every view inside its buffer, whose data must
@@ -75,8 +83,10 @@ function layoutProblem(doc: JSONDocument): string | null {
   const views = json.bufferViews ?? [];
   const int = (v: unknown) => typeof v === 'number' && Number.isInteger(v) && v >= 0;
   for (const [i, b] of buffers.entries()) {
-    const data = b.uri !== undefined ? resources[b.uri] : resources[GLB_BUFFER];
     if (!int(b.byteLength)) return `buffer ${i}: byteLength ${b.byteLength} is not a size`;
+    // A meshopt fallback buffer holds no data: the decoder fills it from the compressed views.
+    if ((b.extensions?.[MESHOPT] as { fallback?: boolean } | undefined)?.fallback === true) continue;
+    const data = b.uri !== undefined ? resources[b.uri] : resources[GLB_BUFFER];
     if (!data) return `buffer ${i}: no data`;
     if (data.byteLength < b.byteLength) return `buffer ${i} declares ${b.byteLength} bytes, its data has ${data.byteLength}`;
   }
@@ -86,6 +96,21 @@ function layoutProblem(doc: JSONDocument): string | null {
     const off = v.byteOffset ?? 0;
     if (!int(off) || !int(v.byteLength) || off + v.byteLength > b.byteLength) {
       return `buffer view ${i} (bytes ${off}..${off + v.byteLength}) does not fit in buffer ${v.buffer} (${b.byteLength} bytes)`;
+    }
+    // Meshopt-compressed: the compressed bytes lie in another buffer, and decode to count x byteStride bytes.
+    const c = v.extensions?.[MESHOPT] as
+      | { buffer: number; byteOffset?: number; byteLength: number; byteStride: number; count: number }
+      | undefined;
+    if (c) {
+      const cb = buffers[c.buffer];
+      const coff = c.byteOffset ?? 0;
+      if (!cb) return `buffer view ${i}: its compressed data names no buffer ${c.buffer}`;
+      if (!int(coff) || !int(c.byteLength) || coff + c.byteLength > cb.byteLength) {
+        return `buffer view ${i}: its compressed data (bytes ${coff}..${coff + c.byteLength}) does not fit in buffer ${c.buffer} (${cb.byteLength} bytes)`;
+      }
+      if (!int(c.count) || !int(c.byteStride) || c.count * c.byteStride > v.byteLength) {
+        return `buffer view ${i}: ${c.count} compressed elements of ${c.byteStride} bytes do not fit in its ${v.byteLength} bytes`;
+      }
     }
   }
   for (const [i, a] of (json.accessors ?? []).entries()) {
@@ -105,18 +130,112 @@ function layoutProblem(doc: JSONDocument): string | null {
   return null;
 }
 
+/** Column-major 4x4 product a * b. */
+function multiply(a: mat4, b: mat4): mat4 {
+  const out = new Array<number>(16);
+  for (let c = 0; c < 4; c++) {
+    for (let r = 0; r < 4; r++) {
+      out[c * 4 + r] = a[r] * b[c * 4] + a[4 + r] * b[c * 4 + 1] + a[8 + r] * b[c * 4 + 2] + a[12 + r] * b[c * 4 + 3];
+    }
+  }
+  return out as unknown as mat4;
+}
+
+/**
+ * The world matrices of an instanced node's instances (EXT_mesh_gpu_instancing): the node's world matrix times
+ * each instance's translation, rotation and scale. Returns what is wrong instead when the attributes disagree.
+ */
+function instanceMatrices(world: mat4, inst: InstancedMesh, math: typeof MathUtils): mat4[] | string {
+  const t = inst.getAttribute('TRANSLATION');
+  const r = inst.getAttribute('ROTATION');
+  const s = inst.getAttribute('SCALE');
+  const counts = [t, r, s].flatMap((a) => (a ? [a.getCount()] : []));
+  if (counts.length === 0) return `${INSTANCING} without TRANSLATION, ROTATION or SCALE`;
+  if (counts.some((c) => c !== counts[0])) return `${INSTANCING}: its attributes count ${counts.join(', ')} instances`;
+  const T: [number, number, number] = [0, 0, 0];
+  const R: [number, number, number, number] = [0, 0, 0, 1];
+  const S: [number, number, number] = [1, 1, 1];
+  const out: mat4[] = [];
+  for (let i = 0; i < counts[0]; i++) {
+    t?.getElement(i, T);
+    r?.getElement(i, R);
+    s?.getElement(i, S);
+    out.push(multiply(world, math.compose(T, R, S, new Array(16) as unknown as mat4)));
+  }
+  return out;
+}
+
+/** One triangle primitive, transformed by m, appended to pos and tri. Returns what is wrong, or null. */
+function addPrimitive(prim: Primitive, m: mat4, pos: Floats, tri: Uints, where: () => string): InputError | null {
+  const mode = prim.getMode();
+  if (mode !== TRIANGLES && mode !== TRIANGLE_STRIP && mode !== TRIANGLE_FAN) return null;
+  const position: Accessor | null = prim.getAttribute('POSITION');
+  if (!position) return null;
+  // Column-major 4x4. A mirroring transform (negative determinant) turns faces over: swap two corners so
+  // upward faces stay upward (the baker only walks on faces whose normal points up).
+  const det =
+    m[0] * (m[5] * m[10] - m[6] * m[9]) - m[4] * (m[1] * m[10] - m[2] * m[9]) + m[8] * (m[1] * m[6] - m[2] * m[5]);
+  const mirrored = det < 0;
+  const nv = position.getCount();
+  const base = pos.length / 3;
+  pos.reserve(nv * 3);
+  const out = pos.data;
+  const v = [0, 0, 0];
+  for (let i = 0; i < nv; i++) {
+    position.getElement(i, v);
+    const [x, y, z] = v;
+    const wx = m[0] * x + m[4] * y + m[8] * z + m[12];
+    const wy = m[1] * x + m[5] * y + m[9] * z + m[13];
+    const wz = m[2] * x + m[6] * y + m[10] * z + m[14];
+    // A broken file, not a failed bake: said here, with where it is (exit 2).
+    if (!(Number.isFinite(wx) && Number.isFinite(wy) && Number.isFinite(wz))) {
+      return new InputError(`${where()}: vertex ${i} is not finite in world space (${wx}, ${wy}, ${wz})`);
+    }
+    out[pos.length++] = wx;
+    out[pos.length++] = wy;
+    out[pos.length++] = wz;
+  }
+  const indices = prim.getIndices();
+  const count = indices ? indices.getCount() : nv;
+  const at = indices ? (k: number) => indices.getScalar(k) : (k: number) => k;
+  let failure: InputError | null = null;
+  forEachTriangle(mode, count, at, (a, b, c) => {
+    if (failure) return;
+    const bad = a >= nv ? a : b >= nv ? b : c >= nv ? c : -1;
+    if (bad >= 0) {
+      failure = new InputError(`${where()}: index ${bad} is out of range (${nv} vertices)`);
+      return;
+    }
+    if (mirrored) tri.push3(base + a, base + c, base + b);
+    else tri.push3(base + a, base + b, base + c);
+  });
+  return failure;
+}
+
 /** A library message fit for a terminal: a .glb that is not one made JSON.parse quote its binary bytes. */
 const printable = (s: string) => s.replace(/[^\x20-\x7e]/g, '?');
 
 /** Reads a .gltf or .glb file. Throws InputError (exit 2) for anything unreadable or without triangles. */
 export async function readGltf(file: string): Promise<Triangles> {
-  const { NodeIO } = await import('@gltf-transform/core');
+  const { MathUtils: math, NodeIO } = await import('@gltf-transform/core');
   const io = new NodeIO();
   let doc: Document;
   try {
     const jsonDoc = await io.readAsJSON(file);
     const problem = layoutProblem(jsonDoc);
     if (problem) throw new InputError(`${file}: corrupt glTF: ${problem}`);
+    // The extensions and their decoders load only for files that use them (Draco's decoder takes a while to start).
+    const used = jsonDoc.json.extensionsUsed ?? [];
+    if (used.length) io.registerExtensions((await import('@gltf-transform/extensions')).ALL_EXTENSIONS);
+    if (used.includes(DRACO)) {
+      const draco3d = (await import('draco3dgltf')).default;
+      io.registerDependencies({ 'draco3d.decoder': await draco3d.createDecoderModule() });
+    }
+    if (used.includes(MESHOPT)) {
+      const { MeshoptDecoder } = await import('meshoptimizer');
+      await MeshoptDecoder.ready;
+      io.registerDependencies({ 'meshopt.decoder': MeshoptDecoder });
+    }
     doc = await io.readJSON(jsonDoc);
   } catch (e) {
     if (e instanceof InputError) throw e;
@@ -139,57 +258,23 @@ export async function readGltf(file: string): Promise<Triangles> {
   const tri = new Uints();
   // Set inside traverse's callback (which cannot throw out of it cleanly); thrown once it returns.
   const state: { failure: InputError | null } = { failure: null };
-  const v = [0, 0, 0];
   scene.traverse((node) => {
     const mesh = node.getMesh();
     if (!mesh || state.failure) return;
-    // Column-major 4x4. A mirroring transform (negative determinant) turns faces over: swap two corners so
-    // upward faces stay upward (the baker only walks on faces whose normal points up).
-    const m = node.getWorldMatrix();
-    const det =
-      m[0] * (m[5] * m[10] - m[6] * m[9]) - m[4] * (m[1] * m[10] - m[2] * m[9]) + m[8] * (m[1] * m[6] - m[2] * m[5]);
-    const mirrored = det < 0;
-    mesh.listPrimitives().forEach((prim, p) => {
-      if (state.failure) return;
-      const mode = prim.getMode();
-      if (mode !== TRIANGLES && mode !== TRIANGLE_STRIP && mode !== TRIANGLE_FAN) return;
-      const position: Accessor | null = prim.getAttribute('POSITION');
-      if (!position) return;
-      const nv = position.getCount();
-      const base = pos.length / 3;
-      pos.reserve(nv * 3);
-      const out = pos.data;
-      for (let i = 0; i < nv; i++) {
-        position.getElement(i, v);
-        const [x, y, z] = v;
-        const wx = m[0] * x + m[4] * y + m[8] * z + m[12];
-        const wy = m[1] * x + m[5] * y + m[9] * z + m[13];
-        const wz = m[2] * x + m[6] * y + m[10] * z + m[14];
-        // A broken file, not a failed bake: said here, with where it is (exit 2).
-        if (!(Number.isFinite(wx) && Number.isFinite(wy) && Number.isFinite(wz))) {
-          state.failure = new InputError(
-            `${file}: ${label(node, mesh.getName(), p)}: vertex ${i} is not finite in world space (${wx}, ${wy}, ${wz})`,
-          );
-          return;
-        }
-        out[pos.length++] = wx;
-        out[pos.length++] = wy;
-        out[pos.length++] = wz;
-      }
-      const indices = prim.getIndices();
-      const count = indices ? indices.getCount() : nv;
-      const at = indices ? (k: number) => indices.getScalar(k) : (k: number) => k;
-      forEachTriangle(mode, count, at, (a, b, c) => {
-        if (state.failure) return;
-        const bad = a >= nv ? a : b >= nv ? b : c >= nv ? c : -1;
-        if (bad >= 0) {
-          state.failure = new InputError(`${file}: ${label(node, mesh.getName(), p)}: index ${bad} is out of range (${nv} vertices)`);
-          return;
-        }
-        if (mirrored) tri.push3(base + a, base + c, base + b);
-        else tri.push3(base + a, base + b, base + c);
+    const where = (p: number) => `${file}: ${label(node, mesh.getName(), p)}`;
+    const world = node.getWorldMatrix();
+    const instanced = node.getExtension<InstancedMesh>(INSTANCING);
+    const transforms = instanced ? instanceMatrices(world, instanced, math) : [world];
+    if (typeof transforms === 'string') {
+      state.failure = new InputError(`${where(0).replace(/, primitive 0$/, '')}: ${transforms}`);
+      return;
+    }
+    for (const m of transforms) {
+      mesh.listPrimitives().forEach((prim, p) => {
+        state.failure ??= addPrimitive(prim, m, pos, tri, () => where(p));
       });
-    });
+      if (state.failure) return;
+    }
   });
   if (state.failure) throw state.failure;
   if (tri.length === 0) {
