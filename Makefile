@@ -104,8 +104,12 @@ $(WASM_JS): $(WASM_OBJ) web/src/navbake.mjs | $(BUILD)/.apt-ok
 WEB_SRC    := $(wildcard web/src/*.ts web/src/*/*.ts web/src/*.mts web/bin/*.ts) web/tsconfig.json web/bin/tsconfig.json \
               tsconfig.json
 WEB_JS     := web/dist/index.js
-# The generated worlds the demo offers (demo/src/world.ts WORLD_SIZES), raw geometry for the page to map.
+# The generated worlds the demo offers (demo/src/world.ts WORLD_SIZES), raw geometry for the page to map, and
+# three.js's Draco decoder (its DRACOLoader loads these two files from one folder by name, for dropped
+# Draco-compressed glTF): Vite's public files (build/demo-public), copied as they are.
 DEMO_WORLDS := $(BUILD)/demo-public/world-100000.bin $(BUILD)/demo-public/world-1000000.bin
+DEMO_DRACO  := $(BUILD)/demo-public/draco/draco_decoder.wasm $(BUILD)/demo-public/draco/draco_wasm_wrapper.js
+DEMO_PUBLIC := $(DEMO_WORLDS) $(DEMO_DRACO)
 
 web: $(WEB_JS)
 
@@ -155,7 +159,7 @@ test-web: $(WASM_JS) $(WEB_JS) $(BUILD)/navbake node_modules/.npm-ok
 
 # The packed tarball installed into a fresh Vite project (built, then run in Chromium) and a plain Node script.
 .PHONY: test-pack
-test-pack: $(WEB_JS) $(DEMO_WORLDS) node_modules/.npm-ok | $(BUILD)/.apt-ok
+test-pack: $(WEB_JS) $(DEMO_PUBLIC) node_modules/.npm-ok | $(BUILD)/.apt-ok
 	npx vitest run --config tests/e2e/vitest.config.ts
 
 # ---- fuzzing: `make fuzz` (not part of `make test`: it needs clang's libFuzzer and runs as long as asked) -------
@@ -219,18 +223,23 @@ DEMO_SRC   := $(wildcard demo/*.html demo/src/*.ts demo/src/*.css) demo/vite.con
 .PHONY: demo demo-build demo-dev
 demo-build: $(BUILD)/demo/index.html
 
-# The generated worlds (DEMO_WORLDS, defined at the top: test-pack needs them too), written by the native tool.
+# The generated worlds (DEMO_WORLDS, defined at the top with the rest of DEMO_PUBLIC: test-pack needs them too),
+# written by the native tool.
 $(BUILD)/demo-public/world-%.bin: $(BUILD)/navbake
 	@mkdir -p $(dir $@)
 	$(BUILD)/navbake world --seed 1 --triangles $* -o $@
 
-$(BUILD)/demo/index.html: $(DEMO_SRC) $(WEB_JS) $(DEMO_WORLDS) | node_modules/.npm-ok
+$(BUILD)/demo-public/draco/%: node_modules/.npm-ok
+	@mkdir -p $(dir $@)
+	cp node_modules/three/examples/jsm/libs/draco/gltf/$* $@
+
+$(BUILD)/demo/index.html: $(DEMO_SRC) $(WEB_JS) $(DEMO_PUBLIC) | node_modules/.npm-ok
 	npx vite build --config demo/vite.config.ts --logLevel warn
 
 demo: demo-build
 	@echo "demo: serving $(BUILD)/demo at http://127.0.0.1:$(DEMO_PORT)/ (Ctrl-C stops)"
 	npx vite preview --config demo/vite.config.ts --host 127.0.0.1 --port $(DEMO_PORT) --strictPort
 
-demo-dev: $(WEB_JS) $(DEMO_WORLDS) | node_modules/.npm-ok
+demo-dev: $(WEB_JS) $(DEMO_PUBLIC) | node_modules/.npm-ok
 	@echo "demo: dev server at http://127.0.0.1:$(DEMO_PORT)/ (Ctrl-C stops)"
 	npx vite --config demo/vite.config.ts --host 127.0.0.1 --port $(DEMO_PORT) --strictPort

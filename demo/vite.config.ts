@@ -27,6 +27,9 @@ export default defineConfig({
       'three/examples/jsm/controls/OrbitControls.js',
       'three/examples/jsm/loaders/GLTFLoader.js',
       'three/examples/jsm/loaders/OBJLoader.js',
+      // imported only when a compressed glTF is dropped
+      'three/examples/jsm/loaders/DRACOLoader.js',
+      'three/examples/jsm/libs/meshopt_decoder.module.js',
     ],
   },
   server: { host: '127.0.0.1', port: 5173, fs: { allow: [here('..')] } },

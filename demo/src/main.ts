@@ -1036,12 +1036,15 @@ async function openFile(file: File): Promise<void> {
           throw new Error(`names files beside it (${outside.join(', ')}), which a dropped file cannot reach: drop a .glb, or a .gltf with its data embedded`);
         }
       }
+      const loader = await gltfLoader(extensionsUsed(data));
       try {
-        object = (await new GLTFLoader().parseAsync(data, '')).scene;
+        object = (await loader.parseAsync(data, '')).scene;
       } catch (e) {
         // three.js's own errors (a RangeError from a DataView, "Unexpected token" from JSON.parse) do not say what
         // was being read.
         throw new Error(`not a readable ${ext === 'glb' ? 'binary glTF' : 'glTF'} file: ${e instanceof Error ? e.message : String(e)}`);
+      } finally {
+        loader.dracoLoader?.dispose(); // its decoder workers
       }
     } else if (ext === 'obj') {
       object = new OBJLoader().parse(await file.text());
@@ -1058,6 +1061,38 @@ async function openFile(file: File): Promise<void> {
     message(`${name}: ${e instanceof Error ? e.message : String(e)}`);
     console.warn('navbake demo: could not open', name, e);
   }
+}
+
+/** The extensions a .gltf (text) or .glb (bytes: its JSON chunk) uses; none when it cannot be read as glTF. */
+function extensionsUsed(data: string | ArrayBuffer): string[] {
+  try {
+    let text = data;
+    if (typeof text !== 'string') {
+      const view = new DataView(text);
+      // header: magic, version, length; then the JSON chunk: its length, 'JSON', the text
+      if (text.byteLength < 20 || view.getUint32(16, true) !== 0x4e4f534a) return [];
+      text = new TextDecoder().decode(new Uint8Array(text, 20, Math.min(view.getUint32(12, true), text.byteLength - 20)));
+    }
+    const used = JSON.parse(text)?.extensionsUsed;
+    return Array.isArray(used) ? used.filter((e): e is string => typeof e === 'string') : [];
+  } catch {
+    return []; // GLTFLoader says what is wrong
+  }
+}
+
+/** A GLTFLoader with the decoders a file needs, loaded only then: meshoptimizer's (one module, its wasm inside)
+ * and Draco's (its two files beside the page, under draco/: the Makefile copies them from three.js). */
+async function gltfLoader(extensions: string[]): Promise<GLTFLoader> {
+  const loader = new GLTFLoader();
+  if (extensions.includes('EXT_meshopt_compression')) {
+    const { MeshoptDecoder } = await import('three/examples/jsm/libs/meshopt_decoder.module.js');
+    loader.setMeshoptDecoder(MeshoptDecoder);
+  }
+  if (extensions.includes('KHR_draco_mesh_compression')) {
+    const { DRACOLoader } = await import('three/examples/jsm/loaders/DRACOLoader.js');
+    loader.setDRACOLoader(new DRACOLoader().setDecoderPath(new URL('draco/', document.baseURI).href));
+  }
+  return loader;
 }
 
 /** The files a .gltf names by relative URI (its buffers and images that are not embedded as data: URIs). */

@@ -9,6 +9,10 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { inflateSync } from 'node:zlib';
+import { Document, NodeIO } from '@gltf-transform/core';
+import { ALL_EXTENSIONS, EXTMeshoptCompression, KHRDracoMeshCompression } from '@gltf-transform/extensions';
+import draco3d from 'draco3dgltf';
+import { MeshoptEncoder } from 'meshoptimizer';
 import type { BrowserContext, Page } from 'playwright-core';
 import { launchChromium, serve } from './support';
 
@@ -621,6 +625,54 @@ describe('demo page', () => {
     expect(loaded.phase).toBe('loaded');
     expect(loaded.after).toBe(loaded.polygons);
     expect(loaded.path.length).toBeCloseTo(around.length, 4);
+    expect(consoleErrors).toEqual([]);
+  });
+
+  it('bakes a dropped meshopt- or Draco-compressed .glb, loading the decoder it needs', async () => {
+    // A 20 x 20 floor with a 2 x 2 x 14 wall across it, as glTF compressed the two ways the web uses.
+    const room = () => {
+      const doc = new Document();
+      const buf = doc.createBuffer();
+      // prettier-ignore
+      const positions = new Float32Array([
+        -10, 0, -10, 10, 0, -10, 10, 0, 10, -10, 0, 10,
+        -1, 0, -10, 1, 0, -10, 1, 3, -10, -1, 3, -10, -1, 0, 4, 1, 0, 4, 1, 3, 4, -1, 3, 4,
+      ]);
+      // prettier-ignore
+      const indices = new Uint16Array([
+        0, 2, 1, 0, 3, 2,
+        7, 6, 10, 7, 10, 11, 4, 8, 11, 4, 11, 7, 5, 6, 10, 5, 10, 9, 8, 9, 10, 8, 10, 11, 4, 5, 6, 4, 6, 7,
+      ]);
+      const prim = doc
+        .createPrimitive()
+        .setAttribute('POSITION', doc.createAccessor().setType('VEC3').setArray(positions).setBuffer(buf))
+        .setIndices(doc.createAccessor().setType('SCALAR').setArray(indices).setBuffer(buf));
+      doc.createScene().addChild(doc.createNode('room').setMesh(doc.createMesh('room').addPrimitive(prim)));
+      return doc;
+    };
+    await MeshoptEncoder.ready;
+    const io = new NodeIO()
+      .registerExtensions(ALL_EXTENSIONS)
+      .registerDependencies({ 'draco3d.encoder': await draco3d.createEncoderModule(), 'meshopt.encoder': MeshoptEncoder });
+    const meshopt = room();
+    meshopt.createExtension(EXTMeshoptCompression).setRequired(true).setEncoderOptions({ method: EXTMeshoptCompression.EncoderMethod.FILTER });
+    const draco = room();
+    draco.createExtension(KHRDracoMeshCompression).setRequired(true);
+    for (const [name, doc] of [['meshopt.glb', meshopt], ['draco.glb', draco]] as const) {
+      const bytes = Array.from(await io.writeBinary(doc));
+      const r = await page.evaluate(
+        async ([n, b]) => {
+          const d = (window as any).__navbakeDemo;
+          await d.open(new File([new Uint8Array(b)], n));
+          return { source: d.source, phase: d.phase, error: d.error, triangles: d.stats?.triangles, path: d.findPath([-6, 0, -8], [6, 0, -8]) };
+        },
+        [name, bytes] as const,
+      );
+      expect(r.source, name).toBe(name);
+      expect(r.error, name).toBeNull();
+      expect(r.path.status, name).toBe('complete');
+      expect(r.path.length, name).toBeGreaterThan(2 * Math.hypot(6, 12) - 1); // round the wall's end at z = 4
+    }
     expect(consoleErrors).toEqual([]);
   });
 
