@@ -618,6 +618,8 @@ const raycaster = new Raycaster();
 
 /** Tile width of the shown tiled bake [world] (0: solo). */
 let bakedTileWidth = 0;
+/** Agent radius of the shown bake: how far the dropped boxes' carves reach past their sides. */
+let bakedAgentRadius = 0;
 let reinspectTimer: ReturnType<typeof setTimeout> | undefined;
 
 const obstacles = new Obstacles({
@@ -631,6 +633,7 @@ const obstacles = new Obstacles({
     const tw = bakedTileWidth;
     return [x0 + x * tw, z0 + z * tw, x0 + (x + 1) * tw, z0 + (z + 1) * tw, y0 + 0.1];
   },
+  clearance: () => bakedAgentRadius,
   setCameraEnabled: (on) => {
     controls.enabled = on;
   },
@@ -800,6 +803,7 @@ async function runBake(extra?: NavBakeConfig): Promise<void> {
     demo.bakeTimes = tiled ? { tiles: demo.tileOrder.length, times } : null;
     const ms = now - t0;
     bakedTileWidth = config.tileSize > 0 ? Math.fround(config.tileSize * Math.fround(config.cellSize)) : 0;
+    bakedAgentRadius = config.agentRadius;
     demo.obstaclesLive = config.tileSize > 0;
     showNavmesh(result);
     void obstacles.attach(); // the boxes already dropped go into the new navmesh
@@ -918,7 +922,7 @@ async function runInspect(geometry: Geometry, config: Required<NavBakeConfig>): 
   demo.inspectPhase = 'running';
   const t0 = performance.now();
   const opts = { workers: demo.options.workers, signal: ac.signal };
-  const volumes = demo.obstaclesLive ? obstacles.items.map((it) => Obstacles.volume(it.base)) : [];
+  const volumes = demo.obstaclesLive ? obstacles.items.map((it) => Obstacles.volume(it.base, config.agentRadius)) : [];
   const input = { ...geometry, volumes };
   try {
     let list: Inspection[];

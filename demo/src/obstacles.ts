@@ -33,6 +33,9 @@ export interface ObstacleHost {
   ground(): Object3D[];
   /** the world rectangle of tile (x, z): x0, z0, x1, z1, and the height to draw it at */
   tileRect(x: number, z: number): [number, number, number, number, number] | null;
+  /** how far a box's carve reaches past its sides: the baked agent radius, so that agents keep their bodies off
+   * a box as they do off walls (obstacles carve what they cover, after the bake's erosion) */
+  clearance(): number;
   /** orbit controls off while dragging */
   setCameraEnabled(on: boolean): void;
   /** an update finished (paths to re-plan: result.touches(points)) */
@@ -88,14 +91,21 @@ export class Obstacles {
     });
   }
 
-  /** The box volume of an obstacle standing at base (a little below it, so the floor it stands on is inside). */
-  static volume(base: Vec3) {
+  /** The box volume of an obstacle standing at base (a little below it, so the floor it stands on is inside),
+   * grown by clearance on every side. */
+  static volume(base: Vec3, clearance: number) {
     const [w, h, d] = BOX_SIZE;
+    const x = w / 2 + clearance;
+    const z = d / 2 + clearance;
     return {
       type: 'box' as const,
-      min: [base[0] - w / 2, base[1] - 0.5, base[2] - d / 2],
-      max: [base[0] + w / 2, base[1] + h, base[2] + d / 2],
+      min: [base[0] - x, base[1] - 0.5, base[2] - z],
+      max: [base[0] + x, base[1] + h, base[2] + z],
     };
+  }
+
+  private volume(base: Vec3) {
+    return Obstacles.volume(base, this.host.clearance());
   }
 
   /** Drops a box at base; resolves once the navmesh has it (after the update). */
@@ -108,7 +118,7 @@ export class Obstacles {
     this.items.push(item);
     this.group.add(mesh);
     const nav = this.host.navmesh();
-    if (nav) item.id = nav.addObstacle(Obstacles.volume(base));
+    if (nav) item.id = nav.addObstacle(this.volume(base));
     return this.requestUpdate().then(() => item);
   }
 
@@ -117,7 +127,7 @@ export class Obstacles {
     item.base = [...base];
     item.mesh.position.fromArray(base);
     const nav = this.host.navmesh();
-    if (nav && item.id !== null) nav.updateObstacle(item.id, Obstacles.volume(base));
+    if (nav && item.id !== null) nav.updateObstacle(item.id, this.volume(base));
     return this.requestUpdate();
   }
 
@@ -139,7 +149,7 @@ export class Obstacles {
   /** A new navmesh is shown: give it every box (when it takes obstacles) and rebuild. */
   attach(): Promise<void> {
     const nav = this.host.navmesh();
-    for (const it of this.items) it.id = nav ? nav.addObstacle(Obstacles.volume(it.base)) : null;
+    for (const it of this.items) it.id = nav ? nav.addObstacle(this.volume(it.base)) : null;
     return this.items.length && nav ? this.requestUpdate() : Promise.resolve();
   }
 
