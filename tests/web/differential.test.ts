@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { init as initReference, NavMeshQuery, type NavMesh as ReferenceNavMesh } from '@recast-navigation/core';
 import { generateSoloNavMesh, generateTileCache, generateTiledNavMesh } from '@recast-navigation/generators';
-import { bake, terminateWorkers } from '../../web/dist/index.js';
+import { bake, terminateWorkers, type NavMesh } from '../../web/dist/index.js';
 import { loadMesh, loadWasm, type RawModule } from './helpers';
 
 const PAIRS = 1000;
@@ -55,25 +55,31 @@ function ours(mesh: ReturnType<typeof loadMesh>) {
   return { pairs, complete, lengths };
 }
 
+/** PAIRS random pairs on a navmesh (from seed), and for each navbake's answer: complete?, and the path's length. */
+function pathsOn(nav: NavMesh, seed: number) {
+  nav.seedRandom(seed);
+  const pairs = new Float32Array(PAIRS * 6);
+  for (let i = 0; i < PAIRS * 2; i++) {
+    const p = nav.randomPoint();
+    if (!p) throw new Error('randomPoint found no polygon');
+    pairs.set(p, i * 3);
+  }
+  const complete: boolean[] = [];
+  const lengths: number[] = [];
+  for (let i = 0; i < PAIRS; i++) {
+    const r = nav.findPath(pairs.subarray(i * 6, i * 6 + 3), pairs.subarray(i * 6 + 3, i * 6 + 6));
+    complete.push(r.status === 'complete');
+    lengths.push(r.length);
+  }
+  return { pairs, complete, lengths };
+}
+
 /** navbake through the package, tiled: the same as ours() but over tileSize x tileSize-cell tiles. */
 async function oursTiled(mesh: ReturnType<typeof loadMesh>, tileSize: number) {
   const nav = await bake(mesh, { tileSize }, { workers: false });
   try {
     expect(nav.tileCount).toBeGreaterThan(4);
-    const pairs = new Float32Array(PAIRS * 6);
-    for (let i = 0; i < PAIRS * 2; i++) {
-      const p = nav.randomPoint({ seed: i === 0 ? 2024 : undefined });
-      if (!p) throw new Error('randomPoint found no polygon');
-      pairs.set(p, i * 3);
-    }
-    const complete: boolean[] = [];
-    const lengths: number[] = [];
-    for (let i = 0; i < PAIRS; i++) {
-      const r = nav.findPath(pairs.subarray(i * 6, i * 6 + 3), pairs.subarray(i * 6 + 3, i * 6 + 6));
-      complete.push(r.status === 'complete');
-      lengths.push(r.length);
-    }
-    return { pairs, complete, lengths };
+    return pathsOn(nav, 2024);
   } finally {
     nav.dispose();
   }
@@ -239,16 +245,7 @@ describe('live obstacles agree with the reference tile cache', () => {
       for (let k = 0; k < 100 && !upToDate; k++) upToDate = tileCache.update(navMesh).upToDate;
       expect(upToDate).toBe(true);
 
-      nav.seedRandom(11);
-      const pairs = new Float32Array(PAIRS * 6);
-      for (let i = 0; i < PAIRS * 2; i++) pairs.set(nav.randomPoint()!, i * 3);
-      const complete: boolean[] = [];
-      const lengths: number[] = [];
-      for (let i = 0; i < PAIRS; i++) {
-        const r = nav.findPath(pairs.subarray(i * 6, i * 6 + 3), pairs.subarray(i * 6 + 3, i * 6 + 6));
-        complete.push(r.status === 'complete');
-        lengths.push(r.length);
-      }
+      const { pairs, complete, lengths } = pathsOn(nav, 11);
       const theirs = measure(navMesh, pairs);
       expectAgreement({ complete, lengths }, theirs);
       // Paths bend round the obstacles in both: without ours, the median ratio is 0.95 and the 10th percentile 0.88.
