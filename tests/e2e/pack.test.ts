@@ -87,8 +87,12 @@ describe('npm pack', () => {
 });
 
 describe('installed into a plain Node ESM project', () => {
+  let dir = '';
+  beforeAll(() => {
+    dir = project('node-app', { navbake: `file:${tarball}`, three: installed('three') });
+  });
+
   it('bakes a level in worker_threads, finds a path around a wall, saves and loads, uses navbake/three', () => {
-    const dir = project('node-app', { navbake: `file:${tarball}`, three: installed('three') });
     cpSync(join(fixtures, 'node-app'), dir, { recursive: true });
     // The script must also exit by itself: idle bake workers may not keep Node alive (the timeout catches that).
     const r = run(process.execPath, ['bake.mjs'], dir, 60_000);
@@ -108,6 +112,34 @@ describe('installed into a plain Node ESM project', () => {
     expect(Math.abs(out.threeOnTop)).toBeLessThan(0.5); // the box's top is at y = 0
     expect(out.helperTriangles).toBeGreaterThan(0);
     expect(out.defaultsCellSize).toBe(0.3);
+  });
+
+  it("runs the package's bin on a meshopt-compressed .glb: its decoder comes with the install", async () => {
+    // A 20 x 20 floor, meshopt-compressed (what gltfpack writes), made here with the repository's gltf-transform.
+    const { Document, NodeIO } = await import('@gltf-transform/core');
+    const { EXTMeshoptCompression } = await import('@gltf-transform/extensions');
+    const { MeshoptEncoder } = await import('meshoptimizer');
+    await MeshoptEncoder.ready;
+    const doc = new Document();
+    const buf = doc.createBuffer();
+    const prim = doc
+      .createPrimitive()
+      .setAttribute('POSITION', doc.createAccessor().setType('VEC3').setArray(new Float32Array([-10, 0, -10, 10, 0, -10, 10, 0, 10, -10, 0, 10])).setBuffer(buf))
+      .setIndices(doc.createAccessor().setType('SCALAR').setArray(new Uint16Array([0, 2, 1, 0, 3, 2])).setBuffer(buf));
+    doc.createScene().addChild(doc.createNode('floor').setMesh(doc.createMesh('floor').addPrimitive(prim)));
+    doc.createExtension(EXTMeshoptCompression).setRequired(true).setEncoderOptions({ method: EXTMeshoptCompression.EncoderMethod.FILTER });
+    const io = new NodeIO().registerExtensions([EXTMeshoptCompression]).registerDependencies({ 'meshopt.encoder': MeshoptEncoder });
+    writeFileSync(join(dir, 'floor.glb'), await io.writeBinary(doc));
+
+    const bin = join(dir, 'node_modules/.bin/navbake');
+    const baked = run(bin, ['bake', 'floor.glb', '-o', 'floor.navbake', '--json'], dir);
+    expect(baked.ok, baked.output).toBe(true);
+    expect(JSON.parse(baked.stdout).triangles).toBe(2);
+    const path = run(bin, ['path', 'floor.navbake', '--from', '-8,0,-8', '--to', '8,0,8', '--json'], dir);
+    expect(path.ok, path.output).toBe(true);
+    const p = JSON.parse(path.stdout);
+    expect(p.status).toBe('complete');
+    expect(p.length).toBeCloseTo(Math.hypot(16, 16), 1);
   });
 });
 
