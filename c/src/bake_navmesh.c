@@ -208,15 +208,18 @@ nb_status nb_bake_grid_tile(nb_context* ctx, const nb_bake_input* input, const n
         if (st != NB_OK)
             goto cleanup;
     }
-    if (link_count) {
+    if (tiled) {
+        st = nb_links_in_tile(ctx, fn, links, link_count, sel.lo, sel.hi, &tlinks, &nlinks);
+        if (st != NB_OK)
+            goto cleanup;
+    } else if (link_count) {
         tlinks = (nb_offmesh_link*)nb_alloc(ctx, (size_t)link_count * sizeof(nb_offmesh_link));
         if (!tlinks) {
             st = nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "%s: out of memory 'links' (%u)", fn, link_count);
             goto cleanup;
         }
-        for (uint32_t i = 0; i < link_count; ++i)
-            if (!tiled || nb_inside_xz(links[i].start, sel.lo, sel.hi))
-                tlinks[nlinks++] = links[i];
+        memcpy(tlinks, links, (size_t)link_count * sizeof(nb_offmesh_link));
+        nlinks = link_count;
     }
     if (tiled) {
         if (sel.tri_count == 0 && nlinks == 0)

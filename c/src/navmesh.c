@@ -70,15 +70,35 @@ static void side_offset(int side, int32_t* dx, int32_t* dz)
     *dz = side == 3 ? -1 : side == 1 ? 1 : 0;
 }
 
-static int32_t neighbour_slot(const nb_navmesh* nav, int32_t x, int32_t z, int side)
+/* The slot of the tile at (x + dx, z + dz), dx and dz in -1..1; -1 when there is none. */
+static int32_t offset_slot(const nb_navmesh* nav, int32_t x, int32_t z, int32_t dx, int32_t dz)
 {
-    int32_t dx, dz;
-    side_offset(side, &dx, &dz);
     /* Positions at the int32 limits have no neighbour beyond them. */
     if ((dx < 0 && x == INT32_MIN) || (dx > 0 && x == INT32_MAX) || (dz < 0 && z == INT32_MIN) ||
         (dz > 0 && z == INT32_MAX))
         return -1;
     return find_slot(nav, x + dx, z + dz);
+}
+
+/* The tile an off-mesh connection of tile v lands in, as an offset (dx, dz, each -1..1) from v: its own tile or one
+ * of the eight around it, from where its end lies against v's footprint (bounds inclusive, as nb_tile_build
+ * classifies it; the file stores only the axis an end overshoots most, and an end beyond a corner lands in the
+ * diagonal tile). Returns 0 for an end two or more tiles away, which lands nowhere (tiled bakes refuse those). */
+static int landing_offset(const nb_tile_view* v, const nb_offmesh_con* con, int32_t* dx, int32_t* dz)
+{
+    const float* e = con->pos + 3;
+    const float w = v->bmax[0] - v->bmin[0], d = v->bmax[2] - v->bmin[2];
+    if (!(e[0] >= v->bmin[0] - w && e[0] <= v->bmax[0] + w && e[2] >= v->bmin[2] - d && e[2] <= v->bmax[2] + d))
+        return 0;
+    *dx = e[0] < v->bmin[0] ? -1 : (e[0] > v->bmax[0] ? 1 : 0);
+    *dz = e[2] < v->bmin[2] ? -1 : (e[2] > v->bmax[2] ? 1 : 0);
+    return 1;
+}
+
+static int lands_at(const nb_tile_view* v, const nb_offmesh_con* con, int32_t dx, int32_t dz)
+{
+    int32_t lx, lz;
+    return landing_offset(v, con, &lx, &lz) && lx == dx && lz == dz;
 }
 
 /* ---- create / destroy --------------------------------------------------------------------------------------- */
@@ -374,8 +394,8 @@ static nb_status collect_border(nb_context* ctx, pending_list* pl, const nb_tile
     return NB_OK;
 }
 
-/* The end of off-mesh connection k of tile `from` lands in tile `to` (the same tile, or its neighbour across
- * the connection's side): link the connection to its landing polygon, and back when bidirectional. */
+/* The end of off-mesh connection k of tile `from` lands in tile `to` (the same tile, or the one around it that
+ * landing_offset names): link the connection to its landing polygon, and back when bidirectional. */
 static nb_status collect_offmesh_end(nb_context* ctx, pending_list* pl, const nb_tile_view* from, uint32_t s_from,
                                      nb_poly_ref ref_from0, uint32_t k, const nb_tile_view* to, uint32_t s_to,
                                      nb_poly_ref ref_to0)
@@ -419,7 +439,7 @@ NB_COLD nb_status nb_navmesh_add_tile(nb_context* ctx, nb_navmesh* nav, const ui
     uint8_t* copy = NULL;
     uint32_t* first_link = NULL;
     pending_list pl = { NULL, 0, 0 };
-    link_growth growth[5];
+    link_growth growth[9]; /* this tile and the eight around it */
     int ngrowth = 0;
     nb_tile_view view;
 
@@ -476,29 +496,38 @@ NB_COLD nb_status nb_navmesh_add_tile(nb_context* ctx, nb_navmesh* nav, const ui
             if (st != NB_OK)
                 goto cleanup;
         }
-        if (con->side == 0xff) {
+        if (lands_at(&view, con, 0, 0)) {
             st = collect_offmesh_end(ctx, &pl, &view, slot, ref0, k, &view, slot, ref0);
             if (st != NB_OK)
                 goto cleanup;
         }
     }
 
-    /* ---- collect: the four neighbours (border links, off-mesh ends either way) ---- */
-    for (int side = 0; side < 4; ++side) {
-        const int32_t ns = neighbour_slot(nav, view.tile_x, view.tile_z, side);
+    /* ---- collect: the four neighbours (border links, off-mesh ends either way), then the four diagonal ones
+     * (off-mesh ends only) ---- */
+    for (int n = 0; n < 8; ++n) {
+        int32_t dx, dz;
+        if (n < 4) {
+            side_offset(n, &dx, &dz);
+        } else {
+            dx = n & 1 ? 1 : -1;
+            dz = n & 2 ? 1 : -1;
+        }
+        const int32_t ns = offset_slot(nav, view.tile_x, view.tile_z, dx, dz);
         if (ns < 0)
             continue;
         const nb_tile* nt = &nav->tiles[ns];
         const nb_poly_ref nref0 = nb_navmesh_ref_of(nav, nt, 0);
-        st = collect_border(ctx, &pl, &view, slot, ref0, &nt->v, (uint32_t)ns, nref0, side);
-        if (st != NB_OK)
-            goto cleanup;
+        if (n < 4) {
+            st = collect_border(ctx, &pl, &view, slot, ref0, &nt->v, (uint32_t)ns, nref0, n);
+            if (st != NB_OK)
+                goto cleanup;
+        }
         for (uint32_t k = 0; k < view.noffmesh && st == NB_OK; ++k)
-            if (view.offmesh[k].side == side)
+            if (lands_at(&view, &view.offmesh[k], dx, dz))
                 st = collect_offmesh_end(ctx, &pl, &view, slot, ref0, k, &nt->v, (uint32_t)ns, nref0);
-        const int opposite = (side + 2) & 3;
         for (uint32_t k = 0; k < nt->v.noffmesh && st == NB_OK; ++k)
-            if (nt->v.offmesh[k].side == opposite)
+            if (lands_at(&nt->v, &nt->v.offmesh[k], -dx, -dz))
                 st = collect_offmesh_end(ctx, &pl, &nt->v, (uint32_t)ns, nref0, k, &view, slot, ref0);
         if (st != NB_OK)
             goto cleanup;
@@ -506,8 +535,8 @@ NB_COLD nb_status nb_navmesh_add_tile(nb_context* ctx, nb_navmesh* nav, const ui
 
     /* ---- reserve: every link array that must grow gets its new block now ---- */
     {
-        uint32_t need[5] = { 0 };
-        uint32_t which[5];
+        uint32_t need[9] = { 0 };
+        uint32_t which[9];
         int nwhich = 0;
         for (uint32_t i = 0; i < pl.count; ++i) {
             int w = 0;
@@ -615,11 +644,13 @@ NB_COLD nb_status nb_navmesh_remove_tile(nb_context* ctx, nb_navmesh* nav, int32
     const int32_t s = find_slot(nav, tile_x, tile_z);
     if (s < 0)
         return nb_fail(ctx, NB_ERR_NOT_FOUND, "nb_navmesh_remove_tile: no tile at (%d, %d)", tile_x, tile_z);
-    for (int side = 0; side < 4; ++side) {
-        const int32_t ns = neighbour_slot(nav, tile_x, tile_z, side);
-        if (ns >= 0)
-            unlink_slot(&nav->tiles[ns], (uint32_t)s + 1);
-    }
+    /* the eight around it: border links come from the four beside it, off-mesh links from any of them */
+    for (int32_t dz = -1; dz <= 1; ++dz)
+        for (int32_t dx = -1; dx <= 1; ++dx) {
+            const int32_t ns = dx || dz ? offset_slot(nav, tile_x, tile_z, dx, dz) : -1;
+            if (ns >= 0)
+                unlink_slot(&nav->tiles[ns], (uint32_t)s + 1);
+        }
     int32_t* prev = &nav->buckets[hash_pos(tile_x, tile_z, nav->bucket_mask)];
     while (*prev != s)
         prev = &nav->tiles[*prev].next_in_bucket;

@@ -151,4 +151,40 @@ describe('off-mesh links', () => {
       expect(e.message).toMatch(message);
     }
   });
+
+  it('tiled: a link across a tile corner lands in the diagonal tile, which can be removed and loaded again', async () => {
+    // tiles of 4.8: the start in tile (1, 1), the end in tile (2, 2), the far island's only tile near it
+    const corner = floors([0, 0, 10, 10], [12, 12, 22, 22]);
+    const hop = { start: [9.4, 0, 9.4], end: [12.6, 0, 12.6], radius: 0.6, bidirectional: true };
+    const nav = await bakeAll({ ...corner, links: [hop] }, tiled);
+    expect(nav.findPath([2, 0, 2], [20, 0, 20]).status).toBe('complete');
+    expect(nav.findPath([20, 0, 20], [2, 0, 2]).status).toBe('complete');
+    const bytes = nav.saveTile(2, 2)!;
+    expect(nav.removeTile(2, 2)).toBe(true);
+    expect(nav.findPath([2, 0, 2], [20, 0, 20]).status).toBe('partial');
+    nav.loadTile(bytes);
+    expect(nav.findPath([2, 0, 2], [20, 0, 20]).status).toBe('complete');
+    // and the other way round: the start's tile added after the end's
+    const start = nav.saveTile(1, 1)!;
+    nav.removeTile(1, 1);
+    expect(nav.findPath([20, 0, 20], [2, 0, 2]).status).toBe('partial');
+    nav.loadTile(start);
+    expect(nav.findPath([20, 0, 20], [2, 0, 2]).status).toBe('complete');
+    nav.dispose();
+  });
+
+  it('tiled: a link whose end lies two or more tiles from its start is refused (it would never connect)', async () => {
+    // tiles of 4.8: the far island starts two tiles on from the near one's edge
+    const far = floors([0, 0, 10, 10], [20, 0, 30, 10]);
+    const leap = { start: [9.4, 0, 5], end: [20.6, 0, 5], radius: 0.6 };
+    for (const workers of [false, 2] as const) {
+      const e = await code(bake({ ...far, links: [jump, leap] }, tiled, { workers }));
+      expect(e.code, e.message).toBe('NB_ERR_INVALID_ARG');
+      expect(e.message).toMatch(/links\[1\] ends 3 tile\(s\) along x and 0 along z from the tile of its start/);
+    }
+    // solo, the same link connects the islands
+    const nav = await bake({ ...far, links: [leap] }, solo, { workers: false });
+    expect(nav.findPath([2, 0, 5], [28, 0, 5]).status).toBe('complete');
+    nav.dispose();
+  });
 });
