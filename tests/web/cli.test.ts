@@ -430,6 +430,28 @@ describe('navbake (Node) glTF made for the web: compressed, quantized, instanced
     expect(r.stderr).toMatch(/tiles-bad\.glb: node 'tiles', mesh 'tile': EXT_mesh_gpu_instancing: its attributes count 2, 1 instances/);
   });
 
+  it('a small file that instances a mesh into more than a bake can hold: exit 2 at once, with the counts', async () => {
+    // a 100 x 100-vertex grid (10,000 vertices, 19,602 triangles) in 20,000 copies: 200 million vertices
+    const doc = new Document();
+    const buf = doc.createBuffer();
+    const grid = new Float32Array(100 * 100 * 3).map((_, i) => (i % 3 === 1 ? 0 : i % 3 === 0 ? (i / 3) % 100 : Math.floor(i / 300)));
+    const idx: number[] = [];
+    for (let z = 0; z < 99; z++) for (let x = 0; x < 99; x++) idx.push(z * 100 + x, z * 100 + x + 100, z * 100 + x + 1, z * 100 + x + 1, z * 100 + x + 100, z * 100 + x + 101);
+    const prim = doc
+      .createPrimitive()
+      .setAttribute('POSITION', doc.createAccessor().setType('VEC3').setArray(grid).setBuffer(buf))
+      .setIndices(doc.createAccessor().setType('SCALAR').setArray(new Uint32Array(idx)).setBuffer(buf));
+    const at = new Float32Array(20000 * 3).map((_, i) => (i % 3 === 0 ? Math.floor(i / 3) * 100 : 0));
+    const inst = doc.createExtension(EXTMeshGPUInstancing).setRequired(true).createInstancedMesh();
+    inst.setAttribute('TRANSLATION', doc.createAccessor().setType('VEC3').setArray(at).setBuffer(buf));
+    doc.createScene().addChild(doc.createNode('forest').setMesh(doc.createMesh('grid').addPrimitive(prim)).setExtension('EXT_mesh_gpu_instancing', inst));
+    const glb = file('forest.glb', await (await writer()).writeBinary(doc));
+    expect(statSync(glb).size).toBeLessThan(1e6);
+    const r = navbake(['bake', glb]);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/forest\.glb: 200000000 vertices and 392040000 triangles \(every instance counted\) need 6\.6 GB, more than the 4 GB a bake has/);
+  });
+
   it('a Draco stream that does not decode, a meshopt view whose data is not there: exit 2, saying so', async () => {
     const io = await writer();
     const dracoDoc = dungeonDocument();

@@ -6,7 +6,7 @@
 // materials or textures does not stop its geometry from being read.
 import { open } from 'node:fs/promises';
 import { dirname, relative, resolve } from 'node:path';
-import type { Accessor, Document, JSONDocument, mat4, MathUtils, Node, Primitive } from '@gltf-transform/core';
+import type { Accessor, Document, JSONDocument, mat4, MathUtils, Mesh, Node, Primitive } from '@gltf-transform/core';
 import type { InstancedMesh } from '@gltf-transform/extensions';
 import { describeFsError, InputError } from './errors.js';
 import type { Triangles } from './obj.js';
@@ -16,31 +16,30 @@ const TRIANGLES = 4;
 const TRIANGLE_STRIP = 5;
 const TRIANGLE_FAN = 6;
 
+// The output arrays, allocated once at their final size (readGltf counts every primitive and instance first).
 class Floats {
-  data = new Float32Array(3 * 1024);
+  data: Float32Array;
   length = 0;
-  reserve(n: number): void {
-    if (this.length + n <= this.data.length) return;
-    const bigger = new Float32Array(Math.max(this.data.length * 2, this.length + n));
-    bigger.set(this.data);
-    this.data = bigger;
+  constructor(n: number) {
+    this.data = new Float32Array(n);
   }
 }
 
 class Uints {
-  data = new Uint32Array(3 * 1024);
+  data: Uint32Array;
   length = 0;
+  constructor(n: number) {
+    this.data = new Uint32Array(n);
+  }
   push3(a: number, b: number, c: number): void {
-    if (this.length + 3 > this.data.length) {
-      const bigger = new Uint32Array(this.data.length * 2);
-      bigger.set(this.data);
-      this.data = bigger;
-    }
     this.data[this.length++] = a;
     this.data[this.length++] = b;
     this.data[this.length++] = c;
   }
 }
+
+/** The most memory a bake's wasm instance can have (the module's MAXIMUM_MEMORY): its input alone must fit. */
+const WASM_MEMORY = 2 ** 32;
 
 /** The triangles (as index triples into the primitive's vertices) of a primitive in one of the triangle modes. */
 function forEachTriangle(mode: number, count: number, at: (k: number) => number, emit: (a: number, b: number, c: number) => void) {
@@ -165,6 +164,16 @@ function instanceMatrices(world: mat4, inst: InstancedMesh, math: typeof MathUti
   return out;
 }
 
+/** What a primitive adds: its vertices and triangles (none for points, lines, or no POSITION). */
+function primitiveSize(prim: Primitive): [number, number] {
+  const mode = prim.getMode();
+  const position = prim.getAttribute('POSITION');
+  if (!position || (mode !== TRIANGLES && mode !== TRIANGLE_STRIP && mode !== TRIANGLE_FAN)) return [0, 0];
+  const indices = prim.getIndices();
+  const count = indices ? indices.getCount() : position.getCount();
+  return [position.getCount(), mode === TRIANGLES ? Math.floor(count / 3) : Math.max(0, count - 2)];
+}
+
 /** One triangle primitive, transformed by m, appended to pos and tri. Returns what is wrong, or null. */
 function addPrimitive(prim: Primitive, m: mat4, pos: Floats, tri: Uints, where: () => string): InputError | null {
   const mode = prim.getMode();
@@ -178,7 +187,6 @@ function addPrimitive(prim: Primitive, m: mat4, pos: Floats, tri: Uints, where: 
   const mirrored = det < 0;
   const nv = position.getCount();
   const base = pos.length / 3;
-  pos.reserve(nv * 3);
   const out = pos.data;
   const v = [0, 0, 0];
   for (let i = 0; i < nv; i++) {
@@ -254,29 +262,48 @@ export async function readGltf(file: string): Promise<Triangles> {
   const scene = root.getDefaultScene() ?? root.listScenes()[0];
   if (!scene) throw new InputError(`${file}: the glTF has no scene`);
 
-  const pos = new Floats();
-  const tri = new Uints();
+  // First each mesh with the world matrices of its copies, and what they add up to; then the arrays, allocated
+  // once: a small file can instance a mesh into more than memory holds, which must be said before reading it.
+  const parts: { node: Node; mesh: Mesh; transforms: mat4[] }[] = [];
   // Set inside traverse's callback (which cannot throw out of it cleanly); thrown once it returns.
   const state: { failure: InputError | null } = { failure: null };
+  let vertices = 0;
+  let triangles = 0;
   scene.traverse((node) => {
     const mesh = node.getMesh();
     if (!mesh || state.failure) return;
-    const where = (p: number) => `${file}: ${label(node, mesh.getName(), p)}`;
     const world = node.getWorldMatrix();
     const instanced = node.getExtension<InstancedMesh>(INSTANCING);
     const transforms = instanced ? instanceMatrices(world, instanced, math) : [world];
     if (typeof transforms === 'string') {
-      state.failure = new InputError(`${where(0).replace(/, primitive 0$/, '')}: ${transforms}`);
+      state.failure = new InputError(`${file}: ${label(node, mesh.getName(), 0).replace(/, primitive 0$/, '')}: ${transforms}`);
       return;
     }
-    for (const m of transforms) {
-      mesh.listPrimitives().forEach((prim, p) => {
-        state.failure ??= addPrimitive(prim, m, pos, tri, () => where(p));
-      });
-      if (state.failure) return;
+    parts.push({ node, mesh, transforms });
+    for (const prim of mesh.listPrimitives()) {
+      const [v, t] = primitiveSize(prim);
+      vertices += v * transforms.length;
+      triangles += t * transforms.length;
     }
   });
   if (state.failure) throw state.failure;
+  const bytes = 12 * vertices + 12 * triangles;
+  if (bytes > WASM_MEMORY) {
+    throw new InputError(
+      `${file}: ${vertices} vertices and ${triangles} triangles (every instance counted) need ${(bytes / 2 ** 30).toFixed(1)} GB, ` +
+        `more than the 4 GB a bake has for everything`,
+    );
+  }
+  const pos = new Floats(vertices * 3);
+  const tri = new Uints(triangles * 3);
+  for (const { node, mesh, transforms } of parts) {
+    for (const m of transforms) {
+      for (const [p, prim] of mesh.listPrimitives().entries()) {
+        const failure = addPrimitive(prim, m, pos, tri, () => `${file}: ${label(node, mesh.getName(), p)}`);
+        if (failure) throw failure;
+      }
+    }
+  }
   if (tri.length === 0) {
     throw new InputError(`${file}: no triangles in the ${root.getDefaultScene() ? 'default' : 'first'} scene`);
   }
