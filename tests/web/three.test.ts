@@ -171,6 +171,22 @@ describe('geometryFromObject3D', () => {
     expect(Array.from(g.indices)).toEqual([0, 1, 2, 3, 4, 5]);
   });
 
+  it('many instances of a big mesh that a bake could not hold: NB_ERR_TOO_LARGE with the counts, nothing allocated', () => {
+    // 101 x 101 vertices, 20,000 triangles, in 20,000 copies: 204 million vertices, 400 million triangles
+    const inst = new InstancedMesh(new PlaneGeometry(10, 10, 100, 100), mat, 20000);
+    let e: unknown = null;
+    try {
+      geometryFromObject3D(inst);
+    } catch (x) {
+      e = x;
+    }
+    expect(e).toBeInstanceOf(NavBakeError);
+    expect((e as NavBakeError).code).toBe('NB_ERR_TOO_LARGE');
+    expect((e as NavBakeError).message).toMatch(/204020000 vertices and 400000000 triangles \(every instance counted\) need 6\.8 GB/);
+    inst.count = 100; // 20 million vertices: fine
+    expect(geometryFromObject3D(inst).indices.length).toBe(100 * 20000 * 3);
+  });
+
   it('filter picks meshes and area() gives per-triangle area ids', () => {
     const root = new Group();
     const floor = new Mesh(new BoxGeometry(), mat);
