@@ -650,10 +650,9 @@ typedef struct nb_navmesh_params {
 /* Bakes a whole navmesh in this thread: one tile when config->tile_size is 0, else a grid of tile_size x
  * tile_size-cell tiles over the mesh bounds, each baked with a border of walkable_radius + 3 cells from the
  * triangles overlapping it; tiles without polygons are skipped. Off-mesh links go to the tile holding their
- * start; tiled, each link's end must lie in that tile or one of the eight around it (only those are searched for
- * its landing), else NB_ERR_INVALID_ARG names the link. The navmesh's origin is the bounds' minimum corner.
- * Statuses: those of nb_bake and nb_navmesh_add_tile, NB_ERR_INVALID_ARG, NB_ERR_TOO_LARGE (more than
- * NB_MAX_TILES tiles). */
+ * start, and land in whichever tile holds their end (nb_navmesh_add_tile). The navmesh's origin is the bounds'
+ * minimum corner. Statuses: those of nb_bake and nb_navmesh_add_tile, NB_ERR_TOO_LARGE (more than NB_MAX_TILES
+ * tiles). */
 nb_status nb_bake_navmesh(nb_context* ctx, const nb_bake_input* input, const nb_config* config,
                           const nb_offmesh_link* links, uint32_t link_count, nb_navmesh** out);
 /* The tile grid nb_bake_navmesh uses: the navmesh params (origin = the bounds' minimum corner, tile size) and
@@ -663,8 +662,7 @@ nb_status nb_bake_grid(nb_context* ctx, const nb_bake_input* input, const nb_con
 /* Bakes tile (tile_x, tile_z) of that grid exactly as nb_bake_navmesh does, for bakes spread over threads or
  * workers (each with its own context): tiles can be baked in any order and added in any order, the navmesh
  * saves to the same bytes. *data is NULL (with NB_OK) for a tile that nb_bake_navmesh leaves out (no polygons,
- * no links). A link starting in this tile whose end lies two or more tiles away is NB_ERR_INVALID_ARG, as there.
- * Pass the mesh bounds in input->bmin/bmax to spare each tile a scan of every vertex. */
+ * no links). Pass the mesh bounds in input->bmin/bmax to spare each tile a scan of every vertex. */
 nb_status nb_bake_grid_tile(nb_context* ctx, const nb_bake_input* input, const nb_config* config,
                             const nb_offmesh_link* links, uint32_t link_count, int32_t tile_x, int32_t tile_z,
                             uint8_t** data, size_t* size, double stats[NB_STAT_COUNT]);
@@ -678,9 +676,8 @@ void nb_navmesh_destroy(nb_context* ctx, nb_navmesh* nav);
  * those of the four neighbouring tiles along the shared border (edges overlapping in xz within a small
  * tolerance and in y within the tiles' walkable_climb, both directions), and its off-mesh links are
  * attached: each end to the nearest ground polygon within the link's radius (xz) and walkable_climb (y), the
- * start in this tile, the end in this tile or the one of the eight around it that its end lies in, diagonal ones
- * included (whichever of the two is added second makes that connection, and removing either undoes it); an end
- * two or more tiles away lands nowhere. Statuses: NB_OK, NB_ERR_NULL_ARG, NB_ERR_CORRUPT, NB_ERR_VERSION, NB_ERR_ALREADY_EXISTS (a tile
+ * start in this tile, the end in the tile its end lies in, however far (whichever of the two is added second
+ * makes that connection, and removing either undoes it). Statuses: NB_OK, NB_ERR_NULL_ARG, NB_ERR_CORRUPT, NB_ERR_VERSION, NB_ERR_ALREADY_EXISTS (a tile
  * at that position), NB_ERR_TOO_LARGE (max_tiles reached), NB_ERR_OUT_OF_MEMORY; on failure the navmesh is
  * unchanged. */
 nb_status nb_navmesh_add_tile(nb_context* ctx, nb_navmesh* nav, const uint8_t* data, size_t size);

@@ -120,19 +120,6 @@ const nb_config* nb_grid_index_config(const nb_grid_index* index, nb_config_cell
     return &index->cfg;
 }
 
-/* How many tile widths beyond [lo, hi] (one tile's footprint along an axis) p lies: 0 inside, -n below, +n above.
- * A coordinate that is not finite counts as inside: the tile build names it. */
-static int32_t tiles_beyond(float p, float lo, float hi)
-{
-    const double w = (double)hi - (double)lo;
-    double n = 0.0;
-    if (p < lo)
-        n = -ceil(((double)lo - (double)p) / w);
-    else if (p > hi)
-        n = ceil(((double)p - (double)hi) / w);
-    return isfinite(n) ? (int32_t)nb_maxf(nb_minf((float)n, 1e6f), -1e6f) : 0;
-}
-
 nb_status nb_links_in_tile(nb_context* ctx, const char* fn, const nb_offmesh_link* links, uint32_t link_count,
                            const float lo[3], const float hi[3], nb_offmesh_link** out, uint32_t* count)
 {
@@ -140,20 +127,6 @@ nb_status nb_links_in_tile(nb_context* ctx, const char* fn, const nb_offmesh_lin
     *count = 0;
     if (!link_count)
         return NB_OK;
-    /* The navmesh lands a link's end in its start's tile or in one of the eight around it (nb_navmesh_add_tile):
-     * an end two or more tiles on would never connect. */
-    for (uint32_t i = 0; i < link_count; ++i) {
-        if (!nb_inside_xz(links[i].start, lo, hi))
-            continue;
-        const int32_t dx = tiles_beyond(links[i].end[0], lo[0], hi[0]);
-        const int32_t dz = tiles_beyond(links[i].end[2], lo[2], hi[2]);
-        if (nb_absi(dx) > 1 || nb_absi(dz) > 1)
-            return nb_fail(ctx, NB_ERR_INVALID_ARG,
-                           "%s: links[%u] ends %d tile(s) along x and %d along z from the tile of its start; in a tiled "
-                           "bake a link's end must lie in that tile or one of the eight around it (tiles of %g x %g), "
-                           "the only ones searched for its landing",
-                           fn, i, dx, dz, (double)(hi[0] - lo[0]), (double)(hi[2] - lo[2]));
-    }
     nb_offmesh_link* sel = (nb_offmesh_link*)nb_alloc(ctx, (size_t)link_count * sizeof(nb_offmesh_link));
     if (!sel)
         return nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "%s: out of memory 'links' (%u)", fn, link_count);

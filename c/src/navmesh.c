@@ -181,6 +181,7 @@ NB_COLD void nb_navmesh_destroy(nb_context* ctx, nb_navmesh* nav)
         tile_release(ctx, &nav->tiles[s]);
     nb_free(ctx, nav->tiles);
     nb_free(ctx, nav->buckets);
+    nb_free(ctx, nav->far);
     nb_free(ctx, nav);
 }
 
@@ -439,8 +440,12 @@ NB_COLD nb_status nb_navmesh_add_tile(nb_context* ctx, nb_navmesh* nav, const ui
     uint8_t* copy = NULL;
     uint32_t* first_link = NULL;
     pending_list pl = { NULL, 0, 0 };
-    link_growth growth[9]; /* this tile and the eight around it */
-    int ngrowth = 0;
+    link_growth* growth = NULL; /* one per tile whose link array must grow */
+    uint32_t ngrowth = 0;
+    uint32_t* which = NULL; /* the tiles that get new links, and how many each */
+    uint32_t* need = NULL;
+    nb_far_link* far_grown = NULL;
+    uint32_t far_cap = nav ? nav->far_capacity : 0;
     nb_tile_view view;
 
     /* ---- the blob: copied (4-byte aligned by the allocator) and parsed in place ---- */
@@ -533,20 +538,66 @@ NB_COLD nb_status nb_navmesh_add_tile(nb_context* ctx, nb_navmesh* nav, const ui
             goto cleanup;
     }
 
+    /* ---- collect: far off-mesh ends (two or more tiles on), this tile's into the tiles they land in, and other
+     * tiles' landing in this one ---- */
+    uint32_t own_far = 0;
+    for (uint32_t k = 0; k < view.noffmesh && st == NB_OK; ++k) {
+        int32_t dx, dz, ex, ez;
+        if (landing_offset(&view, &view.offmesh[k], &dx, &dz))
+            continue;
+        ++own_far;
+        nb_navmesh_tile_coords(nav, view.offmesh[k].pos + 3, &ex, &ez);
+        const int32_t es = find_slot(nav, ex, ez);
+        if (es >= 0)
+            st = collect_offmesh_end(ctx, &pl, &view, slot, ref0, k, &nav->tiles[es].v, (uint32_t)es,
+                                     nb_navmesh_ref_of(nav, &nav->tiles[es], 0));
+    }
+    for (uint32_t i = 0; i < nav->far_count && st == NB_OK; ++i) {
+        const nb_far_link* f = &nav->far[i];
+        if (f->end_x == view.tile_x && f->end_z == view.tile_z) {
+            const nb_tile* ft = &nav->tiles[f->slot];
+            st = collect_offmesh_end(ctx, &pl, &ft->v, f->slot, nb_navmesh_ref_of(nav, ft, 0), f->k, &view, slot, ref0);
+        }
+    }
+    if (st != NB_OK)
+        goto cleanup;
+    if ((uint64_t)nav->far_count + own_far > nav->far_capacity) {
+        uint64_t cap = (uint64_t)nav->far_capacity * 2;
+        if (cap < 16)
+            cap = 16;
+        if (cap < (uint64_t)nav->far_count + own_far)
+            cap = (uint64_t)nav->far_count + own_far;
+        if (cap > UINT32_MAX || cap * sizeof(nb_far_link) > SIZE_MAX) {
+            st = nb_fail(ctx, NB_ERR_TOO_LARGE, FN_ ": too many far off-mesh links");
+            goto cleanup;
+        }
+        far_grown = (nb_far_link*)nb_alloc(ctx, (size_t)cap * sizeof(nb_far_link));
+        if (!far_grown) {
+            st = nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, FN_ ": out of memory 'far links' (%u)", (uint32_t)cap);
+            goto cleanup;
+        }
+        far_cap = (uint32_t)cap;
+    }
+
     /* ---- reserve: every link array that must grow gets its new block now ---- */
     {
-        uint32_t need[9] = { 0 };
-        uint32_t which[9];
-        int nwhich = 0;
+        which = (uint32_t*)nb_alloc(ctx, (size_t)(pl.count + 1) * sizeof(uint32_t));
+        need = (uint32_t*)nb_calloc(ctx, (size_t)pl.count + 1, sizeof(uint32_t));
+        growth = (link_growth*)nb_alloc(ctx, (size_t)(pl.count + 1) * sizeof(link_growth));
+        if (!which || !need || !growth) {
+            st = nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, FN_ ": out of memory 'pending links' (%u)", pl.count);
+            goto cleanup;
+        }
+        uint32_t nwhich = 0;
         for (uint32_t i = 0; i < pl.count; ++i) {
-            int w = 0;
+            uint32_t w = 0;
             while (w < nwhich && which[w] != pl.items[i].slot)
                 ++w;
             if (w == nwhich)
                 which[nwhich++] = pl.items[i].slot;
             need[w]++;
         }
-        for (int w = 0; w < nwhich; ++w) {
+        for (uint32_t w = 0; w < nwhich; ++w) {
             const nb_tile* t = &nav->tiles[which[w]];
             const uint32_t used = which[w] == slot ? 0 : t->nlinks;
             const uint32_t cap = which[w] == slot ? 0 : t->link_capacity;
@@ -588,7 +639,7 @@ NB_COLD nb_status nb_navmesh_add_tile(nb_context* ctx, nb_navmesh* nav, const ui
     nav->buckets[bucket] = (int32_t)slot;
     nav->tile_count++;
     nav->poly_count += view.npolys;
-    for (int g = 0; g < ngrowth; ++g) {
+    for (uint32_t g = 0; g < ngrowth; ++g) {
         nb_tile* t = &nav->tiles[growth[g].slot];
         if (t->nlinks)
             memcpy(growth[g].links, t->links, (size_t)t->nlinks * sizeof(nb_link));
@@ -605,10 +656,31 @@ NB_COLD nb_status nb_navmesh_add_tile(nb_context* ctx, nb_navmesh* nav, const ui
         t->links[li].next = t->first_link[p->poly];
         t->first_link[p->poly] = li;
     }
+    if (far_grown) {
+        if (nav->far_count)
+            memcpy(far_grown, nav->far, (size_t)nav->far_count * sizeof(nb_far_link));
+        nb_free(ctx, nav->far);
+        nav->far = far_grown;
+        nav->far_capacity = far_cap;
+        far_grown = NULL;
+    }
+    for (uint32_t k = 0; k < view.noffmesh; ++k) {
+        int32_t dx, dz;
+        if (landing_offset(&view, &view.offmesh[k], &dx, &dz))
+            continue;
+        nb_far_link* f = &nav->far[nav->far_count++];
+        f->slot = slot;
+        f->k = k;
+        nb_navmesh_tile_coords(nav, view.offmesh[k].pos + 3, &f->end_x, &f->end_z);
+    }
 
 cleanup:
-    for (int g = 0; g < ngrowth; ++g)
+    for (uint32_t g = 0; g < ngrowth; ++g)
         nb_free(ctx, growth[g].links);
+    nb_free(ctx, growth);
+    nb_free(ctx, which);
+    nb_free(ctx, need);
+    nb_free(ctx, far_grown);
     nb_free(ctx, pl.items);
     nb_free(ctx, first_link);
     nb_free(ctx, copy);
@@ -651,6 +723,22 @@ NB_COLD nb_status nb_navmesh_remove_tile(nb_context* ctx, nb_navmesh* nav, int32
             if (ns >= 0)
                 unlink_slot(&nav->tiles[ns], (uint32_t)s + 1);
         }
+    /* far off-mesh connections: the tiles this one's land in (their back-links), the tiles whose land in this
+     * one; this tile's entries leave the list */
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < nav->far_count; ++i) {
+        const nb_far_link f = nav->far[i];
+        if (f.slot == (uint32_t)s) {
+            const int32_t es = find_slot(nav, f.end_x, f.end_z);
+            if (es >= 0 && es != s)
+                unlink_slot(&nav->tiles[es], (uint32_t)s + 1);
+            continue;
+        }
+        if (f.end_x == tile_x && f.end_z == tile_z)
+            unlink_slot(&nav->tiles[f.slot], (uint32_t)s + 1);
+        nav->far[kept++] = f;
+    }
+    nav->far_count = kept;
     int32_t* prev = &nav->buckets[hash_pos(tile_x, tile_z, nav->bucket_mask)];
     while (*prev != s)
         prev = &nav->tiles[*prev].next_in_bucket;

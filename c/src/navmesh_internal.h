@@ -114,7 +114,17 @@ struct nb_navmesh {
     uint32_t tile_count;
     uint32_t poly_count; /* npolys summed over the tiles */
     int32_t free_head;   /* free slot list through next_in_bucket, -1 = none */
+    /* Off-mesh connections whose end lies two or more tiles from their own (landing_offset finds no tile around
+     * theirs): the tile they land in, found when either tile is added and undone when either is removed. */
+    struct nb_far_link* far;
+    uint32_t far_count, far_capacity;
 };
+
+typedef struct nb_far_link {
+    uint32_t slot;            /* 0-based slot of the tile holding the connection */
+    uint32_t k;               /* its index among that tile's connections */
+    int32_t end_x, end_z;     /* the tile its end lies in */
+} nb_far_link;
 
 static inline nb_poly_ref nb_make_ref(uint32_t salt, uint32_t slot, uint32_t poly)
 {

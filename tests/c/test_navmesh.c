@@ -604,6 +604,104 @@ static void test_offmesh_across_tiles(void)
     nb_bytes_free(ctx, la);
 }
 
+/* Links from one tile to a tile across its corner and to one several tiles away: attached whichever tile comes
+ * first, detached with either, attached again when the landing tile comes back. */
+static void test_offmesh_diagonal_and_far(void)
+{
+    if (!level.count)
+        return;
+    /* tile a with a diagonal neighbour c, and the tile b farthest from a */
+    int a = -1, c = -1, b = -1;
+    for (int i = 0; i < level.count && a < 0; ++i) {
+        const int j = level_index(&level, level.tx[i] + 1, level.tz[i] + 1);
+        if (j >= 0) {
+            a = i;
+            c = j;
+        }
+    }
+    CHECK(a >= 0);
+    if (a < 0)
+        return;
+    int far = -1;
+    for (int i = 0; i < level.count; ++i) {
+        const int d = abs(level.tx[i] - level.tx[a]) + abs(level.tz[i] - level.tz[a]);
+        if (d > far) {
+            far = d;
+            b = i;
+        }
+    }
+    CHECK(far >= 3);
+    nb_navmesh* nav = level_navmesh(ctx, &level);
+    for (int i = 0; i < level.count; ++i)
+        CHECK_INT(nb_navmesh_add_tile(ctx, nav, level.blob[i], level.size[i]), NB_OK);
+    const nb_tile* ta = nb_navmesh_tile_at(nav, level.tx[a], level.tz[a]);
+    const uint32_t pa = 0, pb = nb_navmesh_tile_at(nav, level.tx[b], level.tz[b])->v.npolys - 1;
+    const uint32_t pc = nb_navmesh_tile_at(nav, level.tx[c], level.tz[c])->v.npolys - 1;
+    nb_offmesh_link links[2];
+    memset(links, 0, sizeof(links));
+    poly_center(ta, pa, links[0].start);
+    poly_center(nb_navmesh_tile_at(nav, level.tx[b], level.tz[b]), pb, links[0].end);
+    links[0].radius = 0.5f;
+    links[0].bidirectional = 1;
+    links[1] = links[0];
+    poly_center(nb_navmesh_tile_at(nav, level.tx[c], level.tz[c]), pc, links[1].end);
+    nb_navmesh_destroy(ctx, nav);
+
+    uint8_t* la;
+    size_t la_size;
+    CHECK_INT(bake_grid_tile(&dungeon, &level, level.tx[a], level.tz[a], links, 2, &la, &la_size, NULL), NB_OK);
+    for (int order = 0; order < 2; ++order) {
+        nav = level_navmesh(ctx, &level);
+        if (order == 0)
+            CHECK_INT(nb_navmesh_add_tile(ctx, nav, la, la_size), NB_OK);
+        for (int i = 0; i < level.count; ++i)
+            if (i != a)
+                CHECK_INT(nb_navmesh_add_tile(ctx, nav, level.blob[i], level.size[i]), NB_OK);
+        if (order == 1)
+            CHECK_INT(nb_navmesh_add_tile(ctx, nav, la, la_size), NB_OK);
+        ta = nb_navmesh_tile_at(nav, level.tx[a], level.tz[a]);
+        CHECK_INT(ta->v.noffmesh, 2);
+        const nb_poly_ref L0 = nb_navmesh_ref_of(nav, ta, ta->v.offmesh[0].poly);
+        const nb_poly_ref L1 = nb_navmesh_ref_of(nav, ta, ta->v.offmesh[1].poly);
+        nb_poly_ref B = nb_navmesh_ref_of(nav, nb_navmesh_tile_at(nav, level.tx[b], level.tz[b]), pb);
+        const nb_poly_ref C = nb_navmesh_ref_of(nav, nb_navmesh_tile_at(nav, level.tx[c], level.tz[c]), pc);
+        CHECK_INT(count_links_to(nav, L0, B, 1), 1);
+        CHECK_INT(count_links_to(nav, B, L0, NB_LINK_NO_EDGE), 1);
+        CHECK_INT(count_links_to(nav, L1, C, 1), 1);
+        CHECK_INT(count_links_to(nav, C, L1, NB_LINK_NO_EDGE), 1);
+        /* the far landing tile goes and comes back */
+        uint8_t* saved_b = (uint8_t*)malloc(level.size[b]);
+        memcpy(saved_b, level.blob[b], level.size[b]);
+        CHECK_INT(nb_navmesh_remove_tile(ctx, nav, level.tx[b], level.tz[b]), NB_OK);
+        CHECK_INT(count_links_to(nav, L0, B, -1), 0);
+        uint32_t pl;
+        const nb_tile* lt = nb_navmesh_resolve(nav, L0, &pl);
+        int links_left = 0;
+        for (uint32_t li = lt->first_link[pl]; li != NB_NULL_LINK; li = lt->links[li].next)
+            ++links_left;
+        CHECK_INT(links_left, 1); /* back onto its start polygon only */
+        CHECK_INT(nb_navmesh_add_tile(ctx, nav, saved_b, level.size[b]), NB_OK);
+        B = nb_navmesh_ref_of(nav, nb_navmesh_tile_at(nav, level.tx[b], level.tz[b]), pb);
+        CHECK_INT(count_links_to(nav, L0, B, 1), 1);
+        CHECK_INT(count_links_to(nav, B, L0, NB_LINK_NO_EDGE), 1);
+        free(saved_b);
+        /* the start's tile goes: nothing in b or c leads into its slot any more */
+        const uint32_t slot_a = nb_ref_slot(L0);
+        CHECK_INT(nb_navmesh_remove_tile(ctx, nav, level.tx[a], level.tz[a]), NB_OK);
+        const int others[2] = { b, c };
+        for (int o = 0; o < 2; ++o) {
+            const nb_tile* t = nb_navmesh_tile_at(nav, level.tx[others[o]], level.tz[others[o]]);
+            int into_a = 0;
+            for (uint32_t q = 0; q < t->v.npolys; ++q)
+                for (uint32_t li = t->first_link[q]; li != NB_NULL_LINK; li = t->links[li].next)
+                    into_a += nb_ref_slot(t->links[li].ref) == slot_a;
+            CHECK_INT(into_a, 0);
+        }
+        nb_navmesh_destroy(ctx, nav);
+    }
+    nb_bytes_free(ctx, la);
+}
+
 static void test_errors(void)
 {
     nb_navmesh_params p;
@@ -773,6 +871,7 @@ int main(void)
     RUN(test_remove_tile_removes_exactly_its_links);
     RUN(test_offmesh_one_way_and_bidirectional);
     RUN(test_offmesh_across_tiles);
+    RUN(test_offmesh_diagonal_and_far);
     RUN(test_errors);
     RUN(test_set_poly_flags);
     RUN(test_add_tile_out_of_memory);

@@ -173,18 +173,24 @@ describe('off-mesh links', () => {
     nav.dispose();
   });
 
-  it('tiled: a link whose end lies two or more tiles from its start is refused (it would never connect)', async () => {
-    // tiles of 4.8: the far island starts two tiles on from the near one's edge
+  it('tiled: a link to a tile several tiles on lands there, whichever of the two tiles comes first', async () => {
+    // tiles of 4.8: the start in tile (1, 1), the end in tile (4, 1), three tiles on
     const far = floors([0, 0, 10, 10], [20, 0, 30, 10]);
-    const leap = { start: [9.4, 0, 5], end: [20.6, 0, 5], radius: 0.6 };
-    for (const workers of [false, 2] as const) {
-      const e = await code(bake({ ...far, links: [jump, leap] }, tiled, { workers }));
-      expect(e.code, e.message).toBe('NB_ERR_INVALID_ARG');
-      expect(e.message).toMatch(/links\[1\] ends 3 tile\(s\) along x and 0 along z from the tile of its start/);
-    }
-    // solo, the same link connects the islands
-    const nav = await bake({ ...far, links: [leap] }, solo, { workers: false });
+    const leap = { start: [9.4, 0, 5], end: [20.6, 0, 5], radius: 0.6, bidirectional: true };
+    const nav = await bakeAll({ ...far, links: [jump, leap] }, tiled);
     expect(nav.findPath([2, 0, 5], [28, 0, 5]).status).toBe('complete');
+    expect(nav.findPath([28, 0, 5], [2, 0, 5]).status).toBe('complete');
+    for (const [x, z] of [
+      [4, 1],
+      [1, 1],
+    ]) {
+      const bytes = nav.saveTile(x, z)!;
+      expect(nav.removeTile(x, z)).toBe(true);
+      expect(nav.findPath([2, 0, 5], [28, 0, 5]).status).toBe('partial');
+      nav.loadTile(bytes);
+      expect(nav.findPath([2, 0, 5], [28, 0, 5]).status).toBe('complete');
+      expect(nav.findPath([28, 0, 5], [2, 0, 5]).status).toBe('complete');
+    }
     nav.dispose();
   });
 });
