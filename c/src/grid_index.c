@@ -3,8 +3,6 @@
  * nb_bake_grid_tile's: the same selection (nb_grid_tile_select_from over the bucket), the same bake. */
 #include "bake_internal.h"
 
-#include <math.h>
-
 struct nb_grid_index {
     nb_bake_input input; /* the caller's arrays; bmin/bmax point at ours */
     float bmin[3], bmax[3];

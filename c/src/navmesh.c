@@ -83,7 +83,7 @@ static int32_t offset_slot(const nb_navmesh* nav, int32_t x, int32_t z, int32_t 
 /* The tile an off-mesh connection of tile v lands in, as an offset (dx, dz, each -1..1) from v: its own tile or one
  * of the eight around it, from where its end lies against v's footprint (bounds inclusive, as nb_tile_build
  * classifies it; the file stores only the axis an end overshoots most, and an end beyond a corner lands in the
- * diagonal tile). Returns 0 for an end two or more tiles away, which lands nowhere (tiled bakes refuse those). */
+ * diagonal tile). Returns 0 for an end two or more tiles away: a far connection (nav->far), landed by the grid. */
 static int landing_offset(const nb_tile_view* v, const nb_offmesh_con* con, int32_t* dx, int32_t* dz)
 {
     const float* e = con->pos + 3;
