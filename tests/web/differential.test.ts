@@ -261,3 +261,40 @@ describe('live obstacles agree with the reference tile cache', () => {
     }
   });
 });
+
+describe('off-mesh links agree with the reference', () => {
+  it('a link across a tile corner (tiles of 16 cells) connects two islands in both libraries', async () => {
+    // two 10 x 10 floors touching only diagonally across a 2 m gap, and a link over the corner between them
+    const rect = (x0: number, z0: number) => [x0, 0, z0, x0, 0, z0 + 10, x0 + 10, 0, z0 + 10, x0 + 10, 0, z0];
+    const positions = new Float32Array([...rect(0, 0), ...rect(12, 12)]);
+    const indices = new Uint32Array([0, 1, 2, 0, 2, 3, 4, 5, 6, 4, 6, 7]);
+    const [start, end] = [[9.4, 0, 9.4], [12.6, 0, 12.6]];
+    const nav = await bake({ positions, indices, links: [{ start, end, radius: 0.6, bidirectional: true }] }, { tileSize: 16 }, { workers: false });
+    const { success, navMesh } = generateTiledNavMesh(positions, indices, {
+      ...REFERENCE_CONFIG,
+      tileSize: 16,
+      offMeshConnections: [
+        { startPosition: { x: 9.4, y: 0, z: 9.4 }, endPosition: { x: 12.6, y: 0, z: 12.6 }, radius: 0.6, bidirectional: true, area: 63, flags: 1 },
+      ],
+    });
+    expect(success).toBe(true);
+    try {
+      // the link's two ends lie in diagonal tiles: (1, 1) and (2, 2) of 4.8 m
+      expect(nav.tiles().map((t) => [t.x, t.z])).toEqual(expect.arrayContaining([[1, 1], [2, 2]]));
+      const pairs = new Float32Array([2, 0, 2, 20, 0, 20, 20, 0, 20, 2, 0, 2]);
+      const theirs = (() => {
+        const query = new NavMeshQuery(navMesh!);
+        return [0, 1].map((i) => {
+          const p = query.computePath({ x: pairs[i * 6], y: 0, z: pairs[i * 6 + 2] }, { x: pairs[i * 6 + 3], y: 0, z: pairs[i * 6 + 5] }, { halfExtents: { x: 2, y: 4, z: 2 } }).path;
+          const last = p[p.length - 1];
+          return Math.hypot(last.x - pairs[i * 6 + 3], last.z - pairs[i * 6 + 5]) < 0.5;
+        });
+      })();
+      expect(theirs).toEqual([true, true]);
+      for (let i = 0; i < 2; i++) expect(nav.findPath(pairs.subarray(i * 6, i * 6 + 3), pairs.subarray(i * 6 + 3, i * 6 + 6)).status).toBe('complete');
+    } finally {
+      nav.dispose();
+      navMesh!.destroy();
+    }
+  });
+});
