@@ -1,12 +1,13 @@
 // The packed package as users get it: `npm pack` into build/pack/, then the tarball installed into
-// (a) a fresh Vite project whose production build runs in Chromium and bakes in a Web Worker, and
+// (a) a fresh Vite project whose production build, and its dev server, run in Chromium and bake in Web Workers, and
 // (b) a plain Node ESM script that bakes and finds a path.
 // The temporary projects live outside the repository, so nothing resolves from its node_modules. They pin the
 // versions of vite and three that the repository's lock file installed (so npm's cache, filled by `npm ci`, has
 // them and `npm install --offline` works; without the cache it falls back to the registry).
 // Run with `make test-pack` (needs `make web` and /usr/bin/chromium, both provided by `make test`).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -145,10 +146,13 @@ describe('installed into a plain Node ESM project', () => {
 
 
 describe('installed into a fresh Vite project', () => {
-  it('vite build succeeds and the built page bakes in Web Workers in Chromium, cross-origin isolated or not', async () => {
-    const deps = { navbake: `file:${tarball}`, three: installed('three') };
-    const dir = project('vite-app', deps, { vite: installed('vite') });
+  let dir = '';
+  beforeAll(() => {
+    dir = project('vite-app', { navbake: `file:${tarball}`, three: installed('three') }, { vite: installed('vite') });
     cpSync(join(fixtures, 'vite-app'), dir, { recursive: true });
+  });
+
+  it('vite build succeeds and the built page bakes in Web Workers in Chromium, cross-origin isolated or not', async () => {
     // No vite.config: the package must work in Vite without configuration.
     const build = run(process.execPath, [join(dir, 'node_modules/vite/bin/vite.js'), 'build'], dir, 120_000);
     expect(build.ok, build.output).toBe(true);
@@ -161,17 +165,57 @@ describe('installed into a fresh Vite project', () => {
     // in shared memory; the navmesh must come out the same.
     const runs: Record<string, unknown>[] = [];
     for (const headers of [{} as Record<string, string>, { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' }]) {
-      runs.push(await loadPage(dir, headers));
+      const { server, url } = await serve(join(dir, 'dist'), headers);
+      try {
+        runs.push(await loadPage(url, /\/assets\/bake\.worker-[^/]*\.js$/));
+      } finally {
+        await new Promise((ok) => server.close(ok));
+      }
     }
     expect(runs.map((r) => r.isolated)).toEqual([false, true]);
     expect(runs[1].tiledHash).toBe(runs[0].tiledHash);
     expect(runs[1].tiles).toBe(runs[0].tiles);
   });
+
+  it('the page bakes under the Vite dev server too, where the package is served from node_modules', async () => {
+    // What a developer runs first (`vite`): the worker and the wasm must be found through new URL(...,
+    // import.meta.url) in the installed package as the dev server serves it, without configuration.
+    const port = await freePort();
+    const vite = spawn(process.execPath, [join(dir, 'node_modules/vite/bin/vite.js'), '--host', '127.0.0.1', '--port', String(port), '--strictPort', '--clearScreen', 'false'], {
+      cwd: dir,
+      env: { ...process.env, NO_COLOR: '1' },
+    });
+    let log = '';
+    vite.stdout.on('data', (d) => (log += d));
+    vite.stderr.on('data', (d) => (log += d));
+    try {
+      const deadline = Date.now() + 30_000;
+      while (!log.includes(`:${port}/`) && vite.exitCode === null && Date.now() < deadline) await new Promise((ok) => setTimeout(ok, 100));
+      expect(log, 'vite dev server did not start').toContain(`:${port}/`);
+      const out = await loadPage(`http://127.0.0.1:${port}/`, /\/node_modules\/navbake\/web\/dist\/bake\.worker\.js(\?|$)/);
+      expect(out.isolated).toBe(false);
+    } finally {
+      vite.kill();
+    }
+    expect(log).not.toMatch(/error/i);
+  });
 });
 
-/** Opens the built page in Chromium, checks what every load must show, and returns the page's result. */
-async function loadPage(dir: string, headers: Record<string, string>): Promise<Record<string, unknown>> {
-  const { server, url } = await serve(join(dir, 'dist'), headers);
+/** A TCP port nothing listens on now. */
+function freePort(): Promise<number> {
+  return new Promise((ok, fail) => {
+    const s = createServer();
+    s.on('error', fail);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as AddressInfo;
+      s.close(() => ok(port));
+    });
+  });
+}
+
+/** Opens the page at url in Chromium, checks what every load must show (its bake worker's script matching
+ * workerUrl), and returns the page's result. */
+async function loadPage(url: string, workerUrl: RegExp): Promise<Record<string, unknown>> {
   const profile = mkdtempSync(join(tmpdir(), 'navbake-chromium-'));
   temps.push(profile);
   const context = await launchChromium(profile);
@@ -206,7 +250,7 @@ async function loadPage(dir: string, headers: Record<string, string>): Promise<R
     // tiled over two workers: several tiles, and the way round the wall
     expect(out.tiles).toBeGreaterThan(1);
     expect(out.tiledStatus).toBe('complete');
-    expect(workers.some((w) => /\/assets\/bake\.worker-[^/]*\.js$/.test(w)), workers.join(', ')).toBe(true);
+    expect(workers.some((w) => workerUrl.test(w)), workers.join(', ')).toBe(true);
     expect(wasm.length).toBeGreaterThan(0);
     expect(wasm.every((r) => r.status === 200 && r.type === 'application/wasm')).toBe(true);
     if (out.webgl) {
@@ -219,6 +263,5 @@ async function loadPage(dir: string, headers: Record<string, string>): Promise<R
     return out;
   } finally {
     await context.close();
-    await new Promise((ok) => server.close(ok));
   }
 }
