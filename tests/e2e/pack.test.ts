@@ -1,8 +1,9 @@
 // The packed package as users get it: `npm pack` into build/pack/, then the tarball installed into
 // (a) a fresh Vite project whose production build, and its dev server, run in Chromium and bake in Web Workers, and
-// (b) a plain Node ESM script that bakes and finds a path.
+// (b) a fresh webpack 5 project, built with webpack's defaults, whose page bakes in Web Workers too, and
+// (c) a plain Node ESM script that bakes and finds a path.
 // The temporary projects live outside the repository, so nothing resolves from its node_modules. They pin the
-// versions of vite and three that the repository's lock file installed (so npm's cache, filled by `npm ci`, has
+// versions of vite, webpack and three that the repository's lock file installed (so npm's cache, filled by `npm ci`, has
 // them and `npm install --offline` works; without the cache it falls back to the registry).
 // Run with `make test-pack` (needs `make web` and /usr/bin/chromium, both provided by `make test`).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -198,6 +199,33 @@ describe('installed into a fresh Vite project', () => {
       vite.kill();
     }
     expect(log).not.toMatch(/error/i);
+  });
+});
+
+describe('installed into a fresh webpack 5 project', () => {
+  it('webpack builds it without warnings and the built page bakes in Web Workers in Chromium', async () => {
+    const deps = { navbake: `file:${tarball}`, three: installed('three') };
+    const dir = project('webpack-app', deps, { webpack: installed('webpack') });
+    cpSync(join(fixtures, 'webpack-app'), dir, { recursive: true });
+    // The same page as the Vite project's; webpack's defaults find the worker and the wasm through the package's
+    // `new URL('./...', import.meta.url)` literals.
+    mkdirSync(join(dir, 'src'));
+    cpSync(join(fixtures, 'vite-app/main.js'), join(dir, 'src/index.js'));
+    // webpack's bundle is a classic script (its public path comes from document.currentScript)
+    const html = readFileSync(join(fixtures, 'vite-app/index.html'), 'utf8').replace('<script type="module" ', '<script ');
+    writeFileSync(join(dir, 'index.html'), html);
+    const build = run(process.execPath, ['build.mjs'], dir, 120_000);
+    expect(build.ok, build.output).toBe(true);
+    const assets: string[] = JSON.parse(build.stdout.trim().split('\n').pop()!).assets;
+    expect(assets.filter((f) => f.endsWith('.wasm')), assets.join(', ')).toHaveLength(1);
+    const { server, url } = await serve(join(dir, 'dist'), {});
+    try {
+      // the worker: a chunk of its own next to main.js
+      const out = await loadPage(url, /\/(?!main\.js)[^/]+\.js$/);
+      expect(out.isolated).toBe(false);
+    } finally {
+      await new Promise((ok) => server.close(ok));
+    }
   });
 });
 

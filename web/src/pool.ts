@@ -95,7 +95,9 @@ async function spawnPort(events: PortEvents): Promise<Port> {
   if (isNode) {
     const wt = await nodeImport<{ Worker: new (url: URL) => NodeWorker }>('node:worker_threads');
     // Not the literal form: bundlers would emit a second, unused copy of the worker for this Node-only branch.
-    const w = new wt.Worker(new URL(WORKER_FILE, import.meta.url));
+    // Nor `new URL(name, import.meta.url)`: webpack would warn of a dependency it cannot know.
+    const moduleUrl = import.meta.url;
+    const w = new wt.Worker(new URL(WORKER_FILE, moduleUrl));
     w.on('message', (m) => events.message(m));
     w.on('error', (e) => events.died(`it threw ${e?.message ?? e}`));
     w.on('exit', (code) => events.died(`it exited with code ${code}`));

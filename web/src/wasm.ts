@@ -64,8 +64,11 @@ export async function compileWasm(opts: InitOptions = {}): Promise<WebAssembly.M
       return await WebAssembly.compile(bytes as BufferSource);
     }
     // The literal `new URL('./navbake.wasm', import.meta.url)` lets bundlers (Vite, webpack) find and emit the file.
+    // A user's locateFile result is resolved against a copy of the module's URL: written as `new URL(expression,
+    // import.meta.url)`, webpack would warn of a dependency it cannot know ("Critical dependency").
+    const moduleUrl = import.meta.url;
     const url = opts.locateFile
-      ? new URL(String(opts.locateFile(WASM_FILE)), import.meta.url)
+      ? new URL(String(opts.locateFile(WASM_FILE)), moduleUrl)
       : new URL('./navbake.wasm', import.meta.url);
     if (url.protocol !== 'file:' && typeof WebAssembly.compileStreaming === 'function') {
       const res = await fetch(url, { credentials: 'same-origin' });
