@@ -91,7 +91,17 @@ describe('npm pack', () => {
 describe('installed into a plain Node ESM project', () => {
   let dir = '';
   beforeAll(() => {
-    dir = project('node-app', { navbake: `file:${tarball}`, three: installed('three') });
+    dir = project('node-app', { navbake: `file:${tarball}`, three: installed('three') }, { '@types/three': installed('@types/three') });
+  });
+
+  it("type-checks a TypeScript user's code against the declarations, under Node's and bundlers' resolution", () => {
+    cpSync(join(fixtures, 'node-app'), dir, { recursive: true });
+    const tsc = resolve(root, 'node_modules/typescript/bin/tsc');
+    for (const [module, resolution] of [['node16', 'node16'], ['esnext', 'bundler']]) {
+      const args = [tsc, '--noEmit', '--strict', '--target', 'es2022', '--module', module, '--moduleResolution', resolution, 'consumer.ts'];
+      const r = run(process.execPath, args, dir);
+      expect(r.ok, r.output).toBe(true);
+    }
   });
 
   it('bakes a level in worker_threads, finds a path around a wall, saves and loads, uses navbake/three', () => {
