@@ -231,6 +231,8 @@ nb_status nb_bake(nb_context* ctx, const nb_bake_input* input, const nb_config* 
         if (st != NB_OK)                   \
             goto cleanup;                  \
     } while (0)
+/* A stage's last report says done == total: a progress bar reaches its end (total is never 0). */
+#define END_(stage) CHECK_(nb_report(ctx, stage, 1, 1))
 
     /* ---- rasterize: slope marking + triangles into spans ---- */
     CHECK_(nb_report(ctx, NB_STAGE_RASTERIZE, 0, tri_count));
@@ -256,6 +258,7 @@ nb_status nb_bake(nb_context* ctx, const nb_bake_input* input, const nb_config* 
     /* ---- filters ---- */
     CHECK_(nb_report(ctx, NB_STAGE_FILTER, 0, 1));
     nb_filter_walkable(cells.walkable_height, cells.walkable_climb, hf);
+    END_(NB_STAGE_FILTER);
     out->stats[NB_STAT_HF_SPANS] = hf->span_count;
     LAP_(NB_STAT_MS_FILTER);
     if (stop_after == NB_STAGE_FILTER)
@@ -265,6 +268,7 @@ nb_status nb_bake(nb_context* ctx, const nb_bake_input* input, const nb_config* 
     CHECK_(nb_report(ctx, NB_STAGE_COMPACT, 0, 1));
     CHECK_(nb_compact_heightfield_build(ctx, cells.walkable_height, cells.walkable_climb, hf, &chf));
     chf->border_size = input->border_size;
+    END_(NB_STAGE_COMPACT);
     out->stats[NB_STAT_COMPACT_SPANS] = chf->span_count;
     if (!(keep & NB_KEEP_HEIGHTFIELD)) {
         nb_heightfield_destroy(ctx, hf);
@@ -277,17 +281,23 @@ nb_status nb_bake(nb_context* ctx, const nb_bake_input* input, const nb_config* 
     /* ---- erosion by agent radius ---- */
     CHECK_(nb_report(ctx, NB_STAGE_ERODE, 0, 1));
     CHECK_(nb_erode_walkable_area(ctx, cells.walkable_radius, chf));
+    END_(NB_STAGE_ERODE);
     out->stats[NB_STAT_WALKABLE_AFTER_ERODE] = count_walkable(chf);
     LAP_(NB_STAT_MS_ERODE);
     if (stop_after == NB_STAGE_ERODE)
         goto done;
 
     /* ---- areas: median filter of per-triangle ids, then volumes (crisp, after the filter) ---- */
-    CHECK_(nb_report(ctx, NB_STAGE_AREAS, 0, input->volume_count));
+    const uint32_t nvol = input->volume_count;
+    CHECK_(nb_report(ctx, NB_STAGE_AREAS, 0, nvol ? nvol : 1));
     if (m->areas)
         CHECK_(nb_median_filter_walkable_area(ctx, chf));
-    for (uint32_t i = 0; i < input->volume_count; ++i)
+    for (uint32_t i = 0; i < nvol; ++i) {
         CHECK_(nb_mark_volume(ctx, &input->volumes[i], chf));
+        CHECK_(nb_report(ctx, NB_STAGE_AREAS, i + 1, nvol));
+    }
+    if (!nvol)
+        END_(NB_STAGE_AREAS);
     LAP_(NB_STAT_MS_AREAS);
     if (stop_after == NB_STAGE_AREAS)
         goto done;
@@ -320,6 +330,7 @@ cleanup:
     return st;
 #undef LAP_
 #undef CHECK_
+#undef END_
 }
 
 nb_status nb_bake_from_compact(nb_context* ctx, const nb_config* cfg, const nb_config_cells* cells,
@@ -349,6 +360,8 @@ nb_status nb_bake_from_compact(nb_context* ctx, const nb_config* cfg, const nb_c
         if (st != NB_OK)                   \
             goto cleanup;                  \
     } while (0)
+/* A stage's last report says done == total: a progress bar reaches its end (total is never 0). */
+#define END_(stage) CHECK_(nb_report(ctx, stage, 1, 1))
 
     /* ---- regions (watershed needs the distance field first) ---- */
     CHECK_(nb_report(ctx, NB_STAGE_REGIONS, 0, 1));
@@ -365,6 +378,7 @@ nb_status nb_bake_from_compact(nb_context* ctx, const nb_config* cfg, const nb_c
         CHECK_(nb_build_regions_watershed(ctx, chf, border_size, cells->min_region_area, cells->merge_region_area));
         break;
     }
+    END_(NB_STAGE_REGIONS);
     out->stats[NB_STAT_REGIONS] = chf->max_regions; /* as the reference counts: highest id + 1 */
     LAP_(NB_STAT_MS_REGIONS);
     if (stop_after == NB_STAGE_REGIONS)
@@ -373,6 +387,7 @@ nb_status nb_bake_from_compact(nb_context* ctx, const nb_config* cfg, const nb_c
     /* ---- contours ---- */
     CHECK_(nb_report(ctx, NB_STAGE_CONTOURS, 0, 1));
     CHECK_(nb_build_contours(ctx, chf, cfg->edge_max_error, cells->max_edge_len, &cset));
+    END_(NB_STAGE_CONTOURS);
     out->stats[NB_STAT_CONTOURS] = cset->nconts;
     LAP_(NB_STAT_MS_CONTOURS);
     if (stop_after == NB_STAGE_CONTOURS)
@@ -381,6 +396,8 @@ nb_status nb_bake_from_compact(nb_context* ctx, const nb_config* cfg, const nb_c
     /* ---- convex polygons ---- */
     CHECK_(nb_report(ctx, NB_STAGE_POLYMESH, 0, 1));
     CHECK_(nb_build_poly_mesh(ctx, cset, cfg->verts_per_poly, &pmesh));
+    if (cset->nconts == 0)
+        END_(NB_STAGE_POLYMESH); /* else its last contour said so */
     out->stats[NB_STAT_POLYS] = pmesh->npolys;
     out->stats[NB_STAT_POLY_VERTS] = pmesh->nverts;
     if (!(keep & NB_KEEP_CONTOURS)) {
@@ -422,4 +439,5 @@ cleanup:
     return st;
 #undef LAP_
 #undef CHECK_
+#undef END_
 }

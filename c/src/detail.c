@@ -1193,7 +1193,7 @@ nb_status nb_build_poly_mesh_detail(nb_context* ctx, const nb_poly_mesh* mesh, c
         }
         dm->ntris += w->ntris;
     }
-    st = nb_report(ctx, NB_STAGE_DETAIL, (uint32_t)npolys, (uint32_t)npolys);
+    st = nb_report(ctx, NB_STAGE_DETAIL, (uint32_t)nb_maxi(npolys, 1), (uint32_t)nb_maxi(npolys, 1));
 
 cleanup:
     nb_free(ctx, scratch);

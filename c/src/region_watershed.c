@@ -285,7 +285,7 @@ nb_status nb_build_regions_watershed(nb_context* ctx, nb_compact_heightfield* ch
     int level = top_level;
     for (int step = 0; step == 0 || level > 0; ++step) {
         level = level >= 2 ? level - 2 : 0;
-        st = nb_report(ctx, NB_STAGE_REGIONS, (uint32_t)(top_level - level), (uint32_t)top_level);
+        st = nb_report(ctx, NB_STAGE_REGIONS, (uint32_t)(top_level - level), (uint32_t)nb_maxi(top_level, 1));
         if (st != NB_OK)
             goto cleanup;
 

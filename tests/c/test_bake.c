@@ -324,6 +324,92 @@ static void test_cancel(void)
     }
 }
 
+/* What a progress callback saw: per stage, the reports and the last one; and any report out of order. */
+typedef struct progress_log {
+    int reports[NB_STAGE_DETAIL + 1];
+    uint32_t last_done[NB_STAGE_DETAIL + 1], last_total[NB_STAGE_DETAIL + 1];
+    int bad; /* a total of 0, done > total, or a stage before one already seen */
+    nb_stage stage;
+} progress_log;
+
+static int log_progress(void* user, nb_stage stage, uint32_t done, uint32_t total)
+{
+    progress_log* l = (progress_log*)user;
+    if (total == 0 || done > total || stage < l->stage || stage > NB_STAGE_DETAIL)
+        l->bad++;
+    else {
+        l->stage = stage;
+        l->reports[stage]++;
+        l->last_done[stage] = done;
+        l->last_total[stage] = total;
+    }
+    return 0;
+}
+
+/* Every stage reports, in order, never with total 0, and its last report says done == total (a progress bar
+ * reaches its end): with and without volumes, for each partition, with more triangles than the rasterizer's
+ * reporting step, and for a level where nothing is walkable (no contours, no polygons). */
+static void check_progress(const char* what, const nb_bake_input* in, nb_partition partition)
+{
+    progress_log l;
+    memset(&l, 0, sizeof(l));
+    nb_context_desc d;
+    memset(&d, 0, sizeof(d));
+    d.progress = log_progress;
+    d.progress_user = &l;
+    nb_context* c = nb_context_create(&d);
+    nb_config cfg;
+    memset(&cfg, 0, sizeof(cfg));
+    cfg.partition = partition;
+    nb_bake_result r;
+    CHECK_INT(nb_bake(c, in, &cfg, NB_STAGE_ALL, 0, &r), NB_OK);
+    CHECK_INT(l.bad, 0);
+    for (int s = NB_STAGE_RASTERIZE; s <= NB_STAGE_DETAIL; ++s) {
+        if (l.reports[s] < 2 || l.last_done[s] != l.last_total[s]) {
+            fprintf(stderr, "  %s, partition %d: stage %d: %d reports, last %u/%u\n", what, (int)partition, s,
+                    l.reports[s], l.last_done[s], l.last_total[s]);
+            CHECK(!"a stage ends below its total");
+        }
+    }
+    nb_bake_result_release(c, &r);
+    nb_context_destroy(c);
+}
+
+static void test_progress_reaches_total(void)
+{
+    nb_bake_input in = small_level();
+    for (int p = NB_PARTITION_WATERSHED; p <= NB_PARTITION_LAYERS; ++p)
+        check_progress("small level", &in, (nb_partition)p);
+    nb_volume v[3];
+    memset(v, 0, sizeof(v));
+    for (int i = 0; i < 3; ++i) {
+        v[i].type = NB_VOLUME_BOX;
+        v[i].area = (uint8_t)(2 + i);
+        const float lo[3] = { 0.5f + i, -1, 0.5f }, hi[3] = { 1.5f + i, 1, 1.5f };
+        memcpy(v[i].bmin, lo, sizeof(lo));
+        memcpy(v[i].bmax, hi, sizeof(hi));
+    }
+    in.volumes = v;
+    in.volume_count = 3;
+    check_progress("three volumes", &in, NB_PARTITION_WATERSHED);
+
+    uint8_t none[12];
+    memset(none, NB_NULL_AREA, sizeof(none));
+    nb_bake_input empty = small_level();
+    empty.mesh.areas = none;
+    check_progress("nothing walkable", &empty, NB_PARTITION_WATERSHED);
+
+    nb_obj obj;
+    if (nbt_load_level("dungeon.obj", &obj) != 0) {
+        CHECK(!"mesh missing");
+        return;
+    }
+    nb_bake_input big = nb_obj_bake_input(&obj);
+    CHECK(big.mesh.triangle_count > 4096 && big.mesh.triangle_count % 4096 != 0);
+    check_progress("dungeon", &big, NB_PARTITION_WATERSHED);
+    nb_obj_free(&obj);
+}
+
 static void test_out_of_memory_everywhere(void)
 {
     /* Fail each allocation of a bake in turn: every failure is a clean NB_ERR_OUT_OF_MEMORY. */
@@ -364,6 +450,7 @@ int main(void)
     RUN(test_bad_input);
     RUN(test_degenerate_mesh);
     RUN(test_cancel);
+    RUN(test_progress_reaches_total);
     RUN(test_out_of_memory_everywhere);
     nb_context_destroy(ctx);
     return nbt_finish("test_bake");

@@ -111,7 +111,13 @@ describe('bake on the main thread', () => {
     const order = seen.map((p) => STAGES.indexOf(p.stage));
     expect(order.every((s, i) => s >= 0 && (i === 0 || s >= order[i - 1]))).toBe(true);
     expect([...new Set(seen.map((p) => p.stage))]).toEqual(STAGES);
-    expect(seen.every((p) => p.done <= p.total)).toBe(true);
+    expect(seen.every((p) => p.done <= p.total && p.total > 0)).toBe(true);
+    // each stage starts at 0 and its last report is done === total: a progress bar fills, never divides by 0
+    for (const stage of STAGES) {
+      const mine = seen.filter((p) => p.stage === stage);
+      expect(mine[0].done, stage).toBe(0);
+      expect(mine[mine.length - 1].done, stage).toBe(mine[mine.length - 1].total);
+    }
   });
 
   it('a solo bake of dungeon.obj has one tile with about the reference polygon count', () => {
