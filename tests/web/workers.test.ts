@@ -2,7 +2,8 @@
 // several workers, progress, abort, a worker dying mid-job, and the worker body (handleMessage) on its own.
 // It reaches inside the package, so it imports the unbundled modules (build/web, what web/dist is bundled from).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bake, inspect, NavBakeError, NavMesh, terminateWorkers, type BakeProgress, type NavBakeConfig } from '../../build/web/index.js';
+import { bake, defaultWorkerCount, inspect, NavBakeError, NavMesh, terminateWorkers, type BakeProgress, type NavBakeConfig } from '../../build/web/index.js';
+import { availableParallelism } from 'node:os';
 import { handleMessage, WorkerExitRequest } from '../../build/web/bake.worker.js';
 import { configValues } from '../../build/web/config.js';
 import { BakePool, sharedPool } from '../../build/web/pool.js';
@@ -72,6 +73,14 @@ beforeAll(async () => {
 });
 
 afterAll(() => terminateWorkers());
+
+describe('default worker count', () => {
+  it("is the machine's threads less one (at most 4), also in Node 20, which has no navigator", async () => {
+    await mainWasm();
+    // it was 3 on every machine in Node 20 (navigator.hardwareConcurrency missing: 4 assumed)
+    expect(defaultWorkerCount()).toBe(Math.max(1, Math.min(4, availableParallelism() - 1)));
+  });
+});
 
 describe('determinism', () => {
   it('a solo bake in a worker saves to the same bytes as on the main thread and in C', async () => {

@@ -16,8 +16,21 @@ export function nodeImport<T>(name: string): Promise<T> {
   return import(/* @vite-ignore */ /* webpackIgnore: true */ name) as Promise<T>;
 }
 
-/** Hardware threads, for the default pool size. */
+let nodeThreads: number | undefined;
+
+/** Node: reads the hardware thread count for hardwareThreads() (Node 20 has no `navigator`). Once, at init. */
+export async function detectNodeThreads(): Promise<void> {
+  if (!isNode || nodeThreads !== undefined) return;
+  try {
+    const os = await nodeImport<{ availableParallelism?: () => number; cpus(): unknown[] }>('node:os');
+    nodeThreads = os.availableParallelism?.() ?? os.cpus().length;
+  } catch {
+    nodeThreads = 0; // no node:os (a Node-like runtime): the fallback below
+  }
+}
+
+/** Hardware threads, for the default pool size (in Node 20, known once init() has run). */
 export function hardwareThreads(): number {
   const nav = (globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator;
-  return nav?.hardwareConcurrency ?? 4;
+  return nav?.hardwareConcurrency || nodeThreads || 4;
 }

@@ -1,5 +1,6 @@
 // The main thread's wasm: compiled and instantiated once, on the first call that needs it.
 import { compileWasm, instantiate, type InitOptions, type Wasm } from './wasm.js';
+import { detectNodeThreads } from './env.js';
 
 let compiled: Promise<WebAssembly.Module> | null = null;
 let main: Promise<Wasm> | null = null;
@@ -17,7 +18,7 @@ export function init(opts?: InitOptions): Promise<void> {
 /** @internal the compiled module (workers instantiate it again, each with its own memory) */
 export function wasmModule(opts?: InitOptions): Promise<WebAssembly.Module> {
   if (!compiled) {
-    compiled = compileWasm(opts);
+    compiled = Promise.all([compileWasm(opts), detectNodeThreads()]).then(([m]) => m);
     compiled.catch(() => {
       compiled = null;
     });
