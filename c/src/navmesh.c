@@ -798,6 +798,27 @@ NB_COLD nb_status nb_navmesh_poly(const nb_navmesh* nav, nb_poly_ref ref, float*
     return NB_OK;
 }
 
+NB_COLD nb_status nb_navmesh_offmesh_link(const nb_navmesh* nav, nb_poly_ref ref, nb_offmesh_link* out)
+{
+    if (!nav || !out)
+        return NB_ERR_NULL_ARG;
+    uint32_t poly;
+    const nb_tile* t = nb_navmesh_resolve(nav, ref, &poly);
+    if (!t || t->v.poly_types[poly] != NB_POLY_OFFMESH)
+        return NB_ERR_NOT_FOUND;
+    /* Links are the tile's last polygons, in order (nb_tile_parse checks offmesh[k].poly). */
+    const nb_offmesh_con* c = &t->v.offmesh[poly - (t->v.npolys - t->v.noffmesh)];
+    memset(out, 0, sizeof(*out));
+    memcpy(out->start, &c->pos[0], sizeof(out->start));
+    memcpy(out->end, &c->pos[3], sizeof(out->end));
+    out->radius = c->radius;
+    out->flags = t->v.poly_flags[poly];
+    out->area = t->v.poly_areas[poly];
+    out->bidirectional = c->bidirectional;
+    out->user_id = c->user_id;
+    return NB_OK;
+}
+
 NB_COLD nb_status nb_navmesh_poly_refs(nb_context* ctx, const nb_navmesh* nav, nb_poly_ref* refs, uint32_t capacity,
                                uint32_t* count)
 {

@@ -122,6 +122,15 @@ EMSCRIPTEN_KEEPALIVE int nbw_navmesh_poly(const nb_navmesh* nav, nb_poly_ref ref
     out_info[1] = area;
     out_info[2] = flags;
     out_info[3] = offmesh;
+    out_info[4] = 0;
+    out_info[5] = 0;
+    out_info[6] = 0;
+    nb_offmesh_link link;
+    if (st == NB_OK && offmesh && nb_navmesh_offmesh_link(nav, ref, &link) == NB_OK) {
+        out_info[4] = (int32_t)link.user_id; /* read back as unsigned */
+        out_info[5] = link.bidirectional;
+        memcpy(&out_info[6], &link.radius, sizeof(float));
+    }
     return (int)st;
 }
 

@@ -499,6 +499,11 @@ static void test_offmesh_one_way_and_bidirectional(void)
     links[1].bidirectional = 1;
     links[2] = links[0]; /* an end in thin air, far above: no landing polygon */
     links[2].end[1] += 50.0f;
+    for (uint32_t k = 0; k < 3; ++k) {
+        links[k].user_id = 0xfffffff0u + k; /* above INT32_MAX: no sign lost on the way */
+        links[k].area = (uint8_t)(10 + k);
+        links[k].flags = (uint16_t)(0x100 << k);
+    }
     tp.links = links;
     tp.link_count = 3;
     uint8_t* blob;
@@ -517,6 +522,12 @@ static void test_offmesh_one_way_and_bidirectional(void)
         CHECK_INT(nb_navmesh_poly(nav, L, v, &nv, NULL, NULL, &off), NB_OK);
         CHECK(off == 1 && nv == 2);
         CHECK(memcmp(v, links[k].start, 12) == 0 && memcmp(v + 3, links[k].end, 12) == 0);
+        /* the link as given, read back from its polygon */
+        nb_offmesh_link got;
+        CHECK_INT(nb_navmesh_offmesh_link(nav, L, &got), NB_OK);
+        CHECK(memcmp(got.start, links[k].start, 12) == 0 && memcmp(got.end, links[k].end, 12) == 0);
+        CHECK(got.radius == links[k].radius && got.bidirectional == links[k].bidirectional);
+        CHECK(got.user_id == links[k].user_id && got.area == links[k].area && got.flags == links[k].flags);
         /* start side: the link leaves from A and A can enter it */
         CHECK_INT(count_links_to(nav, L, A, 0), 1);
         CHECK_INT(count_links_to(nav, A, L, NB_LINK_NO_EDGE), 1);
@@ -524,6 +535,11 @@ static void test_offmesh_one_way_and_bidirectional(void)
         CHECK_INT(count_links_to(nav, L, B, 1), k == 2 ? 0 : 1);
         CHECK_INT(count_links_to(nav, B, L, -1), k == 1 ? 1 : 0);
     }
+    /* a ground polygon is not a link, a stale ref is nothing */
+    nb_offmesh_link none;
+    CHECK_INT(nb_navmesh_offmesh_link(nav, A, &none), NB_ERR_NOT_FOUND);
+    CHECK_INT(nb_navmesh_offmesh_link(nav, 0, &none), NB_ERR_NOT_FOUND);
+    CHECK_INT(nb_navmesh_offmesh_link(NULL, A, &none), NB_ERR_NULL_ARG);
     int nb;
     uint32_t n;
     link_rec* recs = snapshot(nav, &n, &nb);

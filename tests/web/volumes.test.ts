@@ -125,12 +125,16 @@ describe('off-mesh links', () => {
       const link = oneWay.polygons().filter((p) => p.offMesh);
       expect(link.length).toBe(1);
       expect(link[0].area).toBe(63);
+      expect(link[0].link).toEqual({ userId: 0, bidirectional: false, radius: Math.fround(jump.radius) });
+      expect(oneWay.polygons().filter((p) => p.link)).toHaveLength(1); // ground polygons have none
       oneWay.dispose();
 
-      const both = await bakeAll({ ...islands, links: [{ ...jump, bidirectional: true, area: 7, flags: 4, userId: 42 }] }, config);
+      // userId above 2^31: read back unsigned
+      const both = await bakeAll({ ...islands, links: [{ ...jump, bidirectional: true, area: 7, flags: 4, userId: 0xfffffff0 }] }, config);
       expect(both.findPath([20, 0, 5], [2, 0, 5]).status).toBe('complete');
       const l = both.polygons().find((p) => p.offMesh)!;
       expect([l.area, l.flags]).toEqual([7, 4]);
+      expect(l.link).toEqual({ userId: 0xfffffff0, bidirectional: true, radius: Math.fround(jump.radius) });
       // a filter that excludes the link's flags cuts it again
       expect(both.findPath([20, 0, 5], [2, 0, 5], { filter: { excludeFlags: 4 } }).status).toBe('partial');
       both.dispose();

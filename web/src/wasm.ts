@@ -200,6 +200,8 @@ export interface PolygonInfo {
   area: number;
   flags: number;
   offMesh: boolean;
+  /** Off-mesh links only: what the link was baked with (`userId` is yours, to tell your links apart). */
+  link?: { userId: number; bidirectional: boolean; radius: number };
 }
 
 export interface SurfaceGeometry {
@@ -218,8 +220,8 @@ const S_B = 16; // vec3
 const S_HALF = 32; // vec3
 const S_OUT = 48; // up to 8 floats
 const S_REF = 96; // u32
-const S_INFO = 112; // 4 x i32
-const S_RNG = 128; // u64 (two u32, little-endian)
+const S_RNG = 112; // u64 (two u32, little-endian)
+const S_INFO = 128; // 8 x i32
 const S_VERTS = 256; // 12 x xyz
 const SCRATCH_SIZE = 512;
 
@@ -762,7 +764,9 @@ export class Wasm {
         this.check(this.m._nbw_navmesh_poly(nav, ref, verts, info));
         const i = info >> 2;
         const h = this.m.HEAP32;
-        out.push({ ref, vertices: this.f32(verts, h[i] * 3), area: h[i + 1], flags: h[i + 2], offMesh: h[i + 3] !== 0 });
+        const p: PolygonInfo = { ref, vertices: this.f32(verts, h[i] * 3), area: h[i + 1], flags: h[i + 2], offMesh: h[i + 3] !== 0 };
+        if (p.offMesh) p.link = { userId: this.m.HEAPU32[i + 4], bidirectional: h[i + 5] !== 0, radius: this.m.HEAPF32[i + 6] };
+        out.push(p);
       }
       return out;
     } finally {
