@@ -418,7 +418,7 @@ describe('errors: every code the API can produce', () => {
     positions[3 * 5 + 1] = NaN;
     await expectCode(bake({ positions, indices: dungeon.indices }, {}, { workers: false }), 'NB_ERR_NONFINITE', /vertex 5/);
     await expectCode(bake({ positions, indices: dungeon.indices }, { tileSize: 32 }, { workers: false }), 'NB_ERR_NONFINITE', /vertex 5/);
-    await expectCode(bake(dungeon, { cellSize: NaN }, { workers: false }), 'NB_ERR_NONFINITE', /cell_size/);
+    await expectCode(bake(dungeon, { cellSize: NaN }, { workers: false }), 'NB_ERR_NONFINITE', /^navbake: config\.cellSize/);
     await expectCode(async () => nav.findPath([NaN, 0, 0], [0, 0, 0]), 'NB_ERR_NONFINITE');
   });
 
@@ -453,12 +453,18 @@ describe('errors: every code the API can produce', () => {
 
   it('NB_ERR_INVALID_CONFIG: out of range, zero where zero is not allowed, unknown field, bad partition', async () => {
     const cases: [NavBakeConfig | Record<string, unknown>, RegExp][] = [
-      [{ cellSize: -1 }, /cell_size/],
+      // C's messages name the fields as the config object does (they said config.cell_size)
+      [{ cellSize: -1 }, /^navbake: config\.cellSize must be > 0/],
       [{ cellSize: 0 }, /cellSize must not be 0/],
       [{ agentRadius: -1 }, /agentRadius must be >= 0/],
-      [{ vertsPerPoly: 20 }, /verts_per_poly/],
-      [{ agentMaxSlope: 90 }, /agent_max_slope/],
-      [{ tileSize: 8 }, /tile_size/],
+      [{ vertsPerPoly: 20 }, /config\.vertsPerPoly/],
+      [{ agentMaxSlope: 90 }, /config\.agentMaxSlope/],
+      [{ tileSize: 8 }, /config\.tileSize/],
+      // agentRadius is limited in cells: the message names cellSize, which makes it too many
+      [{ cellSize: 1e-4 }, /config\.agentRadius must be >= 0 and at most 127 cells \(127 \* cellSize\)/],
+      // integers in C: a fraction was truncated without a word
+      [{ vertsPerPoly: 6.5 }, /config\.vertsPerPoly must be an integer \(got 6\.5\)/],
+      [{ tileSize: 32.5 }, /config\.tileSize must be an integer \(got 32\.5\)/],
       [{ cellSise: 0.3 }, /unknown config field 'cellSise'/],
       [{ partition: 'voronoi' }, /partition/],
       [{ cellSize: '0.3' }, /must be a number/],

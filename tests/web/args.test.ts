@@ -5,7 +5,7 @@
 // unbundled modules (build/web, what web/dist is bundled from).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Group, Mesh as ThreeMesh, BufferGeometry, BufferAttribute, Vector3 } from 'three';
-import { bake, inspect, NavBakeError, NavMesh, terminateWorkers } from '../../build/web/index.js';
+import { bake, init, inspect, NavBakeError, NavMesh, terminateWorkers } from '../../build/web/index.js';
 import { areaColor, geometryFromObject3D, NavMeshHelper, PathHelper } from '../../build/web/three.js';
 import { mainWasm } from '../../build/web/runtime.js';
 import { compileWasm } from '../../build/web/wasm.js';
@@ -67,6 +67,35 @@ describe('queries', () => {
     await expectCode(() => nav.randomPoint({ seed: NaN }), NONFINITE, /randomPoint: options\.seed/);
     await expectCode(() => nav.seedRandom(any('7')), INVALID, /seedRandom: seed must be a number/);
     await expectCode(() => nav.seedRandom(Infinity), NONFINITE, /seedRandom: seed must be finite/);
+    // a fraction (Math.random()) was truncated to seed 0, a negative one wrapped round 2^64
+    await expectCode(() => nav.randomPoint({ seed: 0.25 }), INVALID, /randomPoint: options\.seed must be an integer 0\.\.2\^53-1 or a bigint 0\.\.2\^64-1 \(got 0\.25\)/);
+    await expectCode(() => nav.seedRandom(-1), INVALID, /seedRandom: seed must be an integer .* \(got -1\)/);
+    await expectCode(() => nav.seedRandom(2n ** 64n), INVALID, /seedRandom: seed must be 0\.\.2\^64-1 as a bigint/);
+    // without a center, a radius meant nothing and was ignored
+    await expectCode(() => nav.randomPoint({ radius: 5 }), INVALID, /randomPoint: options\.radius needs options\.center/);
+  });
+
+  it('sizes that must be > 0 are named as passed (C named its own parameters: half_extents[0], max_radius)', async () => {
+    await expectCode(() => nav.findPath(A, B, { halfExtents: [0, 1, 1] }), INVALID, /^navbake: NavMesh\.findPath: options\.halfExtents\[0\] must be > 0 \(got 0\)/);
+    await expectCode(() => nav.nearestPoint(A, { halfExtents: [1, 1, -1] }), INVALID, /nearestPoint: options\.halfExtents\[2\] must be > 0 \(got -1\)/);
+    await expectCode(() => nav.distanceToWall(A, 0), INVALID, /distanceToWall: maxRadius must be > 0 \(got 0\)/);
+    await expectCode(() => nav.randomPoint({ center: A, radius: -1 }), INVALID, /randomPoint: options\.radius must be > 0 \(got -1\)/);
+  });
+
+  it('a misspelt option is refused by name, not ignored (nearestPoint found nothing with halfExtent)', async () => {
+    await expectCode(() => nav.nearestPoint(A, any({ halfExtent: [1, 100, 1] })), INVALID, /nearestPoint: options has no option 'halfExtent' \(its options: halfExtents, filter\)/);
+    await expectCode(() => nav.findPath(A, B, any({ crossing: 'all' })), INVALID, /findPath: options has no option 'crossing' \(its options: halfExtents, filter, crossings\)/);
+    await expectCode(() => nav.findPaths(new Float32Array(6), any({ filters: {} })), INVALID, /findPaths: options has no option 'filters'/);
+    await expectCode(() => nav.raycast(A, B, any({ filter: { excludeFlag: 1 } })), INVALID, /raycast: options\.filter has no option 'excludeFlag' \(its options: areaCost, includeFlags, excludeFlags\)/);
+    await expectCode(() => nav.randomPoint(any({ centre: A })), INVALID, /randomPoint: options has no option 'centre' \(its options: halfExtents, filter, seed, center, radius\)/);
+    await expectCode(() => nav.moveAlong(A, B, any({ crossings: 'all' })), INVALID, /moveAlong: options has no option 'crossings'/);
+    await expectCode(() => bake(quad, {}, any({ worker: false })), INVALID, /navbake\.bake: options has no option 'worker' \(its options: workers, /);
+    await expectCode(() => inspect(quad, {}, any({ tiles: [0, 0] })), INVALID, /navbake\.inspect: options has no option 'tiles'/);
+    await expectCode(() => tiled.update(any({ worker: 1 })), INVALID, /navbake\.update: options has no option 'worker' \(its options: workers\)/);
+    await expectCode(() => init(any({ wasmbinary: new Uint8Array(8) })), INVALID, /navbake\.init: options has no option 'wasmbinary'/);
+    // the right names still work, and so do options inherited from a prototype (only own keys are read for this)
+    expect(nav.nearestPoint(A, { halfExtents: [1, 100, 1] })).not.toBeNull();
+    expect(nav.findPath(A, B, Object.create({ crossings: 'all' })).status).toBe('complete');
   });
 
   it('options and filters: wrong types are named, out-of-range flags and area ids are refused, not truncated', async () => {
@@ -193,8 +222,27 @@ describe('bake and inspect', () => {
     await expectCode(() => tiled.update({ workers: 65 }), INVALID, /navbake\.update: options\.workers must be false or an integer 1\.\.64/);
   });
 
-  it('init: a wasmModule that is not one is NB_ERR_WASM_LOAD', async () => {
+  it('init: a wasmModule that is not one is NB_ERR_WASM_LOAD; options that are not options are named', async () => {
     await expectCode(() => compileWasm({ wasmModule: any({}) }), 'NB_ERR_WASM_LOAD', /wasmModule is not a WebAssembly\.Module/);
+    // these were ignored (init('x')) or failed inside the engine ("BufferSource argument is empty")
+    await expectCode(() => init(any('x')), INVALID, /navbake\.init: options must be an object \(got "x"\)/);
+    await expectCode(() => init({ wasmBinary: any('abc') }), INVALID, /navbake\.init: options\.wasmBinary must be an ArrayBuffer or a typed array \(got "abc"\)/);
+    await expectCode(() => init({ locateFile: any('navbake.wasm') }), INVALID, /navbake\.init: options\.locateFile must be a function/);
+    await init(); // still loads
+  });
+
+  it('ObstacleUpdate.touches: points are xyz numbers (an array of points was silently false)', async () => {
+    const id = tiled.addObstacle({ type: 'box', min: [30, 0, -10], max: [32, 20, -8] });
+    const r = await tiled.update();
+    tiled.removeObstacle(id);
+    await tiled.update();
+    await expectCode(() => r.touches(any(undefined)), INVALID, /ObstacleUpdate\.touches: points must be xyz points/);
+    await expectCode(() => r.touches(any('abc')), INVALID, /ObstacleUpdate\.touches: points must be xyz points .* \(got "abc"\)/);
+    await expectCode(() => r.touches(any([[31, 0, -9]])), INVALID, /touches: points\[0\] must be a finite number \(got Array\)/);
+    await expectCode(() => r.touches([31, 0]), INVALID, /touches: points must hold 3 numbers per point \(got 2\)/);
+    await expectCode(() => r.touches([31, NaN, -9]), INVALID, /touches: points\[1\] must be a finite number \(got NaN\)/);
+    expect(r.touches([31, 0, -9])).toBe(true);
+    expect(r.touches(new Float32Array([-1000, 0, -1000, -999, 0, -1000]))).toBe(false);
   });
 });
 
@@ -208,8 +256,11 @@ describe('navbake/three', () => {
     await expectCode(() => new NavMeshHelper(nav).update(any(5)), INVALID, /NavMeshHelper needs a NavMesh \(got 5\)/);
     await expectCode(() => new PathHelper(any(null)), INVALID, /PathHelper: points must be a typed array or an array of numbers \(got null\)/);
     await expectCode(() => new PathHelper({ points: any('abc') }), INVALID, /PathHelper: points/);
-    await expectCode(() => new PathHelper([0, 0, 0, 1, undefined, 1] as never), INVALID, /PathHelper: points\[4\] must be a number/);
+    await expectCode(() => new PathHelper([0, 0, 0, 1, undefined, 1] as never), INVALID, /PathHelper: points\[4\] must be a finite number/);
+    await expectCode(() => new PathHelper([NaN, 0, 0, 1, 1, 1]), INVALID, /PathHelper: points\[0\] must be a finite number \(got NaN\)/);
     await expectCode(() => areaColor(any(1n)), INVALID, /areaColor: area must be a number/);
+    await expectCode(() => areaColor(64), INVALID, /areaColor: area must be an area id 0\.\.63 \(got 64\)/);
+    await expectCode(() => areaColor(-1), INVALID, /areaColor: area must be an area id 0\.\.63/);
     // and a real scene still converts
     const g = new BufferGeometry();
     g.setAttribute('position', new BufferAttribute(quad.positions, 3));

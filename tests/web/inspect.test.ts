@@ -300,7 +300,7 @@ describe('inspect: errors', () => {
       const e = await rejection(inspect(dungeon, { cellSize: -1 }, { workers }));
       expect(e).toBeInstanceOf(NavBakeError);
       expect((e as NavBakeError).code).toBe('NB_ERR_INVALID_CONFIG');
-      expect((e as Error).message).toContain('cell_size');
+      expect((e as Error).message).toContain('config.cellSize');
     }
     const e = await rejection(inspect(dungeon, { agentRadius: 'wide' as unknown as number }));
     expect((e as NavBakeError).code).toBe('NB_ERR_INVALID_CONFIG');

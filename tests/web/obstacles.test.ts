@@ -232,4 +232,22 @@ describe('live obstacles', () => {
     plain.dispose();
     await expect(bake(dungeon, {}, { obstacles: true })).rejects.toThrow(/tileSize/);
   });
+
+  it('during an obstacles: true bake (onTile), says the bake has not finished; once it has, they work', async () => {
+    const seen: string[] = [];
+    const box = { type: 'box', min: [30, 0, -10], max: [32, 20, -8] } as const;
+    const nav = await bake(dungeon, config, {
+      workers: false,
+      obstacles: true,
+      onTile: (e) => {
+        if (seen.length < 2) seen.push(code(() => e.navMesh.addObstacle(box)).message);
+      },
+    });
+    expect(seen).toHaveLength(2);
+    // it used to say the navmesh was not baked with the obstacles option
+    for (const m of seen) expect(m).toMatch(/addObstacle: the bake has not finished: .* once bake\(\)'s promise has resolved/);
+    nav.addObstacle(box);
+    expect((await nav.update()).tiles.length).toBeGreaterThan(0);
+    nav.dispose();
+  });
 });

@@ -204,6 +204,8 @@ describe('geometryFromObject3D', () => {
     expect(Array.from(g.areas!)).toEqual([...new Array(12).fill(63), 5]);
     expect(geometryFromObject3D(root).areas).toBeUndefined();
     expect(() => geometryFromObject3D(root, { area: () => 64 })).toThrow(NavBakeError);
+    // a string is named as one (the message said "returned 5", which looked valid)
+    expect(() => geometryFromObject3D(root, { area: () => '5' as unknown as number })).toThrow(/area\(\) returned "5" for mesh/);
   });
 
   it('an empty scene gives empty arrays; a scene bakes into a navmesh', async () => {

@@ -54,11 +54,22 @@ export function intIn(where: string, v: unknown, lo: number, hi: number): number
   return v;
 }
 
-/** An options object: undefined and null mean none given. */
-export function optionsObject<T extends object>(where: string, v: unknown): T {
+/**
+ * An options object: undefined and null mean none given. With `keys`, a key not among them is refused by name: a
+ * misspelt option (`worker: false`, `halfExtent`) would otherwise be ignored without a word.
+ */
+export function optionsObject<T extends object>(where: string, v: unknown, keys?: readonly string[]): T {
   if (v == null) return {} as T;
   if (typeof v !== 'object') throw invalid(`${where} must be an object (got ${shown(v)})`);
+  if (keys) knownKeys(where, v, keys);
   return v as T;
+}
+
+/** Refuses an own enumerable key of o not in keys, naming it and the keys there are. */
+export function knownKeys(where: string, o: object, keys: readonly string[]): void {
+  for (const k of Object.keys(o)) {
+    if (!keys.includes(k)) throw invalid(`${where} has no option '${k}' (its options: ${keys.join(', ')})`);
+  }
 }
 
 export function func<F>(where: string, v: unknown): F | undefined {

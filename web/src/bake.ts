@@ -7,7 +7,7 @@ import { configValues, type NavBakeConfig } from './config.js';
 import { abortSignal, func, invalid as invalidArg, notDetached, numericArray, optionsObject, shown, vec3, workerCount } from './args.js';
 import { abortReason, NavBakeError } from './errors.js';
 import { hardwareThreads } from './env.js';
-import { adoptNavmesh, attachTileCaches, type NavMesh, type Vec3Like } from './navmesh.js';
+import { adoptNavmesh, attachTileCaches, markObstaclesBaking, type NavMesh, type Vec3Like } from './navmesh.js';
 import { TileCaches } from './obstacles.js';
 import { sharedPool, workersAvailable, type TaskHandle } from './pool.js';
 import type { ProgressReply } from './protocol.js';
@@ -74,6 +74,8 @@ export interface BakeOptions {
   /** @internal test hook: the (first) worker exits once the bake reaches this nb_stage (tiled: in a tile) */
   testExitAtStage?: number;
 }
+
+const BAKE_OPTIONS: readonly (keyof BakeOptions)[] = ['workers', 'signal', 'onProgress', 'transfer', 'focus', 'onTile', 'obstacles', 'testExitAtStage'];
 
 /** Default worker count of a tiled bake. */
 export function defaultWorkerCount(): number {
@@ -184,8 +186,9 @@ function tileGrid(positions: Float32Array, cellSize: number, tileSize: number): 
 export function bakeOptions<T extends { signal?: AbortSignal; onProgress?: unknown; workers?: number | false }>(
   where: string,
   v: T | undefined,
+  keys: readonly (keyof T & string)[],
 ): T {
-  const o = optionsObject<T>(`${where}: options`, v);
+  const o = optionsObject<T>(`${where}: options`, v, keys);
   abortSignal(`${where}: options.signal`, o.signal);
   func(`${where}: options.onProgress`, o.onProgress);
   workerCount(`${where}: options.workers`, o.workers);
@@ -194,7 +197,7 @@ export function bakeOptions<T extends { signal?: AbortSignal; onProgress?: unkno
 
 /** Bakes a navmesh. Rejects with NavBakeError (the C status name and message) or the abort reason. */
 export async function bake(geometry: Geometry, config?: NavBakeConfig, opts?: BakeOptions): Promise<NavMesh> {
-  const options = bakeOptions('navbake.bake', opts);
+  const options = bakeOptions('navbake.bake', opts, BAKE_OPTIONS);
   const { signal, onProgress } = options;
   if (signal?.aborted) throw abortReason(signal);
   const w = await mainWasm();
@@ -282,6 +285,7 @@ async function bakeTiled(
   const { signal, onProgress } = options;
   const nav = adoptNavmesh(w, w.navmeshCreate(grid.params));
   const caches = options.obstacles ? new TileCaches(w, values, grid.params, mesh.links ?? null, workers) : null;
+  if (caches) markObstaclesBaking(nav);
   const job: TiledJob = {
     mesh,
     config: values,

@@ -83,6 +83,9 @@ export function camelCase(cName: string): string {
   return cName.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
 }
 
+/** Fields C stores as integers (a fraction would be truncated without a word). */
+const INTEGER_FIELDS = new Set(['vertsPerPoly', 'tileSize']);
+
 function bad(message: string): NavBakeError {
   return new NavBakeError('NB_ERR_INVALID_CONFIG', `navbake: ${message}`);
 }
@@ -113,6 +116,7 @@ export function configValues(fields: readonly ConfigField[], config: NavBakeConf
     } else {
       throw bad(`config.${f.name} must be a number (got ${typeof raw})`);
     }
+    if (INTEGER_FIELDS.has(f.name) && !Number.isInteger(v)) throw bad(`config.${f.name} must be an integer (got ${v})`);
     if (v === 0) {
       if (f.zeroAllowed) v = NB_ZERO;
       else if (f.default !== 0) throw bad(`config.${f.name} must not be 0`);

@@ -139,7 +139,7 @@ function invalid(message: string): NavBakeError {
  * abort reason.
  */
 export async function inspect(geometry: Geometry, config?: NavBakeConfig, opts?: InspectOptions): Promise<Inspection> {
-  const options = bakeOptions('navbake.inspect', opts);
+  const options = bakeOptions('navbake.inspect', opts, ['workers', 'signal', 'onProgress', 'tile']);
   const { signal, onProgress } = options;
   if (signal?.aborted) throw abortReason(signal);
   const w = await mainWasm();

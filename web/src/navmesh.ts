@@ -2,7 +2,7 @@
  * NavMesh: a baked or loaded navigation mesh in the main thread's wasm memory, with its queries. "No path" and
  * "nothing near" are ordinary outcomes (a status, or null); bad input and use after dispose() throw NavBakeError.
  */
-import { bytes as bytesOf, f32, intIn, invalid, num, numericArray, optionsObject, shown, vec3 } from './args.js';
+import { bytes as bytesOf, f32, intIn, invalid, knownKeys, num, numericArray, optionsObject, shown, vec3 } from './args.js';
 import { NavBakeError } from './errors.js';
 import type { ObstacleUpdate, TileCaches, UpdateOptions } from './obstacles.js';
 import { mainWasm } from './runtime.js';
@@ -64,11 +64,11 @@ export interface WallDistance {
 }
 
 export interface RandomPointOptions {
-  /** Restart the random sequence from this seed first. */
+  /** Restart the random sequence from this seed first: an integer 0..2^53-1 or a bigint 0..2^64-1. */
   seed?: number | bigint;
   /** Pick within radius of center (over connected polygons) instead of anywhere. */
   center?: Vec3Like;
-  /** @default 1 */
+  /** With center only. @default 1 */
   radius?: number;
   halfExtents?: Vec3Like;
   filter?: QueryFilter;
@@ -150,10 +150,26 @@ const ADOPT = Symbol('adopt');
 /** Messages name the method and the argument: "navbake: NavMesh.findPath: start". */
 const at = (method: string, arg: string) => `navbake: NavMesh.${method}: ${arg}`;
 
-function seedOf(where: string, seed: number | bigint): bigint {
-  if (typeof seed === 'bigint') return BigInt.asUintN(64, seed);
-  return BigInt.asUintN(64, BigInt(Math.trunc(num(where, seed))));
+/** A 64-bit seed: an integer 0..2^53-1, or a bigint 0..2^64-1 (a fraction such as Math.random() would truncate to 0). */
+function seedOf(where: string, seed: unknown): bigint {
+  if (typeof seed === 'bigint') {
+    if (seed < 0n || seed > 0xffffffffffffffffn) throw invalid(`${where} must be 0..2^64-1 as a bigint (got ${seed}n)`);
+    return seed;
+  }
+  const n = num(where, seed); // a number, finite (NB_ERR_NONFINITE otherwise)
+  if (!Number.isSafeInteger(n) || n < 0) throw invalid(`${where} must be an integer 0..2^53-1 or a bigint 0..2^64-1 (got ${n})`);
+  return BigInt(n);
 }
+
+/** A size that must be > 0 (C refuses the rest, naming its own parameter). */
+function positive(where: string, v: number): number {
+  if (!(v > 0)) throw invalid(`${where} must be > 0 (got ${v})`);
+  return v;
+}
+
+const QUERY_OPTIONS = ['halfExtents', 'filter'] as const;
+const PATH_OPTIONS = [...QUERY_OPTIONS, 'crossings'] as const;
+const RANDOM_OPTIONS = [...QUERY_OPTIONS, 'seed', 'center', 'radius'] as const;
 
 /** An integer tile coordinate (int32, as C stores them). */
 const tileCoord = (where: string, v: number) => intIn(where, v, -0x80000000, 0x7fffffff);
@@ -161,6 +177,7 @@ const tileCoord = (where: string, v: number) => intIn(where, v, -0x80000000, 0x7
 /** A query filter, checked: area ids 0..63 with number costs (C refuses negative and non-finite ones), flags 16-bit. */
 function queryFilter(where: string, f: unknown): QueryFilter {
   if (f === null || typeof f !== 'object') throw invalid(`${where} must be an object { areaCost?, includeFlags?, excludeFlags? } (got ${shown(f)})`);
+  knownKeys(where, f, ['areaCost', 'includeFlags', 'excludeFlags']);
   const { areaCost, includeFlags, excludeFlags } = f as QueryFilter;
   if (areaCost != null) {
     if (typeof areaCost !== 'object') throw invalid(`${where}.areaCost must be an array or an object of costs by area id (got ${shown(areaCost)})`);
@@ -179,18 +196,25 @@ let internals: {
   handle(n: NavMesh): Handle;
   setCaches(n: NavMesh, c: TileCaches | null): void;
   caches(n: NavMesh): TileCaches | null;
+  setBaking(n: NavMesh): void;
 };
 
 export class NavMesh {
   #h: Handle | null;
   #rng = 0n;
   #caches: TileCaches | null = null;
+  /** an obstacles: true bake that has not resolved yet (onTile sees the navmesh) */
+  #baking = false;
 
   static {
     internals = {
       handle: (n) => n.#live(),
       setCaches: (n, c) => {
         n.#caches = c;
+        n.#baking = false;
+      },
+      setBaking: (n) => {
+        n.#baking = true;
       },
       caches: (n) => n.#caches,
     };
@@ -327,6 +351,12 @@ export class NavMesh {
 
   #obstacles(fn: string): TileCaches {
     this.#live();
+    if (this.#baking) {
+      throw new NavBakeError(
+        'NB_ERR_INVALID_ARG',
+        `navbake.${fn}: the bake has not finished: live obstacles can be used once bake()'s promise has resolved`,
+      );
+    }
     if (!this.#caches) {
       throw new NavBakeError(
         'NB_ERR_INVALID_ARG',
@@ -387,7 +417,7 @@ export class NavMesh {
   }
 
   #paths(method: string, pairs: Float32Array, opts?: PathOptions): PathBatch {
-    const o = optionsObject<PathOptions>(at(method, 'options'), opts);
+    const o = optionsObject<PathOptions>(at(method, 'options'), opts, PATH_OPTIONS);
     const name = o.crossings ?? 'none';
     const crossings = Object.hasOwn(CROSSINGS, name) ? CROSSINGS[name] : undefined; // not 'toString'
     if (crossings === undefined) throw invalid(`${at(method, 'options.crossings')} must be 'none', 'area' or 'all' (got ${shown(o.crossings)})`);
@@ -424,9 +454,10 @@ export class NavMesh {
    */
   randomPoint(options?: RandomPointOptions): Vec3 | null {
     this.#live();
-    const opts = optionsObject<RandomPointOptions>(at('randomPoint', 'options'), options);
+    const opts = optionsObject<RandomPointOptions>(at('randomPoint', 'options'), options, RANDOM_OPTIONS);
     const c = opts.center == null ? null : vec3(at('randomPoint', 'options.center'), opts.center);
-    const radius = opts.radius == null ? 1 : f32(at('randomPoint', 'options.radius'), opts.radius);
+    if (!c && opts.radius != null) throw invalid(`${at('randomPoint', 'options.radius')} needs options.center: the point is picked within radius of it`);
+    const radius = opts.radius == null ? 1 : positive(at('randomPoint', 'options.radius'), f32(at('randomPoint', 'options.radius'), opts.radius));
     if (opts.seed != null) this.#rng = seedOf(at('randomPoint', 'options.seed'), opts.seed);
     return this.#query('randomPoint', opts, (w, q, f, half) => {
       let around;
@@ -462,7 +493,7 @@ export class NavMesh {
   distanceToWall(center: Vec3Like, maxRadius: number, opts?: QueryOptions): WallDistance | null {
     this.#live();
     const c = vec3(at('distanceToWall', 'center'), center);
-    const r = f32(at('distanceToWall', 'maxRadius'), maxRadius);
+    const r = positive(at('distanceToWall', 'maxRadius'), f32(at('distanceToWall', 'maxRadius'), maxRadius));
     return this.#query('distanceToWall', opts, (w, q, f, half) => {
       const from = w.findNearest(q, f, c, half);
       return from ? w.distanceToWall(q, f, from.ref, c, r) : null;
@@ -495,8 +526,11 @@ export class NavMesh {
 
   #query<T>(method: string, options: QueryOptions | undefined, fn: (w: Wasm, q: number, filter: number, half: ArrayLike<number>) => T): T {
     const h = this.#live();
-    const opts = optionsObject<QueryOptions>(at(method, 'options'), options);
+    // findPath(s) and randomPoint checked their options' keys: these are the others'
+    const keys = method === 'findPath' || method === 'findPaths' || method === 'randomPoint' ? undefined : QUERY_OPTIONS;
+    const opts = optionsObject<QueryOptions>(at(method, 'options'), options, keys);
     const half = opts.halfExtents == null ? DEFAULT_HALF_EXTENTS : vec3(at(method, 'options.halfExtents'), opts.halfExtents);
+    half.forEach((h, k) => positive(`${at(method, 'options.halfExtents')}[${k}]`, h));
     const filter = opts.filter == null ? null : queryFilter(at(method, 'options.filter'), opts.filter);
     // The pool grows with the navmesh (tiles added by a tiled bake, loadTile...); it is never shrunk.
     const nodes = queryNodesFor(h.w.polyCount(h.nav));
@@ -529,6 +563,11 @@ export function navmeshHandle(n: NavMesh): { w: Wasm; nav: number } {
 /** @internal gives a tiled bake's NavMesh its tile caches (live obstacles) */
 export function attachTileCaches(n: NavMesh, c: TileCaches): void {
   internals.setCaches(n, c);
+}
+
+/** @internal marks a NavMesh whose obstacles: true bake is still running (until attachTileCaches) */
+export function markObstaclesBaking(n: NavMesh): void {
+  internals.setBaking(n);
 }
 
 /** @internal a navmesh's tile caches (tests) */

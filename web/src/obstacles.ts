@@ -5,7 +5,7 @@
  * volume's bounds; update() rebuilds exactly those tiles from their caches (nb_tile_rebuild, in the worker pool or
  * on this thread) and swaps them in all at once.
  */
-import { intIn, optionsObject, workerCount } from './args.js';
+import { intIn, invalid, optionsObject, shown, workerCount } from './args.js';
 import { NavBakeError } from './errors.js';
 import { sharedPool, workersAvailable, type TaskHandle } from './pool.js';
 import { wasmModule } from './runtime.js';
@@ -104,7 +104,7 @@ export class TileCaches {
    * made later wait for the next call. Calls run one after another.
    */
   update(nav: () => number, options?: UpdateOptions): Promise<ObstacleUpdate> {
-    const opts = optionsObject<UpdateOptions>('navbake.update: options', options);
+    const opts = optionsObject<UpdateOptions>('navbake.update: options', options, ['workers']);
     workerCount('navbake.update: options.workers', opts.workers);
     const upTo = this.generation;
     const obstacles = [...this.obstacles.values()]; // id order: later ones win where they overlap
@@ -188,7 +188,17 @@ export class TileCaches {
     return {
       tiles: inputs.map((j) => unkey(j.k)),
       touches(points: ArrayLike<number>): boolean {
-        const n = Math.floor(points.length / 3);
+        const where = 'navbake: ObstacleUpdate.touches: points';
+        if (points === null || typeof points !== 'object' || typeof points.length !== 'number' || (!ArrayBuffer.isView(points) && !Array.isArray(points))) {
+          throw invalid(`${where} must be xyz points in a typed array or an array of numbers, as findPath gives them (got ${shown(points)})`);
+        }
+        for (let i = 0; i < points.length; i++) {
+          if (typeof points[i] !== 'number' || !Number.isFinite(points[i])) {
+            throw invalid(`${where}[${i}] must be a finite number (got ${shown(points[i])})`);
+          }
+        }
+        if (points.length % 3 !== 0) throw invalid(`${where} must hold 3 numbers per point (got ${points.length})`);
+        const n = points.length / 3;
         for (const r of rects) {
           const e = 1e-4 * Math.max(tw, td);
           const rr = [r[0] - e, r[1] - e, r[2] + e, r[3] + e];

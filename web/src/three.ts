@@ -169,7 +169,7 @@ export function geometryFromObject3D(root: Object3D, opts?: GeometryFromObject3D
         if (!(Number.isInteger(a) && a >= 0 && a <= 63)) {
           throw new NavBakeError(
             'NB_ERR_INVALID_ARG',
-            `navbake/three: area() returned ${a} for mesh '${mesh.name}'; area ids are 0..63`,
+            `navbake/three: area() returned ${shown(a)} for mesh '${mesh.name}'; area ids are integers 0..63`,
           );
         }
         id = a;
@@ -209,6 +209,7 @@ const GOLDEN = 0.618033988749895;
  */
 export function areaColor(area: number, target: Color = new Color()): Color {
   num('navbake/three: areaColor: area', area);
+  if (!Number.isInteger(area) || area < 0 || area > 63) throw invalid(`navbake/three: areaColor: area must be an area id 0..63 (got ${area})`);
   if (area === 63) return target.setRGB(0, 0.75, 1, 'srgb');
   return target.setHSL((area * GOLDEN) % 1, 0.7, 0.55, 'srgb');
 }
@@ -474,7 +475,7 @@ export class PathHelper extends Object3D {
       ArrayBuffer.isView(points) || Array.isArray(points) || points == null || typeof points !== 'object'
         ? points
         : (points as { points: Float32Array }).points;
-    const xyz = numericArray('navbake/three: PathHelper: points', src, (n) => new Float32Array(n), () => true, 'a number');
+    const xyz = numericArray('navbake/three: PathHelper: points', src, (n) => new Float32Array(n), Number.isFinite, 'a finite number');
     if (xyz.length % 3 !== 0) {
       throw new NavBakeError('NB_ERR_INVALID_ARG', `navbake/three: a path needs 3 numbers per point (got ${xyz.length})`);
     }

@@ -329,7 +329,14 @@ export class Wasm {
   resolveConfig(values: Float64Array): Float64Array {
     const p = this.copyIn(values);
     try {
-      this.check(this.m._nbw_config_resolve(this.ctx, p, p));
+      const st = this.m._nbw_config_resolve(this.ctx, p, p);
+      if (st !== 0) {
+        // C names the fields its own way (config.cell_size): say them as the config object does (cellSize)
+        const e = this.error(st);
+        const names = new Map(this.fields.map((f) => [f.cName, f.name]));
+        const message = e.message.replace(/^nb_config_resolve: /, 'navbake: ').replace(/\b[a-z]+(?:_[a-z]+)+\b/g, (w) => names.get(w) ?? w);
+        throw new NavBakeError(e.code, message);
+      }
       return this.m.HEAPF64.slice(p >> 3, (p >> 3) + values.length);
     } finally {
       this.m._free(p);
