@@ -242,6 +242,14 @@ static int write_polys_obj(const char* path, const nb_poly_mesh* pm)
     return fclose(f) == 0 ? 0 : -1;
 }
 
+/* On stderr when a whole bake gives no polygon: almost always a mesh problem (winding, slope, area ids). */
+static void warn_nothing_walkable(void)
+{
+    fprintf(stderr, "navbake: warning: the navmesh has no polygons: no triangle is walkable (each has area 0, is "
+                    "steeper than --agent-max-slope, faces down -- walkable triangles are counter-clockwise seen "
+                    "from above -- or has no room for the agent)\n");
+}
+
 static const char* partition_name(nb_partition p)
 {
     return p == NB_PARTITION_MONOTONE ? "monotone" : p == NB_PARTITION_LAYERS ? "layers" : "watershed";
@@ -258,6 +266,8 @@ static int cmd_bake(nb_context* ctx, const options* o, const nb_obj* obj, nb_sta
         return 1;
     }
     const double* s = r.stats;
+    if (stop == NB_STAGE_ALL && s[NB_STAT_POLYS] == 0)
+        warn_nothing_walkable();
     /* counts: the stage statistics that ran (grid first, as "grid":[w,h]) */
     if (o->json) {
         printf("{\"mesh\":\"%s\",\"vertices\":%u,\"triangles\":%u,", o->mesh_path, obj->vertex_count,
@@ -568,6 +578,8 @@ static int cmd_bake_navmesh(nb_context* ctx, const options* o)
     const double ms = (now_seconds() - t0) * 1000.0;
     uint32_t nrefs = 0;
     nb_navmesh_poly_refs(ctx, nav, NULL, 0, &nrefs);
+    if (nrefs == 0)
+        warn_nothing_walkable();
     uint8_t* data = NULL;
     size_t size = 0;
     if (o->save_path) {

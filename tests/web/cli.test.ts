@@ -134,6 +134,9 @@ describe('navbake (Node) bake and info', () => {
     expect(j.bounds[1][2] - j.bounds[0][2]).toBeGreaterThan(10);
     const plain = navbake(['info', baked]);
     expect(plain.stdout).toMatch(new RegExp(`polygons\\s+${j.polys}\\b`));
+    expect(plain.stdout.startsWith(`${baked}: ${j.bytes} bytes\n`), plain.stdout).toBe(true);
+    // a mesh is baked first: the size is the navmesh's, and the line says so
+    expect(navbake(['info', dungeon]).stdout).toMatch(new RegExp(`dungeon\\.obj: baked into a navmesh of ${j.bytes} bytes\n`));
   });
 
   it('reads OBJ polygon faces (fanned), negative indices and comments like the native reader', () => {
@@ -713,6 +716,9 @@ describe('navbake (Node) flags and errors', () => {
       [['query', baked, '--pairs-file', pairsHuge], /pairs-huge\.txt:2: 1e39 is beyond float32's range/],
       [['bake', dungeon, '--agent-height', '1e39'], /--agent-height: .*agentHeight must be finite/],
       [['render', baked], /render needs -o OUT\.svg/],
+      [['render', baked, '-o', join(dir, 'level.png')], /level\.png: render writes an SVG picture: name it \.svg/],
+      [['bake', file('object.gltf', '{}')], /object\.gltf: corrupt glTF: no asset\.version: not a glTF file/],
+      [['bake', file('array.gltf', '[1, 2]')], /array\.gltf: corrupt glTF: not a glTF JSON object/],
       [['info', baked, '--from', '1,2,3'], /--from is not an option of 'info'/],
       [['info', baked, baked], /unexpected argument/],
       [['bake'], /bake needs a mesh file/],
@@ -724,6 +730,22 @@ describe('navbake (Node) flags and errors', () => {
       expect(r.status, `${args.join(' ')}: ${r.stderr}`).toBe(2);
       expect(r.stderr, args.join(' ')).toMatch(message);
       expect(r.stdout, args.join(' ')).toBe('');
+    }
+  });
+
+  it('a bake with nothing walkable succeeds with a warning on stderr saying why that happens', () => {
+    // one triangle facing down (clockwise seen from above), and the same level with it facing up
+    const down = file('down.obj', 'v 0 0 0\nv 10 0 0\nv 0 0 10\nf 1 2 3\n');
+    const up = file('up.obj', 'v 0 0 0\nv 10 0 0\nv 0 0 10\nf 1 3 2\n');
+    for (const run of [navbake, runNative]) {
+      const args = (f: string) => (run === navbake ? ['bake', f, '--json'] : ['bake', f, '--save', join(dir, 'w.navbake'), '--json']);
+      const r = run(args(down));
+      expect(r.status, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout).polys).toBe(0);
+      expect(r.stderr).toMatch(/warning: the navmesh has no polygons: .*counter-clockwise seen from above/);
+      const ok = run(args(up));
+      expect(JSON.parse(ok.stdout).polys).toBeGreaterThan(0);
+      expect(ok.stderr).toBe('');
     }
   });
 

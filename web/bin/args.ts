@@ -31,7 +31,7 @@ interface Command {
 }
 
 export const COMMANDS: Readonly<Record<string, Command>> = {
-  bake: { usage: 'bake MESH -o OUT.navbake [config flags] [--workers N] [--json]', accepts: ['out', 'config', 'workers', 'json'] },
+  bake: { usage: 'bake MESH [-o OUT.navbake] [config flags] [--workers N] [--json]', accepts: ['out', 'config', 'workers', 'json'] },
   info: { usage: 'info FILE [--json]', accepts: ['config', 'workers', 'json'] },
   path: {
     usage: 'path FILE --from x,y,z --to x,y,z [config flags] [--json]',

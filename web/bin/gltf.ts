@@ -78,6 +78,9 @@ const INSTANCING = 'EXT_mesh_gpu_instancing';
  */
 function layoutProblem(doc: JSONDocument): string | null {
   const { json, resources } = doc;
+  // glTF's one required property: without it the JSON is something else (the library would fail on reading it)
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) return 'not a glTF JSON object';
+  if (typeof json.asset?.version !== 'string') return "no asset.version: not a glTF file (glTF 2.0 says \"asset\": { \"version\": \"2.0\" })";
   const buffers = json.buffers ?? [];
   const views = json.bufferViews ?? [];
   const int = (v: unknown) => typeof v === 'number' && Number.isInteger(v) && v >= 0;

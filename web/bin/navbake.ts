@@ -146,6 +146,10 @@ const round = (v: number, digits: number) => {
 
 // ---- commands -------------------------------------------------------------------------------------------------
 
+const NOTHING_WALKABLE =
+  'the navmesh has no polygons: no triangle is walkable (each has area 0, is steeper than --agent-max-slope, ' +
+  'faces down -- walkable triangles are counter-clockwise seen from above -- or has no room for the agent)';
+
 async function cmdBake(o: Options): Promise<void> {
   if (kind(o.file) === 'navbake') throw new InputError(`${o.file}: bake needs a mesh (${MESH_TYPES.join(', ')})`);
   // The native tool's `bake -o` writes the polygons as an OBJ; this one writes the navmesh. Never over a mesh.
@@ -160,6 +164,7 @@ async function cmdBake(o: Options): Promise<void> {
     if (o.out) await writeOut(o.out, bytes);
     const tiles = nav.tileCount;
     const polys = nav.polygons().length;
+    if (polys === 0) process.stderr.write(`navbake: warning: ${NOTHING_WALKABLE}\n`);
     print(
       o,
       { mesh: o.file, vertices, triangles, tiles, polys, bytes: bytes.length, ms: { total: round(ms, 3) } },
@@ -219,7 +224,7 @@ async function cmdInfo(o: Options): Promise<void> {
         area: round(area, 3),
         areas,
       },
-      `${o.file}: ${size} bytes\n` +
+      `${o.file}: ${bytes ? '' : 'baked into a navmesh of '}${size} bytes\n` +
         `  tiles     ${nav.tileCount}\n` +
         `  polygons  ${polys.length - links}${links ? ` (+ ${links} off-mesh links)` : ''}\n` +
         `  vertices  ${distinct.size}\n` +
@@ -331,6 +336,7 @@ async function cmdQuery(o: Options): Promise<void> {
 
 async function cmdRender(o: Options): Promise<void> {
   if (!o.out) throw new InputError('render needs -o OUT.svg');
+  if (extname(o.out).toLowerCase() !== '.svg') throw new InputError(`-o ${o.out}: render writes an SVG picture: name it .svg`);
   if (!o.from !== !o.to) throw new InputError('render draws a path with both --from x,y,z and --to x,y,z');
   const { nav } = await openNavMesh(o);
   try {
