@@ -817,6 +817,13 @@ nb_status nb_query_find_paths(nb_query* q, const float* pairs, uint32_t n, const
                               const nb_query_filter* filter, int options, uint8_t* status, float* lengths,
                               uint32_t* point_offsets, float* points, uint32_t points_capacity,
                               uint32_t* points_needed);
+/* The same, with each point's flags (NB_STRAIGHT_POINT_*: where an off-mesh link starts and ends) and the
+ * polygon entered at it, as nb_query_straight_path gives them: point_flags and point_refs (either may be NULL)
+ * have points_capacity entries and are written where the points are. */
+nb_status nb_query_find_paths_ex(nb_query* q, const float* pairs, uint32_t n, const float half_extents[3],
+                                 const nb_query_filter* filter, int options, uint8_t* status, float* lengths,
+                                 uint32_t* point_offsets, float* points, uint8_t* point_flags, nb_poly_ref* point_refs,
+                                 uint32_t points_capacity, uint32_t* points_needed);
 
 /* ---- drawing ---- */
 

@@ -65,7 +65,9 @@ struct nb_query {
     /* scratch of nb_query_find_paths: a corridor and its straight path */
     nb_poly_ref* path;
     uint32_t* path_nodes; /* the node of each polygon of path */
-    float* spoints;
+    float* spoints;      /* spoints_cap xyz; one allocation with the two below */
+    nb_poly_ref* srefs;  /* spoints_cap */
+    uint8_t* sflags;     /* spoints_cap */
     int32_t spoints_cap;
 };
 
@@ -741,8 +743,11 @@ NB_COLD NB_NOINLINE nb_status nb_query_create(nb_context* ctx, const nb_navmesh*
         st = nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "nb_query_create: out of memory 'path_nodes' (%u)", max_nodes);
         goto cleanup;
     }
-    q->spoints = (float*)nb_alloc(ctx, sizeof(float) * 3 * (size_t)q->spoints_cap);
-    if (!q->spoints) {
+    q->spoints = (float*)nb_alloc(ctx, (sizeof(float) * 3 + sizeof(nb_poly_ref) + 1) * (size_t)q->spoints_cap);
+    if (q->spoints) {
+        q->srefs = (nb_poly_ref*)(q->spoints + 3 * (size_t)q->spoints_cap);
+        q->sflags = (uint8_t*)(q->srefs + q->spoints_cap);
+    } else {
         st = nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "nb_query_create: out of memory 'points' (%d)", q->spoints_cap);
         goto cleanup;
     }
@@ -2023,6 +2028,15 @@ nb_status nb_query_find_paths(nb_query* q, const float* pairs, uint32_t n, const
                               uint32_t* point_offsets, float* points, uint32_t points_capacity,
                               uint32_t* points_needed)
 {
+    return nb_query_find_paths_ex(q, pairs, n, half_extents, filter, options, status, lengths, point_offsets, points,
+                                  NULL, NULL, points_capacity, points_needed);
+}
+
+nb_status nb_query_find_paths_ex(nb_query* q, const float* pairs, uint32_t n, const float half_extents[3],
+                                 const nb_query_filter* filter, int options, uint8_t* status, float* lengths,
+                                 uint32_t* point_offsets, float* points, uint8_t* point_flags, nb_poly_ref* point_refs,
+                                 uint32_t points_capacity, uint32_t* points_needed)
+{
     static const char* fn = "nb_query_find_paths";
     if (!q)
         return nb_fail(NULL, NB_ERR_NULL_ARG, "%s: q is NULL", fn);
@@ -2037,6 +2051,8 @@ nb_status nb_query_find_paths(nb_query* q, const float* pairs, uint32_t n, const
         return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: status is NULL", fn);
     if (!points && points_capacity > 0)
         return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: points is NULL but points_capacity is %u", fn, points_capacity);
+    if (!points && (point_flags || point_refs))
+        return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: points is NULL but point_flags or point_refs is not", fn);
     if (options & ~(NB_STRAIGHT_AREA_CROSSINGS | NB_STRAIGHT_ALL_CROSSINGS))
         return nb_fail(ctx, NB_ERR_INVALID_ARG, "%s: options has unknown bits (0x%x)", fn, (unsigned)options);
     CHECK_(check_half_extents(ctx, fn, half_extents));
@@ -2078,7 +2094,7 @@ nb_status nb_query_find_paths(nb_query* q, const float* pairs, uint32_t n, const
                 vcopy(cb, sb); /* sb lies over end_ref with its surface height: clamping it again gives sb */
             else
                 closest_on_poly(lt, lp, sb, cb, &over);
-            spath s = { q->spoints, NULL, NULL, 0, q->spoints_cap };
+            spath s = { q->spoints, point_flags ? q->sflags : NULL, point_refs ? q->srefs : NULL, 0, q->spoints_cap };
             int32_t bad;
             funnel(q->nav, sa, cb, &c, path_count, options, &s, &bad);
             count = s.count;
@@ -2088,8 +2104,13 @@ nb_status nb_query_find_paths(nb_query* q, const float* pairs, uint32_t n, const
         status[i] = st;
         if (lengths)
             lengths[i] = len;
-        if (points && offset + (uint64_t)count <= points_capacity)
+        if (points && offset + (uint64_t)count <= points_capacity) {
             memcpy(&points[offset * 3], q->spoints, sizeof(float) * 3 * (size_t)count);
+            if (point_flags)
+                memcpy(&point_flags[offset], q->sflags, (size_t)count);
+            if (point_refs)
+                memcpy(&point_refs[offset], q->srefs, sizeof(nb_poly_ref) * (size_t)count);
+        }
         offset += (uint64_t)count;
         if (offset > UINT32_MAX)
             return nb_fail(ctx, NB_ERR_TOO_LARGE, "%s: more than %u path points", fn, UINT32_MAX);

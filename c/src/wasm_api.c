@@ -134,6 +134,11 @@ EMSCRIPTEN_KEEPALIVE int nbw_navmesh_poly(const nb_navmesh* nav, nb_poly_ref ref
     return (int)st;
 }
 
+EMSCRIPTEN_KEEPALIVE int nbw_navmesh_offmesh_link(const nb_navmesh* nav, nb_poly_ref ref, nb_offmesh_link* out)
+{
+    return (int)nb_navmesh_offmesh_link(nav, ref, out);
+}
+
 EMSCRIPTEN_KEEPALIVE nb_query* nbw_query_create(nb_context* ctx, const nb_navmesh* nav, uint32_t max_nodes)
 {
     nb_query* q = NULL;
@@ -170,12 +175,14 @@ EMSCRIPTEN_KEEPALIVE int nbw_find_nearest_poly(nb_query* q, const float* center,
     return (int)nb_query_find_nearest_poly(q, center, half_extents, filter, ref, nearest);
 }
 
+/* point_flags and point_refs: 0 (NULL) for a batch, buffers for a single path's details */
 EMSCRIPTEN_KEEPALIVE int nbw_find_paths(nb_query* q, const float* pairs, uint32_t n, const float* half_extents,
                                         const nb_query_filter* filter, int options, uint8_t* status, float* lengths,
-                                        uint32_t* offsets, float* points, uint32_t capacity, uint32_t* needed)
+                                        uint32_t* offsets, float* points, uint8_t* point_flags,
+                                        nb_poly_ref* point_refs, uint32_t capacity, uint32_t* needed)
 {
-    return (int)nb_query_find_paths(q, pairs, n, half_extents, filter, options, status, lengths, offsets, points,
-                                    capacity, needed);
+    return (int)nb_query_find_paths_ex(q, pairs, n, half_extents, filter, options, status, lengths, offsets, points,
+                                       point_flags, point_refs, capacity, needed);
 }
 
 /* out: [t, nx, ny, nz] */
@@ -296,7 +303,7 @@ _Static_assert(sizeof(nb_offmesh_link) == 36 && offsetof(nb_offmesh_link, end) =
                    offsetof(nb_offmesh_link, radius) == 24 && offsetof(nb_offmesh_link, flags) == 28 &&
                    offsetof(nb_offmesh_link, area) == 30 && offsetof(nb_offmesh_link, bidirectional) == 31 &&
                    offsetof(nb_offmesh_link, user_id) == 32,
-               "nb_offmesh_link layout changed: update web/src/wasm.ts (writeLinks)");
+               "nb_offmesh_link layout changed: update web/src/wasm.ts (writeLinks, offMeshLink)");
 
 /* nbw_navmesh_bake with bake-time area volumes and off-mesh links (both optional). */
 EMSCRIPTEN_KEEPALIVE nb_navmesh* nbw_navmesh_bake_ex(nb_context* ctx, const float* positions, uint32_t vertex_count,

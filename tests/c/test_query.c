@@ -820,6 +820,42 @@ static void test_batch_matches(void)
     CHECK(memcmp(small, pts, sizeof(float) * 3 * cap) == 0);
     free(small);
     free(pts);
+    /* With each point's flags and polygon: those of the straight path, and the same points as without them. */
+    for (int options = 0; options <= NB_STRAIGHT_ALL_CROSSINGS; options += NB_STRAIGHT_ALL_CROSSINGS) {
+        CHECK_STATUS(ctx, nb_query_find_paths(q, pairs, N, HALF, &f, options, status, lengths, offsets, NULL, 0, &needed),
+                     NB_ERR_BUFFER_TOO_SMALL, "nb_query_find_paths");
+        float* plain = (float*)malloc(sizeof(float) * 3 * needed);
+        float* detailed = (float*)malloc(sizeof(float) * 3 * needed);
+        uint8_t* flags = (uint8_t*)malloc(needed);
+        nb_poly_ref* refs = (nb_poly_ref*)malloc(sizeof(nb_poly_ref) * needed);
+        CHECK_INT(nb_query_find_paths(q, pairs, N, HALF, &f, options, status, lengths, offsets, plain, needed, NULL), NB_OK);
+        CHECK_INT(nb_query_find_paths_ex(q, pairs, N, HALF, &f, options, status, lengths, offsets, detailed, flags, refs,
+                                         needed, NULL),
+                  NB_OK);
+        CHECK(memcmp(plain, detailed, sizeof(float) * 3 * needed) == 0);
+        int flagged = 0;
+        for (uint32_t i = 0; i < N; ++i) {
+            route r;
+            if (!find_route(q, &pairs[i * 6], &pairs[i * 6 + 3], &f, options, &r))
+                continue;
+            if ((int32_t)(offsets[i + 1] - offsets[i]) != r.npts) {
+                CHECK(!"point count");
+                continue;
+            }
+            CHECK(memcmp(&flags[offsets[i]], r.flags, (size_t)r.npts) == 0);
+            CHECK(memcmp(&refs[offsets[i]], r.refs, sizeof(nb_poly_ref) * (size_t)r.npts) == 0);
+            flagged += (flags[offsets[i]] & NB_STRAIGHT_POINT_START) != 0;
+        }
+        CHECK(flagged > N / 2);
+        /* flags or refs without points: refused */
+        CHECK_STATUS(ctx, nb_query_find_paths_ex(q, pairs, N, HALF, &f, options, status, NULL, NULL, NULL, flags, NULL, 0,
+                                                 NULL),
+                     NB_ERR_NULL_ARG, "point_flags");
+        free(plain);
+        free(detailed);
+        free(flags);
+        free(refs);
+    }
     nb_query_destroy(ctx, q);
     nb_navmesh_destroy(ctx, nav);
     nb_obj_free(&obj);

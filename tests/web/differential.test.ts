@@ -44,7 +44,7 @@ function ours(mesh: ReturnType<typeof loadMesh>) {
   const pOff = m._malloc((PAIRS + 1) * 4);
   const cap = PAIRS * 256;
   const pPts = m._malloc(cap * 12);
-  expect(m._nbw_find_paths(q, pPairs, PAIRS, s + 64, filter, 0, pStatus, pLen, pOff, pPts, cap, s + 96)).toBe(0);
+  expect(m._nbw_find_paths(q, pPairs, PAIRS, s + 64, filter, 0, pStatus, pLen, pOff, pPts, 0, 0, cap, s + 96)).toBe(0);
   const complete = Array.from(m.HEAPU8.subarray(pStatus, pStatus + PAIRS), (v) => v === 2);
   const lengths = Array.from(m.HEAPF32.subarray(pLen >> 2, (pLen >> 2) + PAIRS) as Float32Array);
   for (const p of [pPos, pIdx, s, pPairs, pStatus, pLen, pOff, pPts]) m._free(p);

@@ -55,7 +55,7 @@ function findPaths(query: number, pairs: Float32Array) {
   try {
     m.HEAPF32.set(pairs, pPairs >> 2);
     const half = put(scratch + 2000, [2, 4, 2]);
-    const s = m._nbw_find_paths(query, pPairs, n, half, filter, 0, pStatus, pLengths, pOffsets, pPoints, capacity, pNeeded);
+    const s = m._nbw_find_paths(query, pPairs, n, half, filter, 0, pStatus, pLengths, pOffsets, pPoints, 0, 0, capacity, pNeeded);
     expect(status(s), message()).toBe('NB_OK');
     const names = ['none', 'partial', 'complete'];
     return Array.from({ length: n }, (_, i) => ({

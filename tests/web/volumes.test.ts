@@ -1,7 +1,7 @@
 // Bake-time area volumes (box, cylinder, convex: area 0 carves, 1..63 marks) and off-mesh links, passed to the C
 // bake the same way solo and tiled, in workers and on the main thread.
 import { afterAll, describe, expect, it } from 'vitest';
-import { bake, NavBakeError, terminateWorkers, type Geometry, type NavBakeConfig, type NavMesh } from '../../web/dist/index.js';
+import { bake, NavBakeError, PATH_POINT, terminateWorkers, type Geometry, type NavBakeConfig, type NavMesh } from '../../web/dist/index.js';
 
 afterAll(() => terminateWorkers());
 
@@ -135,6 +135,28 @@ describe('off-mesh links', () => {
       const l = both.polygons().find((p) => p.offMesh)!;
       expect([l.area, l.flags]).toEqual([7, 4]);
       expect(l.link).toEqual({ userId: 0xfffffff0, bidirectional: true, radius: Math.fround(jump.radius) });
+      // the path says where it takes the link (to play a jump), and which link it is
+      const back = both.findPath([20, 0, 5], [2, 0, 5]);
+      const n = back.points.length / 3;
+      expect(back.pointFlags.length).toBe(n);
+      expect(back.pointRefs.length).toBe(n);
+      expect(back.pointFlags[0] & PATH_POINT.START).toBeTruthy();
+      expect(back.pointFlags[n - 1] & PATH_POINT.END).toBeTruthy();
+      expect(back.pointRefs[n - 1]).toBe(0);
+      const onLink = [...back.pointFlags.keys()].filter((i) => back.pointFlags[i] & PATH_POINT.OFFMESH);
+      expect(onLink).toHaveLength(2); // the link's start, then its end
+      expect(onLink[1]).toBe(onLink[0] + 1);
+      const taken = both.offMeshLink(back.pointRefs[onLink[0]])!;
+      expect(back.pointRefs[onLink[0]]).toBe(l.ref);
+      expect(taken).toMatchObject({ userId: 0xfffffff0, bidirectional: true, area: 7, flags: 4 });
+      // bidirectional, taken backwards: the path enters at the link's end and leaves at its start
+      const at = (i: number) => [...back.points.subarray(3 * i, 3 * i + 3)];
+      expect(at(onLink[0])[0]).toBeCloseTo(jump.end[0], 1);
+      expect(at(onLink[1])[0]).toBeCloseTo(jump.start[0], 1);
+      expect(taken.start.map((v, k) => v - jump.start[k]).every((d) => Math.abs(d) < 1e-5)).toBe(true);
+      // ground polygons and stale refs are not links
+      expect(both.offMeshLink(back.pointRefs[0])).toBeNull();
+      expect(both.offMeshLink(0)).toBeNull();
       // a filter that excludes the link's flags cuts it again
       expect(both.findPath([20, 0, 5], [2, 0, 5], { filter: { excludeFlags: 4 } }).status).toBe('partial');
       both.dispose();

@@ -41,11 +41,14 @@ export { DEFAULTS, type NavBakeConfig, type Partition } from './config.js';
 export { NavBakeError, type NavBakeErrorCode } from './errors.js';
 export { terminateWorkers } from './pool.js';
 export {
+  PATH_POINT,
   PATH_STATUS,
   STAGES,
   type BakeStage,
   type InitOptions,
+  type OffMeshLinkInfo,
   type PathBatch,
+  type PathDetails,
   type PathStatus,
   type PolygonInfo,
   type QueryFilter,

@@ -10,7 +10,9 @@ import type { Volume } from './volumes.js';
 import {
   costEntries,
   PATH_STATUS,
+  type OffMeshLinkInfo,
   type PathBatch,
+  type PathDetails,
   type PathStatus,
   type PolygonInfo,
   type QueryFilter,
@@ -34,7 +36,7 @@ export interface PathOptions extends QueryOptions {
   crossings?: 'none' | 'area' | 'all';
 }
 
-export interface PathResult {
+export interface PathResult extends PathDetails {
   /** complete: reaches the end; partial: ends at the reachable point closest to it; none: no polygon near an end. */
   status: PathStatus;
   /** xyz per point, start and end included (empty when status is 'none'). */
@@ -399,8 +401,8 @@ export class NavMesh {
     const s = vec3(at('findPath', 'start'), start);
     const e = vec3(at('findPath', 'end'), end);
     const pair = new Float32Array([s[0], s[1], s[2], e[0], e[1], e[2]]);
-    const b = this.#paths('findPath', pair, opts);
-    return { status: PATH_STATUS[b.status[0]] ?? 'none', points: b.points, length: b.lengths[0] };
+    const b = this.#paths('findPath', pair, opts, true);
+    return { status: PATH_STATUS[b.status[0]] ?? 'none', points: b.points, length: b.lengths[0], pointFlags: b.pointFlags!, pointRefs: b.pointRefs! };
   }
 
   /**
@@ -416,12 +418,12 @@ export class NavMesh {
     return this.#paths('findPaths', p, opts);
   }
 
-  #paths(method: string, pairs: Float32Array, opts?: PathOptions): PathBatch {
+  #paths(method: string, pairs: Float32Array, opts: PathOptions | undefined, details = false): PathBatch & Partial<PathDetails> {
     const o = optionsObject<PathOptions>(at(method, 'options'), opts, PATH_OPTIONS);
     const name = o.crossings ?? 'none';
     const crossings = Object.hasOwn(CROSSINGS, name) ? CROSSINGS[name] : undefined; // not 'toString'
     if (crossings === undefined) throw invalid(`${at(method, 'options.crossings')} must be 'none', 'area' or 'all' (got ${shown(o.crossings)})`);
-    return this.#query(method, o, (w, q, f, half) => w.findPaths(q, f, pairs, half, crossings));
+    return this.#query(method, o, (w, q, f, half) => (details ? w.findPaths(q, f, pairs, half, crossings, true) : w.findPaths(q, f, pairs, half, crossings)));
   }
 
   /** The closest point on the nearest polygon whose bounds overlap the box p +- halfExtents (default [2, 4, 2]), or
@@ -504,6 +506,15 @@ export class NavMesh {
   polygons(): PolygonInfo[] {
     const h = this.#live();
     return h.w.polygons(h.nav);
+  }
+
+  /**
+   * The off-mesh link behind a polygon reference (a path's pointRefs at a link's start, or polygons()'s ref), as
+   * it was baked, with the polygon's current area and flags; null when ref is not a link of this navmesh.
+   */
+  offMeshLink(ref: number): OffMeshLinkInfo | null {
+    const h = this.#live();
+    return h.w.offMeshLink(h.nav, intIn(at('offMeshLink', 'ref'), ref, 0, 0xffffffff));
   }
 
   /** Changes a polygon's flags (e.g. close a door: queries whose filter excludes the flag avoid it). */

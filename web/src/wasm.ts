@@ -189,6 +189,44 @@ export interface PathBatch {
   points: Float32Array;
 }
 
+/** Per point of a path (findPath's pointFlags and pointRefs). */
+export interface PathDetails {
+  /** Per point, PATH_POINT bits: START, END, OFFMESH (the point starts or ends an off-mesh link). */
+  pointFlags: Uint8Array;
+  /**
+   * Per point, the polygon entered there: at the start of an off-mesh link, the link's polygon (see
+   * NavMesh.offMeshLink); 0 at the end.
+   */
+  pointRefs: Uint32Array;
+}
+
+/** An off-mesh link as baked (NavMesh.offMeshLink), with its polygon's current area and flags. */
+export interface OffMeshLinkInfo {
+  start: Vec3;
+  end: Vec3;
+  radius: number;
+  bidirectional: boolean;
+  /** the link's userId: yours, to tell your links apart */
+  userId: number;
+  area: number;
+  flags: number;
+}
+
+/** Bits of PathDetails.pointFlags (the C library's NB_STRAIGHT_POINT_*). */
+export const PATH_POINT = { START: 1, END: 2, OFFMESH: 4 } as const;
+
+/** Typed arrays one after another in one array (the array itself when there is one). */
+function joined<T extends Float32Array | Uint8Array | Uint32Array>(parts: T[], make: (n: number) => T): T {
+  if (parts.length === 1) return parts[0];
+  const out = make(parts.reduce((s, p) => s + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
 export const PATH_STATUS = ['none', 'partial', 'complete'] as const;
 export type PathStatus = (typeof PATH_STATUS)[number];
 
@@ -782,6 +820,22 @@ export class Wasm {
     }
   }
 
+  offMeshLink(nav: number, ref: number): OffMeshLinkInfo | null {
+    const p = this.scratch + S_VERTS; // an nb_offmesh_link: start, end, radius (f32), flags (u16), area, bidirectional (u8), user_id (u32)
+    if (this.m._nbw_navmesh_offmesh_link(nav, ref >>> 0, p) !== 0) return null; // not a link (no message: no context)
+    const f = this.m.HEAPF32;
+    const i = p >> 2;
+    return {
+      start: [f[i], f[i + 1], f[i + 2]],
+      end: [f[i + 3], f[i + 4], f[i + 5]],
+      radius: f[i + 6],
+      flags: this.m.HEAPU8[p + 28] | (this.m.HEAPU8[p + 29] << 8),
+      area: this.m.HEAPU8[p + 30],
+      bidirectional: this.m.HEAPU8[p + 31] !== 0,
+      userId: this.m.HEAPU32[i + 8],
+    };
+  }
+
   setPolygonFlags(nav: number, ref: number, flags: number): void {
     this.check(this.m._nbw_navmesh_set_poly_flags(this.ctx, nav, ref >>> 0, flags & 0xffff));
   }
@@ -857,15 +911,31 @@ export class Wasm {
    * never shrinks) grows by a chunk's worth, not by the whole batch's, and a chunk whose points overflow the
    * buffer is the only one run again.
    */
-  findPaths(q: number, filter: number, pairs: Float32Array, half: ArrayLike<number>, options: number): PathBatch {
+  findPaths(q: number, filter: number, pairs: Float32Array, half: ArrayLike<number>, options: number): PathBatch;
+  /** With details: each point's flags (PATH_POINT) and the polygon entered at it, too. */
+  findPaths(q: number, filter: number, pairs: Float32Array, half: ArrayLike<number>, options: number, details: true): PathBatch & PathDetails;
+  findPaths(q: number, filter: number, pairs: Float32Array, half: ArrayLike<number>, options: number, details = false): PathBatch | (PathBatch & PathDetails) {
     const n = Math.floor(pairs.length / 6);
     const status = new Uint8Array(n);
     const lengths = new Float32Array(n);
     const offsets = new Uint32Array(n + 1);
     const parts: Float32Array[] = [];
+    const flagParts: Uint8Array[] = [];
+    const refParts: Uint32Array[] = [];
     const c = Math.min(n, PATH_CHUNK);
     const ptrs: number[] = [];
     let points = 0;
+    let flags = 0;
+    let refs = 0;
+    const grow = (capacity: number) => {
+      for (const p of [points, flags, refs]) if (p) this.m._free(p);
+      points = flags = refs = 0;
+      points = this.alloc(capacity * 12);
+      if (details) {
+        flags = this.alloc(capacity);
+        refs = this.alloc(capacity * 4);
+      }
+    };
     try {
       const pp = this.alloc(c * 24);
       ptrs.push(pp);
@@ -878,20 +948,18 @@ export class Wasm {
       const needed = this.scratch + S_REF;
       const h = this.putVec(this.scratch + S_HALF, half);
       let capacity = Math.max(16, c * 16);
-      points = this.alloc(capacity * 12);
+      grow(capacity);
       let total = 0;
       let i = 0;
       do {
         const k = Math.min(PATH_CHUNK, n - i);
         this.m.HEAPF32.set(pairs.subarray(i * 6, (i + k) * 6), pp >> 2);
-        let r = this.m._nbw_find_paths(q, pp, k, h, filter, options, st, lens, offs, points, capacity, needed);
+        let r = this.m._nbw_find_paths(q, pp, k, h, filter, options, st, lens, offs, points, flags, refs, capacity, needed);
         if (r !== 0 && this.statusName(r) === 'NB_ERR_BUFFER_TOO_SMALL') {
           this.m._nbw_context_clear_error(this.ctx);
           capacity = this.m.HEAPU32[needed >> 2];
-          this.m._free(points);
-          points = 0;
-          points = this.alloc(capacity * 12);
-          r = this.m._nbw_find_paths(q, pp, k, h, filter, options, st, lens, offs, points, capacity, needed);
+          grow(capacity);
+          r = this.m._nbw_find_paths(q, pp, k, h, filter, options, st, lens, offs, points, flags, refs, capacity, needed);
         }
         this.check(r);
         status.set(this.m.HEAPU8.subarray(st, st + k), i);
@@ -899,22 +967,18 @@ export class Wasm {
         const o = this.m.HEAPU32.subarray(offs >> 2, (offs >> 2) + k + 1);
         for (let j = 1; j <= k; j++) offsets[i + j] = total + o[j];
         parts.push(this.f32(points, o[k] * 3));
+        if (details) {
+          flagParts.push(this.m.HEAPU8.slice(flags, flags + o[k]));
+          refParts.push(this.m.HEAPU32.slice(refs >> 2, (refs >> 2) + o[k]));
+        }
         total += o[k];
         i += k;
       } while (i < n);
-      let out = parts[0];
-      if (parts.length > 1) {
-        out = new Float32Array(total * 3);
-        let at = 0;
-        for (const part of parts) {
-          out.set(part, at);
-          at += part.length;
-        }
-      }
-      return { status, lengths, offsets, points: out };
+      const batch = { status, lengths, offsets, points: joined(parts, (m) => new Float32Array(m)) };
+      if (!details) return batch;
+      return { ...batch, pointFlags: joined(flagParts, (m) => new Uint8Array(m)), pointRefs: joined(refParts, (m) => new Uint32Array(m)) };
     } finally {
-      if (points) this.m._free(points);
-      for (const p of ptrs) this.m._free(p);
+      for (const p of [points, flags, refs, ...ptrs]) if (p) this.m._free(p);
     }
   }
 
