@@ -259,6 +259,9 @@ describe('navbake/three', () => {
     await expectCode(() => new PathHelper([0, 0, 0, 1, undefined, 1] as never), INVALID, /PathHelper: points\[4\] must be a finite number/);
     await expectCode(() => new PathHelper([NaN, 0, 0, 1, 1, 1]), INVALID, /PathHelper: points\[0\] must be a finite number \(got NaN\)/);
     await expectCode(() => areaColor(any(1n)), INVALID, /areaColor: area must be a number/);
+    await expectCode(() => new PathHelper([], any({ colour: 0xff0000 })), INVALID, /PathHelper: options has no option 'colour' \(its options: color, pointSize, lift\)/);
+    await expectCode(() => geometryFromObject3D(new Group(), any({ skipHidden: true })), INVALID, /geometryFromObject3D: options has no option 'skipHidden'/);
+    await expectCode(() => new NavMeshHelper(nav, any({ edgeColour: 1 })), INVALID, /NavMeshHelper: options has no option 'edgeColour'/);
     await expectCode(() => areaColor(64), INVALID, /areaColor: area must be an area id 0\.\.63 \(got 64\)/);
     await expectCode(() => areaColor(-1), INVALID, /areaColor: area must be an area id 0\.\.63/);
     // and a real scene still converts

@@ -96,7 +96,11 @@ export function geometryFromObject3D(root: Object3D, opts?: GeometryFromObject3D
   if (!(root as Partial<Object3D> | null)?.isObject3D) {
     throw invalid(`navbake/three: geometryFromObject3D: root must be a three.js Object3D (got ${shown(root)})`);
   }
-  const options = optionsObject<GeometryFromObject3DOptions>('navbake/three: geometryFromObject3D: options', opts);
+  const options = optionsObject<GeometryFromObject3DOptions>('navbake/three: geometryFromObject3D: options', opts, [
+    'skipInvisible',
+    'filter',
+    'area',
+  ]);
   const { skipInvisible = false } = options;
   const filter = func<(mesh: Mesh) => boolean>('navbake/three: geometryFromObject3D: options.filter', options.filter);
   const area = func<(mesh: Mesh) => number | undefined>('navbake/three: geometryFromObject3D: options.area', options.area);
@@ -252,7 +256,14 @@ export class NavMeshHelper extends Object3D {
 
   constructor(navmesh: NavMeshSource, opts?: NavMeshHelperOptions) {
     super();
-    const options = optionsObject<NavMeshHelperOptions>('navbake/three: NavMeshHelper: options', opts);
+    const options = optionsObject<NavMeshHelperOptions>('navbake/three: NavMeshHelper: options', opts, [
+      'colors',
+      'opacity',
+      'edgeColor',
+      'innerEdgeColor',
+      'linkColor',
+      'lift',
+    ]);
     this.navmesh = navmeshSource(navmesh);
     this.#options = options;
     const opacity = options.opacity ?? 0.5;
@@ -452,7 +463,7 @@ export class PathHelper extends Object3D {
     opts?: PathHelperOptions,
   ) {
     super();
-    const options = optionsObject<PathHelperOptions>('navbake/three: PathHelper: options', opts);
+    const options = optionsObject<PathHelperOptions>('navbake/three: PathHelper: options', opts, ['color', 'pointSize', 'lift']);
     const color = options.color ?? 0xff3366;
     this.line = new Line(new BufferGeometry(), new LineBasicMaterial({ color, depthTest: false }));
     this.points = new Points(
