@@ -79,6 +79,10 @@ static inline void fuzz_query_navmesh(nb_context* ctx, const nb_navmesh* nav)
         st = nb_navmesh_poly(nav, refs[i], v, &nv, &area, &flags, &off);
         FUZZ_EXPECT(st == NB_OK, "nb_navmesh_poly on a listed ref: %s", nb_status_name(st));
         FUZZ_EXPECT(nv >= 2 && nv <= NB_MAX_VERTS_PER_POLY, "polygon with %d vertices", nv);
+        nb_offmesh_link link;
+        st = nb_navmesh_offmesh_link(nav, refs[i], &link);
+        FUZZ_EXPECT(off ? st == NB_OK && memcmp(link.start, v, 24) == 0 : st == NB_ERR_NOT_FOUND,
+                    "offmesh_link of a %s polygon: %s", off ? "link" : "ground", nb_status_name(st));
         for (int k = 0; k < nv * 3; ++k) {
             lo[k % 3] = fminf(lo[k % 3], v[k]);
             hi[k % 3] = fmaxf(hi[k % 3], v[k]);
@@ -185,7 +189,8 @@ static inline void fuzz_query_navmesh(nb_context* ctx, const nb_navmesh* nav)
     uint8_t status[NPTS];
     float lengths[NPTS];
     uint32_t offsets[NPTS + 1], needed = 0;
-    st = nb_query_find_paths(q, pairs, NPTS, ext, &filter, 0, status, lengths, offsets, points, MAX_POINTS, &needed);
+    st = nb_query_find_paths_ex(q, pairs, NPTS, ext, &filter, 0, status, lengths, offsets, points, pflags, prefs_out,
+                                MAX_POINTS, &needed);
     FUZZ_EXPECT(st == NB_OK || st == NB_ERR_BUFFER_TOO_SMALL, "find_paths: %s", nb_status_name(st));
     nb_query_destroy(ctx, q);
     free(refs);

@@ -7,6 +7,7 @@ import {
   init,
   NavBakeError,
   NavMesh,
+  PATH_POINT,
   PATH_STATUS,
   STAGES,
   type BakeProgress,
@@ -235,6 +236,27 @@ describe('queries', () => {
       }
     }
     expect(nav.findPaths(new Float32Array(0)).status.length).toBe(0);
+  });
+
+  it('findPath: a path of about 1000 points (past the buffer it keeps between calls) equals the batch', async () => {
+    // a 600 m strip in 250 tiles, outlines split every metre: crossings 'all' gives a point per polygon edge
+    const L = 600;
+    const strip = { positions: new Float32Array([0, 0, 0, 0, 0, 6, L, 0, 6, L, 0, 0]), indices: new Uint32Array([0, 1, 2, 0, 2, 3]) };
+    const long = await bake(strip, { tileSize: 16, edgeMaxLen: 1 }, { workers: false });
+    const short = long.findPath([1, 0, 3], [4, 0, 3]);
+    const r = long.findPath([1, 0, 3], [L - 1, 0, 3], { crossings: 'all' });
+    const n = r.points.length / 3;
+    expect(r.status).toBe('complete');
+    expect(n).toBeGreaterThan(600);
+    const b = long.findPaths(new Float32Array([1, 0, 3, L - 1, 0, 3]), { crossings: 'all' });
+    expect(r.points).toEqual(b.points);
+    expect(r.length).toBe(b.lengths[0]);
+    expect([r.pointFlags.length, r.pointRefs.length]).toEqual([n, n]);
+    expect([r.pointFlags[0], r.pointFlags[n - 1]]).toEqual([PATH_POINT.START, PATH_POINT.END]);
+    expect(r.pointRefs.subarray(0, n - 1).every((ref) => ref !== 0)).toBe(true);
+    // and the short path again, after the buffer grew
+    expect(long.findPath([1, 0, 3], [4, 0, 3])).toEqual(short);
+    long.dispose();
   });
 
   it('filters: excluding the only flag leaves no path; area costs change lengths only through the route', () => {

@@ -170,6 +170,15 @@ function positive(where: string, v: number): number {
 }
 
 const QUERY_OPTIONS = ['halfExtents', 'filter'] as const;
+
+/** findPath(s)'s options, checked, and C's crossings option. */
+function pathOptions(method: string, opts: PathOptions | undefined): [PathOptions, number] {
+  const o = optionsObject<PathOptions>(at(method, 'options'), opts, PATH_OPTIONS);
+  const name = o.crossings ?? 'none';
+  const crossings = Object.hasOwn(CROSSINGS, name) ? CROSSINGS[name] : undefined; // not 'toString'
+  if (crossings === undefined) throw invalid(`${at(method, 'options.crossings')} must be 'none', 'area' or 'all' (got ${shown(o.crossings)})`);
+  return [o, crossings];
+}
 const PATH_OPTIONS = [...QUERY_OPTIONS, 'crossings'] as const;
 const RANDOM_OPTIONS = [...QUERY_OPTIONS, 'seed', 'center', 'radius'] as const;
 
@@ -401,8 +410,9 @@ export class NavMesh {
     const s = vec3(at('findPath', 'start'), start);
     const e = vec3(at('findPath', 'end'), end);
     const pair = new Float32Array([s[0], s[1], s[2], e[0], e[1], e[2]]);
-    const b = this.#paths('findPath', pair, opts, true);
-    return { status: PATH_STATUS[b.status[0]] ?? 'none', points: b.points, length: b.lengths[0], pointFlags: b.pointFlags!, pointRefs: b.pointRefs! };
+    const [o, crossings] = pathOptions('findPath', opts);
+    const r = this.#query('findPath', o, (w, q, f, half) => w.findPath(q, f, pair, half, crossings));
+    return { status: PATH_STATUS[r.status] ?? 'none', points: r.points, length: r.length, pointFlags: r.pointFlags, pointRefs: r.pointRefs };
   }
 
   /**
@@ -418,12 +428,9 @@ export class NavMesh {
     return this.#paths('findPaths', p, opts);
   }
 
-  #paths(method: string, pairs: Float32Array, opts: PathOptions | undefined, details = false): PathBatch & Partial<PathDetails> {
-    const o = optionsObject<PathOptions>(at(method, 'options'), opts, PATH_OPTIONS);
-    const name = o.crossings ?? 'none';
-    const crossings = Object.hasOwn(CROSSINGS, name) ? CROSSINGS[name] : undefined; // not 'toString'
-    if (crossings === undefined) throw invalid(`${at(method, 'options.crossings')} must be 'none', 'area' or 'all' (got ${shown(o.crossings)})`);
-    return this.#query(method, o, (w, q, f, half) => (details ? w.findPaths(q, f, pairs, half, crossings, true) : w.findPaths(q, f, pairs, half, crossings)));
+  #paths(method: string, pairs: Float32Array, opts: PathOptions | undefined): PathBatch {
+    const [o, crossings] = pathOptions(method, opts);
+    return this.#query(method, o, (w, q, f, half) => w.findPaths(q, f, pairs, half, crossings));
   }
 
   /** The closest point on the nearest polygon whose bounds overlap the box p +- halfExtents (default [2, 4, 2]), or
@@ -541,7 +548,9 @@ export class NavMesh {
     const keys = method === 'findPath' || method === 'findPaths' || method === 'randomPoint' ? undefined : QUERY_OPTIONS;
     const opts = optionsObject<QueryOptions>(at(method, 'options'), options, keys);
     const half = opts.halfExtents == null ? DEFAULT_HALF_EXTENTS : vec3(at(method, 'options.halfExtents'), opts.halfExtents);
-    half.forEach((h, k) => positive(`${at(method, 'options.halfExtents')}[${k}]`, h));
+    if (!(half[0] > 0 && half[1] > 0 && half[2] > 0)) {
+      half.forEach((h, k) => positive(`${at(method, 'options.halfExtents')}[${k}]`, h)); // names the first bad one
+    }
     const filter = opts.filter == null ? null : queryFilter(at(method, 'options.filter'), opts.filter);
     // The pool grows with the navmesh (tiles added by a tiled bake, loadTile...); it is never shrunk.
     const nodes = queryNodesFor(h.w.polyCount(h.nav));

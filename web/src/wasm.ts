@@ -911,30 +911,19 @@ export class Wasm {
    * never shrinks) grows by a chunk's worth, not by the whole batch's, and a chunk whose points overflow the
    * buffer is the only one run again.
    */
-  findPaths(q: number, filter: number, pairs: Float32Array, half: ArrayLike<number>, options: number): PathBatch;
-  /** With details: each point's flags (PATH_POINT) and the polygon entered at it, too. */
-  findPaths(q: number, filter: number, pairs: Float32Array, half: ArrayLike<number>, options: number, details: true): PathBatch & PathDetails;
-  findPaths(q: number, filter: number, pairs: Float32Array, half: ArrayLike<number>, options: number, details = false): PathBatch | (PathBatch & PathDetails) {
+  findPaths(q: number, filter: number, pairs: Float32Array, half: ArrayLike<number>, options: number): PathBatch {
     const n = Math.floor(pairs.length / 6);
     const status = new Uint8Array(n);
     const lengths = new Float32Array(n);
     const offsets = new Uint32Array(n + 1);
     const parts: Float32Array[] = [];
-    const flagParts: Uint8Array[] = [];
-    const refParts: Uint32Array[] = [];
     const c = Math.min(n, PATH_CHUNK);
     const ptrs: number[] = [];
     let points = 0;
-    let flags = 0;
-    let refs = 0;
     const grow = (capacity: number) => {
-      for (const p of [points, flags, refs]) if (p) this.m._free(p);
-      points = flags = refs = 0;
+      if (points) this.m._free(points);
+      points = 0;
       points = this.alloc(capacity * 12);
-      if (details) {
-        flags = this.alloc(capacity);
-        refs = this.alloc(capacity * 4);
-      }
     };
     try {
       const pp = this.alloc(c * 24);
@@ -954,12 +943,12 @@ export class Wasm {
       do {
         const k = Math.min(PATH_CHUNK, n - i);
         this.m.HEAPF32.set(pairs.subarray(i * 6, (i + k) * 6), pp >> 2);
-        let r = this.m._nbw_find_paths(q, pp, k, h, filter, options, st, lens, offs, points, flags, refs, capacity, needed);
+        let r = this.m._nbw_find_paths(q, pp, k, h, filter, options, st, lens, offs, points, 0, 0, capacity, needed);
         if (r !== 0 && this.statusName(r) === 'NB_ERR_BUFFER_TOO_SMALL') {
           this.m._nbw_context_clear_error(this.ctx);
           capacity = this.m.HEAPU32[needed >> 2];
           grow(capacity);
-          r = this.m._nbw_find_paths(q, pp, k, h, filter, options, st, lens, offs, points, flags, refs, capacity, needed);
+          r = this.m._nbw_find_paths(q, pp, k, h, filter, options, st, lens, offs, points, 0, 0, capacity, needed);
         }
         this.check(r);
         status.set(this.m.HEAPU8.subarray(st, st + k), i);
@@ -967,18 +956,52 @@ export class Wasm {
         const o = this.m.HEAPU32.subarray(offs >> 2, (offs >> 2) + k + 1);
         for (let j = 1; j <= k; j++) offsets[i + j] = total + o[j];
         parts.push(this.f32(points, o[k] * 3));
-        if (details) {
-          flagParts.push(this.m.HEAPU8.slice(flags, flags + o[k]));
-          refParts.push(this.m.HEAPU32.slice(refs >> 2, (refs >> 2) + o[k]));
-        }
         total += o[k];
         i += k;
       } while (i < n);
-      const batch = { status, lengths, offsets, points: joined(parts, (m) => new Float32Array(m)) };
-      if (!details) return batch;
-      return { ...batch, pointFlags: joined(flagParts, (m) => new Uint8Array(m)), pointRefs: joined(refParts, (m) => new Uint32Array(m)) };
+      return { status, lengths, offsets, points: joined(parts, (m) => new Float32Array(m)) };
     } finally {
-      for (const p of [points, flags, refs, ...ptrs]) if (p) this.m._free(p);
+      for (const p of [points, ...ptrs]) if (p) this.m._free(p);
+    }
+  }
+
+  /** findPath's block: pair, status, length, offsets, then points (xyz), refs and flags for `cap` points. */
+  private one = { ptr: 0, cap: 0 };
+
+  /**
+   * One path with its points' flags and polygons, through a block kept from call to call: a game asks for paths
+   * one at a time, and the batch's seven allocations per call made a single path 2.5x dearer than a batch's pair.
+   */
+  findPath(q: number, filter: number, pair: Float32Array, half: ArrayLike<number>, options: number): { status: number; length: number } & PathDetails & { points: Float32Array } {
+    const needed = this.scratch + S_REF;
+    const h = this.putVec(this.scratch + S_HALF, half);
+    const layout = (cap: number) => {
+      if (this.one.ptr) this.m._free(this.one.ptr);
+      this.one = { ptr: 0, cap: 0 };
+      this.one = { ptr: this.alloc(48 + cap * 17), cap };
+    };
+    if (!this.one.ptr) layout(256);
+    for (;;) {
+      const { ptr, cap } = this.one;
+      const [pp, st, len, offs, pts] = [ptr, ptr + 24, ptr + 28, ptr + 32, ptr + 48];
+      const refs = pts + cap * 12;
+      const flags = refs + cap * 4;
+      this.m.HEAPF32.set(pair, pp >> 2);
+      const r = this.m._nbw_find_paths(q, pp, 1, h, filter, options, st, len, offs, pts, flags, refs, cap, needed);
+      if (r !== 0 && this.statusName(r) === 'NB_ERR_BUFFER_TOO_SMALL') {
+        this.m._nbw_context_clear_error(this.ctx);
+        layout(this.m.HEAPU32[needed >> 2]);
+        continue;
+      }
+      this.check(r);
+      const n = this.m.HEAPU32[(offs >> 2) + 1];
+      return {
+        status: this.m.HEAPU8[st],
+        length: this.m.HEAPF32[len >> 2],
+        points: this.f32(pts, n * 3),
+        pointFlags: this.m.HEAPU8.slice(flags, flags + n),
+        pointRefs: this.m.HEAPU32.slice(refs >> 2, (refs >> 2) + n),
+      };
     }
   }
 
