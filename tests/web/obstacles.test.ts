@@ -184,6 +184,23 @@ describe('live obstacles', () => {
     expect(r2.tiles.length).toBe(both - pending);
     expect(nav.pendingTiles).toBe(0);
     expect((await nav.update()).tiles).toEqual([]);
+    // A tile dirtied again while an update waits is still rebuilt by it, with the obstacles of its call: every
+    // change made before the call applies once the call resolves (it used to be left out, so paths could cross an
+    // obstacle added and updated before the await); the tile stays pending for the later change.
+    nav.seedRandom(3);
+    const c = nav.randomPoint()!;
+    const near = (p: number[]) => nav.nearestPoint(p, { halfExtents: [0.3, 1, 0.3] });
+    expect(near(c)).not.toBeNull();
+    nav.addObstacle({ type: 'box', min: [c[0] - 2, c[1] - 1, c[2] - 2], max: [c[0] + 2, c[1] + 3, c[2] + 2] });
+    const before = nav.update();
+    const late = { type: 'cylinder' as const, center: [c[0] + 2.5, c[1] - 1, c[2] + 2.5], radius: 0.5, height: 4 };
+    nav.addObstacle(late);
+    const r = await before;
+    expect(r.tiles.length).toBeGreaterThan(0);
+    expect(near(c)).toBeNull(); // the box is in
+    expect(nav.pendingTiles).toBeGreaterThan(0); // the cylinder's tiles wait
+    await nav.update();
+    expect(nav.pendingTiles).toBe(0);
     // touches: a path through a rebuilt tile, and one far from them
     expect(r1.touches(path)).toBe(true);
     const { origin, tileWidth } = nav.params;

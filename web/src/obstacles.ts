@@ -106,9 +106,10 @@ export class TileCaches {
   update(nav: () => number, options?: UpdateOptions): Promise<ObstacleUpdate> {
     const opts = optionsObject<UpdateOptions>('navbake.update: options', options, ['workers']);
     workerCount('navbake.update: options.workers', opts.workers);
-    const upTo = this.generation;
+    // What is dirty now, and the obstacles as they are now: what this call applies, whatever comes later.
+    const dirty = [...this.pending];
     const obstacles = [...this.obstacles.values()]; // id order: later ones win where they overlap
-    const run = this.chain.then(() => this.rebuild(nav, opts, upTo, obstacles));
+    const run = this.chain.then(() => this.rebuild(nav, opts, dirty, obstacles));
     this.chain = run.catch(() => undefined);
     return run;
   }
@@ -134,9 +135,11 @@ export class TileCaches {
     for (const k of this.caches.keys()) if (overlapsXZ(v.bounds, this.box(k))) this.pending.set(k, g);
   }
 
-  private async rebuild(navPtr: () => number, opts: UpdateOptions, upTo: number, obstacles: VolumeData[]): Promise<ObstacleUpdate> {
-    // A tile dirtied again after the call waits for the next update (it needs the later obstacles).
-    const jobs = [...this.pending].filter(([, g]) => g <= upTo).sort((a, b) => a[0] - b[0]);
+  private async rebuild(navPtr: () => number, opts: UpdateOptions, dirty: [number, number][], obstacles: VolumeData[]): Promise<ObstacleUpdate> {
+    // The tiles dirty at the call that an earlier call has not rebuilt since, with the obstacles of the call. A tile
+    // dirtied again after the call is rebuilt too (so the changes made before the call all apply), and stays
+    // pending for the next call, which brings the later obstacles.
+    const jobs = dirty.filter(([k]) => this.pending.has(k)).sort((a, b) => a[0] - b[0]);
     const workers = opts.workers === undefined ? this.workers : opts.workers;
     const inputs = jobs.map(([k]) => {
       const box = this.box(k);
