@@ -1123,7 +1123,8 @@ static int astar(nb_query* q, nb_poly_ref start_ref, const nb_tile* st, uint32_t
                 n->state = NODE_OPEN;
                 s_heap_push(&sr, (uint32_t)(n - nodes));
             }
-            if (dist_end < best_dist) {
+            /* A partial path ends on the ground, never partway through an off-mesh link. */
+            if (dist_end < best_dist && !is_offmesh(nt, np)) {
                 best_dist = dist_end;
                 best = (uint32_t)(n - nodes);
             }
@@ -1177,13 +1178,14 @@ typedef struct spath {
 } spath;
 
 /* Appends a point; a point equal to the last one merges into it (flags or-ed, ref replaced unless the new one
- * is 0). Returns 1 when the walk should stop: the end was written or the buffer is full. */
+ * is 0; the end's ref is always 0: nothing is entered there). Returns 1 when the walk should stop: the end was
+ * written or the buffer is full. */
 static int sp_append(spath* s, const float* p, uint8_t flag, nb_poly_ref ref)
 {
     if (s->count > 0 && vequal(&s->points[(s->count - 1) * 3], p)) {
         if (s->flags)
             s->flags[s->count - 1] |= flag;
-        if (s->refs && ref)
+        if (s->refs && (ref || (flag & NB_STRAIGHT_POINT_END)))
             s->refs[s->count - 1] = ref;
         return (flag & NB_STRAIGHT_POINT_END) != 0;
     }
@@ -1260,9 +1262,13 @@ static nb_status funnel(const nb_navmesh* nav, const float* start, const float* 
                 }
                 om = from_om || to_om;
                 float t;
-                /* Starting on the first portal: it constrains nothing. */
-                if (i == 0 && dist2_pt_seg_xz(apex, l, r, &t) < 1e-6f)
+                /* Starting on the first portal: it constrains nothing. When it is an off-mesh link's start, the
+                 * start point is where the link is taken: flagged so, with the link's polygon. */
+                if (i == 0 && dist2_pt_seg_xz(apex, l, r, &t) < 1e-6f) {
+                    if (to_om && sp_append(s, start, NB_STRAIGHT_POINT_OFFMESH, path[1]))
+                        return NB_OK;
                     continue;
+                }
             } else {
                 vcopy(l, end);
                 vcopy(r, end);

@@ -528,6 +528,25 @@ static void test_offmesh(void)
         CHECK_INT(r.flags[3], NB_STRAIGHT_POINT_END);
     }
     CHECK(r.length < 12.0f);
+    /* Starting on a link's start (here one that lies on the floor): that first point is where the link is taken.
+     * It was a plain start, the link's polygon nowhere in the refs. The end's ref is 0. */
+    {
+        nb_offmesh_link on_floor = link;
+        on_floor.start[0] = 1.5f;
+        nb_navmesh* nav2 = nav_from(&m2, NULL, 0, &on_floor, 1);
+        nb_query* q2 = query_for(nav2);
+        route on;
+        CHECK(find_route(q2, on_floor.start, b, &f, 0, &on));
+        CHECK(on.npts >= 3);
+        CHECK_INT(on.flags[0], NB_STRAIGHT_POINT_START | NB_STRAIGHT_POINT_OFFMESH);
+        nb_offmesh_link got;
+        CHECK_INT(nb_navmesh_offmesh_link(nav2, on.refs[0], &got), NB_OK);
+        CHECK_INT(got.user_id, 7);
+        CHECK_INT(on.flags[1], NB_STRAIGHT_POINT_OFFMESH);
+        CHECK(on.refs[on.npts - 1] == 0 && (on.flags[on.npts - 1] & NB_STRAIGHT_POINT_END));
+        nb_query_destroy(ctx, q2);
+        nb_navmesh_destroy(ctx, nav2);
+    }
     /* Reverse: the link is one way, so the path walks around the U. */
     route back;
     CHECK(find_route(q, b, a, &f, 0, &back));

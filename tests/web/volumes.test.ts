@@ -2,6 +2,8 @@
 // bake the same way solo and tiled, in workers and on the main thread.
 import { afterAll, describe, expect, it } from 'vitest';
 import { bake, NavBakeError, PATH_POINT, terminateWorkers, type Geometry, type NavBakeConfig, type NavMesh } from '../../web/dist/index.js';
+import { resolve } from 'node:path';
+import { loadMesh, meshesDir } from './helpers';
 
 afterAll(() => terminateWorkers());
 
@@ -216,6 +218,48 @@ describe('off-mesh links', () => {
       nav.loadTile(bytes);
       expect(nav.findPath([2, 0, 5], [28, 0, 5]).status).toBe('complete');
       expect(nav.findPath([28, 0, 5], [2, 0, 5]).status).toBe('complete');
+    }
+    nav.dispose();
+  });
+
+  it("paths through many links: each link taken is a pair of OFFMESH points, the first carrying the link's ref", async () => {
+    const level = loadMesh(resolve(meshesDir, 'nav_test.obj'));
+    const base = await bake(level, { tileSize: 32 }, { workers: false });
+    base.seedRandom(8);
+    const links = Array.from({ length: 20 }, (_, i) => ({ start: base.randomPoint()!, end: base.randomPoint()!, radius: 0.5, bidirectional: i % 2 === 0, userId: i + 1 }));
+    base.dispose();
+    const nav = await bake({ ...level, links }, { tileSize: 32 }, { workers: false });
+    const check = (p: ReturnType<NavMesh['findPath']>, what: string) => {
+      const n = p.pointFlags.length;
+      expect(p.pointFlags[0] & PATH_POINT.START, what).toBeTruthy();
+      expect(p.pointFlags[n - 1] & PATH_POINT.END, what).toBeTruthy();
+      expect(p.pointRefs[n - 1], what).toBe(0); // nothing is entered at the end
+      for (let i = 0; i < n; i++) {
+        if (!(p.pointFlags[i] & PATH_POINT.OFFMESH)) continue;
+        // a link's start: the link, then its end as the next point
+        const link = nav.offMeshLink(p.pointRefs[i]);
+        expect(link, `${what}: point ${i}`).not.toBeNull();
+        expect(p.pointFlags[i + 1] & PATH_POINT.OFFMESH, `${what}: point ${i + 1}`).toBeTruthy();
+        i++;
+      }
+    };
+    nav.seedRandom(9);
+    let taken = 0;
+    for (let i = 0; i < 2000; i++) {
+      const p = nav.findPath(nav.randomPoint()!, nav.randomPoint()!);
+      if (p.status === 'none') continue;
+      check(p, `path ${i} (${p.status})`);
+      taken += p.pointFlags.some((f) => f & PATH_POINT.OFFMESH) ? 1 : 0;
+    }
+    expect(taken).toBeGreaterThan(100);
+    // standing exactly on a link's start or end: the start point is where the link is taken, the end where it lands
+    const direct = links.filter((l) => nav.findPath(l.start, l.end).status === 'complete');
+    expect(direct.length).toBeGreaterThan(5);
+    for (const l of direct) {
+      const p = nav.findPath(l.start, l.end);
+      check(p, `link ${l.userId}`);
+      expect(p.pointFlags[0]).toBe(PATH_POINT.START | PATH_POINT.OFFMESH);
+      expect(nav.offMeshLink(p.pointRefs[0])!.userId).toBe(l.userId);
     }
     nav.dispose();
   });
