@@ -118,6 +118,21 @@ describe('determinism', () => {
     }
   });
 
+  it('tiled bakes: the navmesh itself is the same whatever the workers (refs, polygons() order, randomPoint), not only its bytes', async () => {
+    // Tiles finish in any order over several workers; they go into the navmesh in the bake's own order, so it fills
+    // its slots as a bake on one thread does (randomPoint sequences and refs differed from bake to bake).
+    const state = async (workers: number | false) => {
+      const nav = await bake(navTest, { tileSize: 32 }, { workers });
+      nav.seedRandom(5);
+      const out = { refs: nav.polygons().map((p) => p.ref), points: Array.from({ length: 50 }, () => nav.randomPoint()) };
+      nav.dispose();
+      return out;
+    };
+    const here = await state(false);
+    for (let i = 0; i < 3; i++) expect(await state(3)).toEqual(here);
+    expect(await state(2)).toEqual(here);
+  });
+
   it('concurrent bakes share the pool and each gets its own answer', async () => {
     const [a, b, c, d] = await Promise.all([
       saved(bake(dungeon, {}, { workers: 2 })),

@@ -12,7 +12,7 @@ import { abortReason, NavBakeError, type NavBakeErrorCode } from './errors.js';
 import { navmeshHandle, type NavMesh } from './navmesh.js';
 import { tileKey, type TileCaches } from './obstacles.js';
 import { sharedPool, type Lease } from './pool.js';
-import type { WorkerReply } from './protocol.js';
+import type { TileReply, WorkerReply } from './protocol.js';
 import { wasmModule } from './runtime.js';
 import type { StageTimes } from './inspect.js';
 import type { MeshInput, NavmeshParams, Wasm } from './wasm.js';
@@ -147,6 +147,11 @@ export function bakeTilesInWorkers(job: TiledJob, workers: number, gridTiles: nu
     let rank = new Map<number, number>();
     let total = 0;
     let done = 0;
+    // Finished tiles go into the navmesh in queue order (a tile that comes back early waits for those before it):
+    // the navmesh then fills its slots the same way whatever the worker count, so its polygon refs, polygons()
+    // order and randomPoint sequences are those of a bake on one thread, not only its saved bytes.
+    const early = new Map<number, TileReply>();
+    let next = 0;
     let over = false;
     let hookSent = false;
     let failedOpens = 0;
@@ -202,7 +207,11 @@ export function bakeTilesInWorkers(job: TiledJob, workers: number, gridTiles: nu
         } else if (r.type === 'tile') {
           const i = s.inFlight.findIndex((t) => t[0] === r.x && t[1] === r.z);
           if (i >= 0) s.inFlight.splice(i, 1);
-          finished(job, r.x, r.z, r.bytes, r.cache, ++done, total, r.memory, r.times);
+          early.set(rank.get(tileKey(r.x, r.z))!, r);
+          for (let t = early.get(next); t; t = early.get(next)) {
+            early.delete(next++);
+            finished(job, t.x, t.z, t.bytes, t.cache, ++done, total, t.memory, t.times);
+          }
           if (done === total) return finish();
           pump(s);
         } else if (r.type === 'error') {
