@@ -576,14 +576,15 @@ void nb_bake_result_release(nb_context* ctx, nb_bake_result* result);
 /* Runtime: tile data, navmesh, queries (the Detour half)                                           */
 /* ================================================================================================ */
 
-/* A polygon reference: salt (5 bits) | tile slot (12 bits) | polygon index (15 bits); 0 = no polygon.
- * Slots are 1..NB_MAX_TILES. A reference stays valid while its tile stays in the navmesh; once the tile is
- * removed or replaced its references are rejected (NB_ERR_NOT_FOUND): the slot's salt changes on reuse (a
- * reference can only alias after 32 reuses of one slot). */
+/* A polygon reference: salt | tile slot | polygon index (15 bits); 0 = no polygon. Slots are 1..max_tiles, in
+ * as many bits as max_tiles needs (at most NB_TILE_BITS), and the salt takes the bits left: 16 for a navmesh of
+ * one tile, 9 for 255 tiles, NB_SALT_BITS for 4095. A reference stays valid while its tile stays in the navmesh;
+ * once the tile is removed or replaced its references are rejected (NB_ERR_NOT_FOUND): the slot's salt changes on
+ * reuse, so a reference can only alias after 2^(salt bits) reuses of one slot. */
 typedef uint32_t nb_poly_ref;
 #define NB_POLY_BITS 15
-#define NB_TILE_BITS 12
-#define NB_SALT_BITS 5
+#define NB_TILE_BITS 12 /* the widest slot field */
+#define NB_SALT_BITS 5  /* the narrowest salt (max_tiles above 2047) */
 #define NB_MAX_POLYS_PER_TILE (1 << NB_POLY_BITS) /* 32768 polygons, off-mesh links included */
 #define NB_MAX_TILES ((1u << NB_TILE_BITS) - 1)  /* 4095 */
 /* The largest magnitude of any coordinate, size or radius a tile or a navmesh file holds: float spacing there is 64

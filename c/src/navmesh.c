@@ -38,11 +38,11 @@ const nb_tile* nb_navmesh_resolve(const nb_navmesh* nav, nb_poly_ref ref, uint32
 {
     if (!nav || !ref)
         return NULL;
-    const uint32_t slot = nb_ref_slot(ref);
+    const uint32_t slot = nb_ref_slot(nav, ref);
     if (slot == 0 || slot > nav->params.max_tiles)
         return NULL;
     const nb_tile* t = &nav->tiles[slot - 1];
-    if (!t->data || (t->salt & ((1u << NB_SALT_BITS) - 1)) != nb_ref_salt(ref) || nb_ref_poly(ref) >= t->v.npolys)
+    if (!t->data || t->salt != nb_ref_salt(nav, ref) || nb_ref_poly(ref) >= t->v.npolys)
         return NULL;
     if (poly)
         *poly = nb_ref_poly(ref);
@@ -51,7 +51,7 @@ const nb_tile* nb_navmesh_resolve(const nb_navmesh* nav, nb_poly_ref ref, uint32
 
 nb_poly_ref nb_navmesh_ref_of(const nb_navmesh* nav, const nb_tile* tile, uint32_t poly)
 {
-    return nb_make_ref(tile->salt, slot_of(nav, tile) + 1, poly);
+    return nb_make_ref(nav, tile->salt, slot_of(nav, tile) + 1, poly);
 }
 
 void nb_navmesh_tile_coords(const nb_navmesh* nav, const float pos[3], int32_t* tile_x, int32_t* tile_z)
@@ -135,6 +135,11 @@ NB_COLD nb_status nb_navmesh_create(nb_context* ctx, const nb_navmesh_params* pa
     if (nav->params.max_tiles == 0)
         nav->params.max_tiles = NB_MAX_TILES;
     const uint32_t n = nav->params.max_tiles;
+    /* Slots 1..n: as many bits as n needs; the salt gets the rest (16 bits for one tile, 5 for 4095). */
+    nav->tile_bits = 1;
+    while ((1u << nav->tile_bits) <= n)
+        ++nav->tile_bits;
+    nav->salt_mask = (1u << (32 - NB_POLY_BITS - nav->tile_bits)) - 1;
     uint32_t buckets = 1;
     while (buckets < n / 2 + 1)
         buckets <<= 1;
@@ -468,7 +473,7 @@ NB_COLD nb_status nb_navmesh_add_tile(nb_context* ctx, nb_navmesh* nav, const ui
     }
     const uint32_t slot = (uint32_t)nav->free_head;
     nb_tile* tile = &nav->tiles[slot];
-    const nb_poly_ref ref0 = nb_make_ref(tile->salt, slot + 1, 0);
+    const nb_poly_ref ref0 = nb_make_ref(nav, tile->salt, slot + 1, 0);
     first_link = (uint32_t*)nb_alloc(ctx, (size_t)(view.npolys ? view.npolys : 1) * sizeof(uint32_t));
     if (!first_link) {
         st = nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, FN_ ": out of memory 'first_link' (%u)", view.npolys);
@@ -690,14 +695,14 @@ cleanup:
 /* ---- removing a tile ------------------------------------------------------------------------------------------ */
 
 /* Drops every link of tile t that leads into slot `gone` (border links and off-mesh links alike). */
-static void unlink_slot(nb_tile* t, uint32_t gone)
+static void unlink_slot(const nb_navmesh* nav, nb_tile* t, uint32_t gone)
 {
     for (uint32_t p = 0; p < t->v.npolys; ++p) {
         uint32_t* prev = &t->first_link[p];
         while (*prev != NB_NULL_LINK) {
             const uint32_t li = *prev;
             nb_link* l = &t->links[li];
-            if (nb_ref_slot(l->ref) == gone) {
+            if (nb_ref_slot(nav, l->ref) == gone) {
                 *prev = l->next;
                 l->next = t->free_link;
                 l->ref = 0;
@@ -721,7 +726,7 @@ NB_COLD nb_status nb_navmesh_remove_tile(nb_context* ctx, nb_navmesh* nav, int32
         for (int32_t dx = -1; dx <= 1; ++dx) {
             const int32_t ns = dx || dz ? offset_slot(nav, tile_x, tile_z, dx, dz) : -1;
             if (ns >= 0)
-                unlink_slot(&nav->tiles[ns], (uint32_t)s + 1);
+                unlink_slot(nav, &nav->tiles[ns], (uint32_t)s + 1);
         }
     /* far off-mesh connections: the tiles this one's land in (their back-links), the tiles whose land in this
      * one; this tile's entries leave the list */
@@ -731,11 +736,11 @@ NB_COLD nb_status nb_navmesh_remove_tile(nb_context* ctx, nb_navmesh* nav, int32
         if (f.slot == (uint32_t)s) {
             const int32_t es = find_slot(nav, f.end_x, f.end_z);
             if (es >= 0 && es != s)
-                unlink_slot(&nav->tiles[es], (uint32_t)s + 1);
+                unlink_slot(nav, &nav->tiles[es], (uint32_t)s + 1);
             continue;
         }
         if (f.end_x == tile_x && f.end_z == tile_z)
-            unlink_slot(&nav->tiles[f.slot], (uint32_t)s + 1);
+            unlink_slot(nav, &nav->tiles[f.slot], (uint32_t)s + 1);
         nav->far[kept++] = f;
     }
     nav->far_count = kept;
@@ -747,7 +752,7 @@ NB_COLD nb_status nb_navmesh_remove_tile(nb_context* ctx, nb_navmesh* nav, int32
     nav->poly_count -= t->v.npolys;
     tile_release(ctx, t);
     /* A new salt makes the removed tile's refs stale even when the slot is reused. */
-    t->salt = (t->salt + 1) & ((1u << NB_SALT_BITS) - 1);
+    t->salt = (t->salt + 1) & nav->salt_mask;
     t->next_in_bucket = nav->free_head;
     nav->free_head = s;
     nav->tile_count--;

@@ -118,6 +118,8 @@ struct nb_navmesh {
      * theirs): the tile they land in, found when either tile is added and undone when either is removed. */
     struct nb_far_link* far;
     uint32_t far_count, far_capacity;
+    /* Ref layout (navbake.h): the slot field is as wide as max_tiles needs, and the salt takes the bits left. */
+    uint32_t tile_bits, salt_mask;
 };
 
 typedef struct nb_far_link {
@@ -126,13 +128,16 @@ typedef struct nb_far_link {
     int32_t end_x, end_z;     /* the tile its end lies in */
 } nb_far_link;
 
-static inline nb_poly_ref nb_make_ref(uint32_t salt, uint32_t slot, uint32_t poly)
+static inline nb_poly_ref nb_make_ref(const nb_navmesh* nav, uint32_t salt, uint32_t slot, uint32_t poly)
 {
-    return ((salt & ((1u << NB_SALT_BITS) - 1)) << (NB_POLY_BITS + NB_TILE_BITS)) | (slot << NB_POLY_BITS) | poly;
+    return ((salt & nav->salt_mask) << (NB_POLY_BITS + nav->tile_bits)) | (slot << NB_POLY_BITS) | poly;
 }
-static inline uint32_t nb_ref_slot(nb_poly_ref ref) { return (ref >> NB_POLY_BITS) & ((1u << NB_TILE_BITS) - 1); }
+static inline uint32_t nb_ref_slot(const nb_navmesh* nav, nb_poly_ref ref)
+{
+    return (ref >> NB_POLY_BITS) & ((1u << nav->tile_bits) - 1);
+}
 static inline uint32_t nb_ref_poly(nb_poly_ref ref) { return ref & ((1u << NB_POLY_BITS) - 1); }
-static inline uint32_t nb_ref_salt(nb_poly_ref ref) { return ref >> (NB_POLY_BITS + NB_TILE_BITS); }
+static inline uint32_t nb_ref_salt(const nb_navmesh* nav, nb_poly_ref ref) { return ref >> (NB_POLY_BITS + nav->tile_bits); }
 
 /* Resolves a ref: the tile and polygon index, or NULL for 0, an empty slot, a stale salt, an index out of
  * range. */

@@ -481,7 +481,7 @@ static float poly_area2(const float* v, int n)
 static inline const nb_tile* link_target(const nb_navmesh* nav, const nb_tile* from, nb_poly_ref from_ref,
                                          nb_poly_ref to, uint32_t* poly)
 {
-    if (nb_ref_slot(to) == nb_ref_slot(from_ref)) {
+    if (nb_ref_slot(nav, to) == nb_ref_slot(nav, from_ref)) {
         *poly = nb_ref_poly(to);
         return from;
     }

@@ -413,9 +413,25 @@ static void test_remove_tile_removes_exactly_its_links(void)
     /* adding it back restores every link; the slot is reused with a new salt */
     CHECK_INT(nb_navmesh_add_tile(ctx, nav, level.blob[best], level.size[best]), NB_OK);
     t = nb_navmesh_tile_at(nav, tx, tz);
-    CHECK(nb_ref_slot(nb_navmesh_ref_of(nav, t, 0)) == nb_ref_slot(old_ref));
+    CHECK(nb_ref_slot(nav, nb_navmesh_ref_of(nav, t, 0)) == nb_ref_slot(nav, old_ref));
     CHECK(nb_navmesh_resolve(nav, old_ref, NULL) == NULL);
     CHECK(nb_navmesh_resolve(nav, nb_navmesh_ref_of(nav, t, 0), NULL) == t);
+    /* The salt has the bits the slots leave: this navmesh's old ref stays stale over many more than 32 replacements
+     * of its tile (with a fixed 5-bit salt it came back to life at the 32nd). */
+    {
+        const uint32_t slot_bits = nav->tile_bits, salt_bits = 32 - NB_POLY_BITS - slot_bits;
+        CHECK(nav->params.max_tiles < (1u << slot_bits) && nav->params.max_tiles >= (1u << (slot_bits - 1)));
+        CHECK(salt_bits > 5);
+        const uint32_t cycles = (1u << salt_bits) - 2; /* the salt has moved on by one already */
+        int alive = 0;
+        for (uint32_t k = 0; k < cycles; ++k) {
+            CHECK_INT(nb_navmesh_remove_tile(ctx, nav, tx, tz), NB_OK);
+            CHECK_INT(nb_navmesh_add_tile(ctx, nav, level.blob[best], level.size[best]), NB_OK);
+            alive += nb_navmesh_resolve(nav, old_ref, NULL) != NULL;
+        }
+        CHECK_INT(alive, 0);
+        t = nb_navmesh_tile_at(nav, tx, tz);
+    }
     uint32_t n_again;
     link_rec* again = snapshot(nav, &n_again, &bad);
     CHECK(same_snapshot(before, n_before, again, n_again));
@@ -610,7 +626,7 @@ static void test_offmesh_across_tiles(void)
         int to_b = 0, links = 0;
         for (uint32_t li = lt->first_link[pl]; li != NB_NULL_LINK; li = lt->links[li].next) {
             ++links;
-            to_b += nb_ref_slot(lt->links[li].ref) == nb_ref_slot(B);
+            to_b += nb_ref_slot(nav, lt->links[li].ref) == nb_ref_slot(nav, B);
         }
         CHECK_INT(links, 1);
         CHECK_INT(to_b, 0);
@@ -702,7 +718,7 @@ static void test_offmesh_diagonal_and_far(void)
         CHECK_INT(count_links_to(nav, B, L0, NB_LINK_NO_EDGE), 1);
         free(saved_b);
         /* the start's tile goes: nothing in b or c leads into its slot any more */
-        const uint32_t slot_a = nb_ref_slot(L0);
+        const uint32_t slot_a = nb_ref_slot(nav, L0);
         CHECK_INT(nb_navmesh_remove_tile(ctx, nav, level.tx[a], level.tz[a]), NB_OK);
         const int others[2] = { b, c };
         for (int o = 0; o < 2; ++o) {
@@ -710,7 +726,7 @@ static void test_offmesh_diagonal_and_far(void)
             int into_a = 0;
             for (uint32_t q = 0; q < t->v.npolys; ++q)
                 for (uint32_t li = t->first_link[q]; li != NB_NULL_LINK; li = t->links[li].next)
-                    into_a += nb_ref_slot(t->links[li].ref) == slot_a;
+                    into_a += nb_ref_slot(nav, t->links[li].ref) == slot_a;
             CHECK_INT(into_a, 0);
         }
         nb_navmesh_destroy(ctx, nav);
