@@ -93,6 +93,13 @@ describe('queries', () => {
     await expectCode(() => inspect(quad, {}, any({ tiles: [0, 0] })), INVALID, /navbake\.inspect: options has no option 'tiles'/);
     await expectCode(() => tiled.update(any({ worker: 1 })), INVALID, /navbake\.update: options has no option 'worker' \(its options: workers\)/);
     await expectCode(() => init(any({ wasmbinary: new Uint8Array(8) })), INVALID, /navbake\.init: options has no option 'wasmbinary'/);
+    // fields of volumes, links and navmesh parameters too: areaId: 5 carved the box with the default area 0
+    const box = { type: 'box', min: [0, -1, 0], max: [2, 1, 2] } as const;
+    await expectCode(() => bake({ ...quad, volumes: [box, any({ ...box, areaId: 5 })] }, {}, { workers: false }), INVALID, /geometry\.volumes\[1\] has no field 'areaId' \(its fields: type, min, max, area\)/);
+    await expectCode(() => tiled.addObstacle(any({ type: 'cylinder', center: A, radius: 1, height: 2, colour: 'red' })), INVALID, /addObstacle: volume has no field 'colour'/);
+    await expectCode(() => bake({ ...quad, links: [any({ start: [1, 0, 1], end: [3, 0, 3], radius: 0.5, bidirectonal: true })] }, {}, { workers: false }), INVALID, /links\[0\] has no field 'bidirectonal'/);
+    await expectCode(() => NavMesh.create(any({ ...tiled.params, extra: 1 })), INVALID, /NavMesh\.create: params has no field 'extra'/);
+    (await NavMesh.create(tiled.params)).dispose(); // its own params are fine
     // the right names still work, and so do options inherited from a prototype (only own keys are read for this)
     expect(nav.nearestPoint(A, { halfExtents: [1, 100, 1] })).not.toBeNull();
     expect(nav.findPath(A, B, Object.create({ crossings: 'all' })).status).toBe('complete');

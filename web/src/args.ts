@@ -65,10 +65,10 @@ export function optionsObject<T extends object>(where: string, v: unknown, keys?
   return v as T;
 }
 
-/** Refuses an own enumerable key of o not in keys, naming it and the keys there are. */
-export function knownKeys(where: string, o: object, keys: readonly string[]): void {
+/** Refuses an own enumerable key of o not in keys, naming it and the keys there are (what: 'option', 'field'). */
+export function knownKeys(where: string, o: object, keys: readonly string[], what = 'option'): void {
   for (const k of Object.keys(o)) {
-    if (!keys.includes(k)) throw invalid(`${where} has no option '${k}' (its options: ${keys.join(', ')})`);
+    if (!keys.includes(k)) throw invalid(`${where} has no ${what} '${k}' (its ${what}s: ${keys.join(', ')})`);
   }
 }
 

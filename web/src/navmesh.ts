@@ -257,6 +257,7 @@ export class NavMesh {
     if (!params || typeof params !== 'object') {
       throw new NavBakeError('NB_ERR_INVALID_ARG', 'navbake: NavMesh.create needs { origin, tileWidth, tileDepth, maxTiles }');
     }
+    knownKeys(at('create', 'params'), params, ['origin', 'tileWidth', 'tileDepth', 'maxTiles'], 'field');
     const o = vec3(at('create', 'params.origin'), params.origin);
     const values = [o[0], o[1], o[2], params.tileWidth, params.tileDepth, params.maxTiles];
     values.forEach((v, i) => {

@@ -4,7 +4,7 @@
  * C structs (nb_volume, nb_offmesh_link). Bounds are computed in float32 exactly as C's nb_volume_bounds does, so
  * the tiles an obstacle dirties here are the tiles C would dirty.
  */
-import { f32, intIn, invalid, vec3 } from './args.js';
+import { f32, intIn, invalid, knownKeys, vec3 } from './args.js';
 import type { Vec3Like } from './navmesh.js';
 
 /** An axis-aligned box: the walkable spans whose floor lies inside get `area`. */
@@ -78,9 +78,19 @@ export const LINK_SIZE = 36;
 const min32 = (a: number, b: number) => (a < b ? a : b);
 const max32 = (a: number, b: number) => (a > b ? a : b);
 
+const VOLUME_FIELDS = {
+  box: ['type', 'min', 'max', 'area'],
+  cylinder: ['type', 'center', 'radius', 'height', 'area'],
+  convex: ['type', 'points', 'minY', 'maxY', 'area'],
+} as const;
+const LINK_FIELDS = ['start', 'end', 'radius', 'bidirectional', 'area', 'flags', 'userId'];
+
 /** Validates one volume; `where` names it in messages ("geometry.volumes[2]"). */
 export function volumeData(where: string, v: Volume): VolumeData {
   if (v === null || typeof v !== 'object') throw invalid(`${where} must be a volume object`);
+  // a misspelt field would otherwise take its default (areaId: 5 carving with area 0)
+  const fields = Object.hasOwn(VOLUME_FIELDS, v.type) ? VOLUME_FIELDS[v.type as keyof typeof VOLUME_FIELDS] : null;
+  if (fields) knownKeys(where, v, fields, 'field');
   const area = v.area === undefined ? 0 : intIn(`${where}.area`, v.area, 0, 63);
   switch (v.type) {
     case 'box': {
@@ -162,6 +172,7 @@ export function linksData(where: string, list: readonly OffMeshLink[] | undefine
     const l = list[i];
     const at = `${where}[${i}]`;
     if (l === null || typeof l !== 'object') throw invalid(`${at} must be a link object`);
+    knownKeys(at, l, LINK_FIELDS, 'field');
     const s = vec3(`${at}.start`, l.start);
     const e = vec3(`${at}.end`, l.end);
     const r = f32(`${at}.radius`, l.radius);
