@@ -105,6 +105,7 @@ export interface InspectCounts {
   /** highest region id + 1, as recastnavigation reports it (so regionCount + 1) */
   regions: number;
   contours: number;
+  /** polygons of the polygon mesh: ground only (NavMesh.tiles() counts off-mesh link polygons too) */
   polygons: number;
   polygonVertices: number;
   detailVertices: number;
