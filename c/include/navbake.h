@@ -678,8 +678,9 @@ void nb_navmesh_destroy(nb_context* ctx, nb_navmesh* nav);
  * tolerance and in y within the tiles' walkable_climb, both directions), and its off-mesh links are
  * attached: each end to the nearest ground polygon within the link's radius (xz) and walkable_climb (y), the
  * start in this tile, the end in the tile its end lies in, however far (whichever of the two is added second
- * makes that connection, and removing either undoes it). Statuses: NB_OK, NB_ERR_NULL_ARG, NB_ERR_CORRUPT, NB_ERR_VERSION, NB_ERR_ALREADY_EXISTS (a tile
- * at that position), NB_ERR_TOO_LARGE (max_tiles reached), NB_ERR_OUT_OF_MEMORY; on failure the navmesh is
+ * makes that connection, and removing either undoes it). Statuses: NB_OK, NB_ERR_NULL_ARG, NB_ERR_CORRUPT, NB_ERR_VERSION,
+ * NB_ERR_INVALID_ARG (a tile of another grid: its bounds lie outside its cell of this navmesh by more than half a
+ * tile), NB_ERR_ALREADY_EXISTS (a tile at that position), NB_ERR_TOO_LARGE (max_tiles reached), NB_ERR_OUT_OF_MEMORY; on failure the navmesh is
  * unchanged. */
 nb_status nb_navmesh_add_tile(nb_context* ctx, nb_navmesh* nav, const uint8_t* data, size_t size);
 /* Removes the tile at (tile_x, tile_z) and unlinks its neighbours (border links and off-mesh links into it); its

@@ -463,6 +463,20 @@ NB_COLD nb_status nb_navmesh_add_tile(nb_context* ctx, nb_navmesh* nav, const ui
     st = nb_tile_parse_as(ctx, FN_, copy, size, &view);
     if (st != NB_OK)
         goto cleanup;
+    /* A tile of another grid (other tile sizes or origin) would link wrongly with its neighbours: its bounds must
+     * lie in its cell of this navmesh's grid, give or take half a tile (a solo bake's grid rounds its bounds up to
+     * whole cells). */
+    for (int k = 0; k < 2; ++k) {
+        const float size_k = k ? nav->params.tile_depth : nav->params.tile_width;
+        const float lo = nav->params.origin[k * 2] + (float)(k ? view.tile_z : view.tile_x) * size_k;
+        if (!(view.bmin[k * 2] >= lo - 0.5f * size_k && view.bmax[k * 2] <= lo + 1.5f * size_k)) {
+            st = nb_fail(ctx, NB_ERR_INVALID_ARG,
+                         FN_ ": tile (%d, %d) spans %c %g..%g, but its cell of this navmesh is %g..%g: a tile of another "
+                             "grid (tile size or origin)",
+                         view.tile_x, view.tile_z, k ? 'z' : 'x', view.bmin[k * 2], view.bmax[k * 2], lo, lo + size_k);
+            goto cleanup;
+        }
+    }
     if (find_slot(nav, view.tile_x, view.tile_z) >= 0) {
         st = nb_fail(ctx, NB_ERR_ALREADY_EXISTS, FN_ ": a tile already occupies (%d, %d)", view.tile_x, view.tile_z);
         goto cleanup;

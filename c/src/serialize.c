@@ -205,8 +205,8 @@ nb_status nb_navmesh_load(nb_context* ctx, const uint8_t* data, size_t size, nb_
         if (st != NB_OK) {
             char why[NB_MESSAGE_MAX];
             nb_format(why, sizeof(why), "%s", nb_context_message(ctx));
-            if (st == NB_ERR_ALREADY_EXISTS || st == NB_ERR_TOO_LARGE)
-                st = NB_ERR_CORRUPT; /* a well-formed file never repeats a position or overfills */
+            if (st == NB_ERR_ALREADY_EXISTS || st == NB_ERR_TOO_LARGE || st == NB_ERR_INVALID_ARG)
+                st = NB_ERR_CORRUPT; /* a well-formed file never repeats a position, overfills or mixes grids */
             st = nb_fail(ctx, st, "%s: tile %u: %s", fn, i, why);
             goto cleanup;
         }

@@ -751,7 +751,17 @@ static void test_errors(void)
     p.origin[1] = 0;
     p.max_tiles = NB_MAX_TILES + 1;
     CHECK_STATUS(ctx, nb_navmesh_create(ctx, &p, &nav), NB_ERR_INVALID_ARG, "max_tiles");
+    /* A tile of another grid: here the level's tiles in a grid of tiles a third their size. */
+    memcpy(p.origin, level.origin, sizeof(p.origin));
+    p.tile_width = p.tile_depth = level.tile_size / 3.0f;
     p.max_tiles = 1;
+    CHECK_INT(nb_navmesh_create(ctx, &p, &nav), NB_OK);
+    if (level.count > 0)
+        CHECK_STATUS(ctx, nb_navmesh_add_tile(ctx, nav, level.blob[0], level.size[0]), NB_ERR_INVALID_ARG,
+                     "a tile of another grid");
+    CHECK_INT(nb_navmesh_tile_count(nav), 0);
+    nb_navmesh_destroy(ctx, nav);
+    p.tile_width = p.tile_depth = level.tile_size;
     CHECK_INT(nb_navmesh_create(ctx, &p, &nav), NB_OK);
     if (level.count < 2) {
         nb_navmesh_destroy(ctx, nav);

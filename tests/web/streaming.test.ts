@@ -135,6 +135,31 @@ describe('loading tiles one by one', () => {
     nav.dispose();
   });
 
+  it("a tile of another grid (another tile size) is refused, and the navmesh is unchanged", async () => {
+    const { params, tiles } = NavMesh.readTiles(file);
+    const nav = await NavMesh.create(params);
+    for (const t of tiles.slice(0, 3)) nav.loadTile(t.bytes);
+    const before = nav.save();
+    // the level in 64-cell tiles: every one of them lies outside its cell of the 32-cell grid
+    const big = await bake(dungeon, { tileSize: 64 }, { workers: false });
+    const other = NavMesh.readTiles(big.save()).tiles;
+    big.dispose();
+    for (const t of other) {
+      const e = (() => {
+        try {
+          nav.loadTile(t.bytes);
+        } catch (x) {
+          return x as NavBakeError;
+        }
+        return null;
+      })();
+      expect(e?.code, `tile ${t.x}, ${t.z}`).toBe('NB_ERR_INVALID_ARG');
+      expect(e?.message).toMatch(/a tile of another grid/);
+    }
+    expect(nav.save()).toEqual(before);
+    nav.dispose();
+  });
+
   it('NavMesh.create checks its params', async () => {
     const e = await NavMesh.create({ origin: [0, 0, 0], tileWidth: -1, tileDepth: 1, maxTiles: 4 }).catch((x) => x);
     expect(e).toBeInstanceOf(NavBakeError);
