@@ -208,12 +208,12 @@ export function bakeTilesInWorkers(job: TiledJob, workers: number, gridTiles: nu
           const i = s.inFlight.findIndex((t) => t[0] === r.x && t[1] === r.z);
           if (i >= 0) s.inFlight.splice(i, 1);
           early.set(rank.get(tileKey(r.x, r.z))!, r);
+          pump(s); // the worker's next tile first: adding a run of waiting tiles takes a while
           for (let t = early.get(next); t; t = early.get(next)) {
             early.delete(next++);
             finished(job, t.x, t.z, t.bytes, t.cache, ++done, total, t.memory, t.times);
           }
           if (done === total) return finish();
-          pump(s);
         } else if (r.type === 'error') {
           finish(new NavBakeError((r.code as NavBakeErrorCode) ?? 'NB_ERR_WORKER', r.message));
         }
