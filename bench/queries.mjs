@@ -47,7 +47,7 @@ const pOffsets = m._malloc((PAIRS + 1) * 4);
 const capacity = PAIRS * 256;
 const pPoints = m._malloc(capacity * 12);
 const batch = () => {
-  const s = m._nbw_find_paths(q, pPairs, PAIRS, half, filter, 0, pStatus, pLengths, pOffsets, pPoints, capacity, scratch + 96);
+  const s = m._nbw_find_paths(q, pPairs, PAIRS, half, filter, 0, pStatus, pLengths, pOffsets, pPoints, 0, 0, capacity, scratch + 96);
   if (s !== 0) throw new Error(m.UTF8ToString(m._nbw_message(ctx)));
 };
 const oursStatus = () => Array.from(m.HEAPU8.subarray(pStatus, pStatus + PAIRS));

@@ -48,7 +48,7 @@ const big = world(TRIANGLES);
 const ntris = big.indices.length / 3;
 
 // ---- tiled bake wall time: 1 and 2 workers, and the reference ----
-async function ours(workers, mesh = big, extra = {}) {
+async function ours(workers, mesh = big, { keep = false, ...extra } = {}) {
   let memory = 0;
   let first = 0;
   const c0 = process.cpuUsage();
@@ -64,7 +64,7 @@ async function ours(workers, mesh = big, extra = {}) {
   const ms = performance.now() - t0;
   const c = process.cpuUsage(c0);
   const shape = { ms, first, cpu: (c.user + c.system) / 1000, memory, tiles: nav.tileCount, polys: nav.polygons().length };
-  if (extra.keep) return { ...shape, nav };
+  if (keep) return { ...shape, nav };
   nav.dispose();
   return shape;
 }
