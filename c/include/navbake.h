@@ -700,8 +700,10 @@ const nb_navmesh_params* nb_navmesh_get_params(const nb_navmesh* nav);
 nb_status nb_navmesh_poly(const nb_navmesh* nav, nb_poly_ref ref, float* verts, int32_t* vert_count,
                           uint8_t* area, uint16_t* flags, int* is_offmesh);
 /* The link an off-mesh polygon stands for, as given to the bake (start, end, radius, bidirectional, user_id),
- * with the polygon's current area and flags. NB_ERR_NOT_FOUND for a stale ref or a polygon that is not a link. */
-nb_status nb_navmesh_offmesh_link(const nb_navmesh* nav, nb_poly_ref ref, nb_offmesh_link* out);
+ * with the polygon's current area and flags; attached (optional): [start, end], 1 where that end found a ground
+ * polygon within the link's radius (in a loaded tile), 0 where it did not (paths cannot use the link then).
+ * NB_ERR_NOT_FOUND for a stale ref or a polygon that is not a link. */
+nb_status nb_navmesh_offmesh_link(const nb_navmesh* nav, nb_poly_ref ref, nb_offmesh_link* out, int attached[2]);
 /* Every polygon ref of the navmesh, in tile-slot order then polygon order. With refs NULL or capacity too
  * small: NB_ERR_BUFFER_TOO_SMALL and *count = the number needed. */
 nb_status nb_navmesh_poly_refs(nb_context* ctx, const nb_navmesh* nav, nb_poly_ref* refs, uint32_t capacity,

@@ -817,7 +817,7 @@ NB_COLD nb_status nb_navmesh_poly(const nb_navmesh* nav, nb_poly_ref ref, float*
     return NB_OK;
 }
 
-NB_COLD nb_status nb_navmesh_offmesh_link(const nb_navmesh* nav, nb_poly_ref ref, nb_offmesh_link* out)
+NB_COLD nb_status nb_navmesh_offmesh_link(const nb_navmesh* nav, nb_poly_ref ref, nb_offmesh_link* out, int attached[2])
 {
     if (!nav || !out)
         return NB_ERR_NULL_ARG;
@@ -835,6 +835,13 @@ NB_COLD nb_status nb_navmesh_offmesh_link(const nb_navmesh* nav, nb_poly_ref ref
     out->area = t->v.poly_areas[poly];
     out->bidirectional = c->bidirectional;
     out->user_id = c->user_id;
+    if (attached) {
+        /* the link polygon's own links: edge 0 to the ground at its start, edge 1 at its end */
+        attached[0] = attached[1] = 0;
+        for (uint32_t li = t->first_link[poly]; li != NB_NULL_LINK; li = t->links[li].next)
+            if (t->links[li].edge < 2)
+                attached[t->links[li].edge] = 1;
+    }
     return NB_OK;
 }
 

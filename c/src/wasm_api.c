@@ -125,18 +125,25 @@ EMSCRIPTEN_KEEPALIVE int nbw_navmesh_poly(const nb_navmesh* nav, nb_poly_ref ref
     out_info[4] = 0;
     out_info[5] = 0;
     out_info[6] = 0;
+    out_info[7] = 0;
     nb_offmesh_link link;
-    if (st == NB_OK && offmesh && nb_navmesh_offmesh_link(nav, ref, &link) == NB_OK) {
+    int attached[2];
+    if (st == NB_OK && offmesh && nb_navmesh_offmesh_link(nav, ref, &link, attached) == NB_OK) {
         out_info[4] = (int32_t)link.user_id; /* read back as unsigned */
         out_info[5] = link.bidirectional;
         memcpy(&out_info[6], &link.radius, sizeof(float));
+        out_info[7] = attached[0] | attached[1] << 1;
     }
     return (int)st;
 }
 
+/* out: the nb_offmesh_link, then an int32 of attached ends (bit 0 start, bit 1 end) */
 EMSCRIPTEN_KEEPALIVE int nbw_navmesh_offmesh_link(const nb_navmesh* nav, nb_poly_ref ref, nb_offmesh_link* out)
 {
-    return (int)nb_navmesh_offmesh_link(nav, ref, out);
+    int attached[2] = { 0, 0 };
+    const nb_status st = nb_navmesh_offmesh_link(nav, ref, out, attached);
+    *(int32_t*)(out + 1) = attached[0] | attached[1] << 1;
+    return (int)st;
 }
 
 EMSCRIPTEN_KEEPALIVE nb_query* nbw_query_create(nb_context* ctx, const nb_navmesh* nav, uint32_t max_nodes)

@@ -540,7 +540,10 @@ static void test_offmesh_one_way_and_bidirectional(void)
         CHECK(memcmp(v, links[k].start, 12) == 0 && memcmp(v + 3, links[k].end, 12) == 0);
         /* the link as given, read back from its polygon */
         nb_offmesh_link got;
-        CHECK_INT(nb_navmesh_offmesh_link(nav, L, &got), NB_OK);
+        int attached[2] = { -1, -1 };
+        CHECK_INT(nb_navmesh_offmesh_link(nav, L, &got, attached), NB_OK);
+        CHECK_INT(attached[0], 1);
+        CHECK_INT(attached[1], k == 2 ? 0 : 1); /* link 2 ends in thin air */
         CHECK(memcmp(got.start, links[k].start, 12) == 0 && memcmp(got.end, links[k].end, 12) == 0);
         CHECK(got.radius == links[k].radius && got.bidirectional == links[k].bidirectional);
         CHECK(got.user_id == links[k].user_id && got.area == links[k].area && got.flags == links[k].flags);
@@ -553,9 +556,9 @@ static void test_offmesh_one_way_and_bidirectional(void)
     }
     /* a ground polygon is not a link, a stale ref is nothing */
     nb_offmesh_link none;
-    CHECK_INT(nb_navmesh_offmesh_link(nav, A, &none), NB_ERR_NOT_FOUND);
-    CHECK_INT(nb_navmesh_offmesh_link(nav, 0, &none), NB_ERR_NOT_FOUND);
-    CHECK_INT(nb_navmesh_offmesh_link(NULL, A, &none), NB_ERR_NULL_ARG);
+    CHECK_INT(nb_navmesh_offmesh_link(nav, A, &none, NULL), NB_ERR_NOT_FOUND);
+    CHECK_INT(nb_navmesh_offmesh_link(nav, 0, &none, NULL), NB_ERR_NOT_FOUND);
+    CHECK_INT(nb_navmesh_offmesh_link(NULL, A, &none, NULL), NB_ERR_NULL_ARG);
     int nb;
     uint32_t n;
     link_rec* recs = snapshot(nav, &n, &nb);

@@ -540,7 +540,7 @@ static void test_offmesh(void)
         CHECK(on.npts >= 3);
         CHECK_INT(on.flags[0], NB_STRAIGHT_POINT_START | NB_STRAIGHT_POINT_OFFMESH);
         nb_offmesh_link got;
-        CHECK_INT(nb_navmesh_offmesh_link(nav2, on.refs[0], &got), NB_OK);
+        CHECK_INT(nb_navmesh_offmesh_link(nav2, on.refs[0], &got, NULL), NB_OK);
         CHECK_INT(got.user_id, 7);
         CHECK_INT(on.flags[1], NB_STRAIGHT_POINT_OFFMESH);
         CHECK(on.refs[on.npts - 1] == 0 && (on.flags[on.npts - 1] & NB_STRAIGHT_POINT_END));

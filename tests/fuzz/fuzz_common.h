@@ -80,7 +80,7 @@ static inline void fuzz_query_navmesh(nb_context* ctx, const nb_navmesh* nav)
         FUZZ_EXPECT(st == NB_OK, "nb_navmesh_poly on a listed ref: %s", nb_status_name(st));
         FUZZ_EXPECT(nv >= 2 && nv <= NB_MAX_VERTS_PER_POLY, "polygon with %d vertices", nv);
         nb_offmesh_link link;
-        st = nb_navmesh_offmesh_link(nav, refs[i], &link);
+        st = nb_navmesh_offmesh_link(nav, refs[i], &link, NULL);
         FUZZ_EXPECT(off ? st == NB_OK && memcmp(link.start, v, 24) == 0 : st == NB_ERR_NOT_FOUND,
                     "offmesh_link of a %s polygon: %s", off ? "link" : "ground", nb_status_name(st));
         for (int k = 0; k < nv * 3; ++k) {

@@ -307,6 +307,30 @@ describe('NavMeshHelper and PathHelper on dungeon.obj', () => {
     helper.dispose();
   });
 
+  it('off-mesh links: drawn in linkColor, or in brokenLinkColor when an end found no ground', async () => {
+    // two 10 x 10 floors 2 apart; one jump across, one whose end hangs 5 above the second floor
+    const positions = new Float32Array([0, 0, 0, 0, 0, 10, 10, 0, 10, 10, 0, 0, 12, 0, 0, 12, 0, 10, 22, 0, 10, 22, 0, 0]);
+    const indices = new Uint32Array([0, 1, 2, 0, 2, 3, 4, 5, 6, 4, 6, 7]);
+    const links = [
+      { start: [9.4, 0, 3], end: [12.6, 0, 3], radius: 0.6 },
+      { start: [9.4, 0, 7], end: [12.6, 5, 7], radius: 0.6 },
+    ];
+    const nav = await bake({ positions, indices, links }, { agentRadius: 0.3 }, { workers: false });
+    const helper = new NavMeshHelper(nav, { linkColor: 0x00ff00, brokenLinkColor: 0x0000ff });
+    const pos = helper.edges.geometry.getAttribute('position');
+    const col = helper.edges.geometry.getAttribute('color');
+    const colourAt = (x: number, z: number) => {
+      for (let i = 0; i < pos.count; i++) {
+        if (Math.abs(pos.getX(i) - x) < 1e-4 && Math.abs(pos.getZ(i) - z) < 1e-4) return [col.getX(i), col.getY(i), col.getZ(i)];
+      }
+      return null;
+    };
+    expect(colourAt(12.6, 3)).toEqual([0, 1, 0]);
+    expect(colourAt(12.6, 7)).toEqual([0, 0, 1]);
+    helper.dispose();
+    nav.dispose();
+  });
+
   it('update() rebuilds (from the same or another navmesh), freeing the old buffers; dispose() frees all', async () => {
     const helper = new NavMeshHelper(twoAreas);
     const plain = await bake(level, { partition: 'monotone' }, { workers: false });

@@ -127,7 +127,8 @@ describe('off-mesh links', () => {
       const link = oneWay.polygons().filter((p) => p.offMesh);
       expect(link.length).toBe(1);
       expect(link[0].area).toBe(63);
-      expect(link[0].link).toEqual({ userId: 0, bidirectional: false, radius: Math.fround(jump.radius) });
+      const both_ends = { start: true, end: true };
+      expect(link[0].link).toEqual({ userId: 0, bidirectional: false, radius: Math.fround(jump.radius), attached: both_ends });
       expect(oneWay.polygons().filter((p) => p.link)).toHaveLength(1); // ground polygons have none
       oneWay.dispose();
 
@@ -136,7 +137,7 @@ describe('off-mesh links', () => {
       expect(both.findPath([20, 0, 5], [2, 0, 5]).status).toBe('complete');
       const l = both.polygons().find((p) => p.offMesh)!;
       expect([l.area, l.flags]).toEqual([7, 4]);
-      expect(l.link).toEqual({ userId: 0xfffffff0, bidirectional: true, radius: Math.fround(jump.radius) });
+      expect(l.link).toEqual({ userId: 0xfffffff0, bidirectional: true, radius: Math.fround(jump.radius), attached: both_ends });
       // the path says where it takes the link (to play a jump), and which link it is
       const back = both.findPath([20, 0, 5], [2, 0, 5]);
       const n = back.points.length / 3;
@@ -164,6 +165,16 @@ describe('off-mesh links', () => {
       both.dispose();
     });
   }
+
+  it('a link whose end finds no ground within its radius says so (attached.end false), and no path takes it', async () => {
+    const short = { ...jump, end: [12.6, 5, 5] }; // above the far island by more than the climb
+    const nav = await bakeAll({ ...islands, links: [short] }, solo);
+    const l = nav.polygons().find((p) => p.offMesh)!;
+    expect(l.link!.attached).toEqual({ start: true, end: false });
+    expect(nav.offMeshLink(l.ref)!.attached).toEqual({ start: true, end: false });
+    expect(nav.findPath([2, 0, 5], [20, 0, 5]).status).toBe('partial');
+    nav.dispose();
+  });
 
   it('bad links are rejected naming the link and the field', async () => {
     const cases: [Geometry['links'], string, RegExp][] = [
@@ -215,7 +226,11 @@ describe('off-mesh links', () => {
       const bytes = nav.saveTile(x, z)!;
       expect(nav.removeTile(x, z)).toBe(true);
       expect(nav.findPath([2, 0, 5], [28, 0, 5]).status).toBe('partial');
+      // with the landing tile gone, the leap's end is not attached (it lives in the start's tile)
+      const leapEnd = () => nav.polygons().find((p) => p.link && p.vertices[0] > 9 && p.vertices[3] > 20)?.link?.attached.end;
+      if (x === 4) expect(leapEnd()).toBe(false);
       nav.loadTile(bytes);
+      expect(leapEnd()).toBe(true);
       expect(nav.findPath([2, 0, 5], [28, 0, 5]).status).toBe('complete');
       expect(nav.findPath([28, 0, 5], [2, 0, 5]).status).toBe('complete');
     }

@@ -234,6 +234,8 @@ export interface NavMeshHelperOptions {
   innerEdgeColor?: ColorRepresentation;
   /** Colour of off-mesh links. @default 0xff8800 */
   linkColor?: ColorRepresentation;
+  /** Colour of off-mesh links with an end that found no ground (no path can take them). @default 0xff0044 */
+  brokenLinkColor?: ColorRepresentation;
   /** Raises the drawing above the level [world], against z-fighting. @default 0.05 */
   lift?: number;
 }
@@ -262,6 +264,7 @@ export class NavMeshHelper extends Object3D {
       'edgeColor',
       'innerEdgeColor',
       'linkColor',
+      'brokenLinkColor',
       'lift',
     ]);
     this.navmesh = navmeshSource(navmesh);
@@ -401,6 +404,7 @@ export class NavMeshHelper extends Object3D {
     const outer = new Color(this.#options.edgeColor ?? 0x003355);
     const inner = new Color(this.#options.innerEdgeColor ?? 0x66aacc);
     const link = new Color(this.#options.linkColor ?? 0xff8800);
+    const broken = new Color(this.#options.brokenLinkColor ?? 0xff0044);
     const position: number[] = [];
     const color: number[] = [];
     const push = (v: Float32Array, i: number, c: Color) => {
@@ -412,8 +416,10 @@ export class NavMeshHelper extends Object3D {
       const n = p.vertices.length / 3;
       if (p.offMesh) {
         if (n >= 2) {
-          push(p.vertices, 0, link);
-          push(p.vertices, 1, link);
+          const a = p.link?.attached; // (a navmesh-shaped source may not say)
+          const c = a && !(a.start && a.end) ? broken : link;
+          push(p.vertices, 0, c);
+          push(p.vertices, 1, c);
         }
         continue;
       }

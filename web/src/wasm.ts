@@ -210,6 +210,8 @@ export interface OffMeshLinkInfo {
   userId: number;
   area: number;
   flags: number;
+  /** whether each end found a ground polygon within radius (in a loaded tile): else no path can take the link */
+  attached: { start: boolean; end: boolean };
 }
 
 /** Bits of PathDetails.pointFlags (the C library's NB_STRAIGHT_POINT_*). */
@@ -238,8 +240,12 @@ export interface PolygonInfo {
   area: number;
   flags: number;
   offMesh: boolean;
-  /** Off-mesh links only: what the link was baked with (`userId` is yours, to tell your links apart). */
-  link?: { userId: number; bidirectional: boolean; radius: number };
+  /**
+   * Off-mesh links only: what the link was baked with (`userId` is yours, to tell your links apart), and whether
+   * each end found a ground polygon within `radius` (in a loaded tile): a link with an end not attached is in the
+   * navmesh but no path can take it.
+   */
+  link?: { userId: number; bidirectional: boolean; radius: number; attached: { start: boolean; end: boolean } };
 }
 
 export interface SurfaceGeometry {
@@ -810,7 +816,10 @@ export class Wasm {
         const i = info >> 2;
         const h = this.m.HEAP32;
         const p: PolygonInfo = { ref, vertices: this.f32(verts, h[i] * 3), area: h[i + 1], flags: h[i + 2], offMesh: h[i + 3] !== 0 };
-        if (p.offMesh) p.link = { userId: this.m.HEAPU32[i + 4], bidirectional: h[i + 5] !== 0, radius: this.m.HEAPF32[i + 6] };
+        if (p.offMesh) {
+          const a = h[i + 7];
+          p.link = { userId: this.m.HEAPU32[i + 4], bidirectional: h[i + 5] !== 0, radius: this.m.HEAPF32[i + 6], attached: { start: (a & 1) !== 0, end: (a & 2) !== 0 } };
+        }
         out.push(p);
       }
       return out;
@@ -833,6 +842,7 @@ export class Wasm {
       area: this.m.HEAPU8[p + 30],
       bidirectional: this.m.HEAPU8[p + 31] !== 0,
       userId: this.m.HEAPU32[i + 8],
+      attached: { start: (this.m.HEAP32[i + 9] & 1) !== 0, end: (this.m.HEAP32[i + 9] & 2) !== 0 },
     };
   }
 
