@@ -412,7 +412,7 @@ export class NavMesh {
     const e = vec3(at('findPath', 'end'), end);
     const pair = new Float32Array([s[0], s[1], s[2], e[0], e[1], e[2]]);
     const [o, crossings] = pathOptions('findPath', opts);
-    const r = this.#query('findPath', o, (w, q, f, half) => w.findPath(q, f, pair, half, crossings));
+    const r = this.#query('findPath', o, null, (w, q, f, half) => w.findPath(q, f, pair, half, crossings));
     return { status: PATH_STATUS[r.status] ?? 'none', points: r.points, length: r.length, pointFlags: r.pointFlags, pointRefs: r.pointRefs };
   }
 
@@ -431,7 +431,7 @@ export class NavMesh {
 
   #paths(method: string, pairs: Float32Array, opts: PathOptions | undefined): PathBatch {
     const [o, crossings] = pathOptions(method, opts);
-    return this.#query(method, o, (w, q, f, half) => w.findPaths(q, f, pairs, half, crossings));
+    return this.#query(method, o, null, (w, q, f, half) => w.findPaths(q, f, pairs, half, crossings));
   }
 
   /** The closest point on the nearest polygon whose bounds overlap the box p +- halfExtents (default [2, 4, 2]), or
@@ -439,7 +439,7 @@ export class NavMesh {
   nearestPoint(p: Vec3Like, opts?: QueryOptions): { point: Vec3; ref: number } | null {
     this.#live();
     const c = vec3(at('nearestPoint', 'p'), p);
-    return this.#query('nearestPoint', opts, (w, q, f, half) => w.findNearest(q, f, c, half));
+    return this.#query('nearestPoint', opts, QUERY_OPTIONS, (w, q, f, half) => w.findNearest(q, f, c, half));
   }
 
   /** Walks a straight line over the surface from start toward end; null when start is not on the navmesh. */
@@ -447,7 +447,7 @@ export class NavMesh {
     this.#live();
     const s = vec3(at('raycast', 'start'), start);
     const e = vec3(at('raycast', 'end'), end);
-    return this.#query('raycast', opts, (w, q, f, half) => {
+    return this.#query('raycast', opts, QUERY_OPTIONS, (w, q, f, half) => {
       const from = w.findNearest(q, f, s, half);
       if (!from) return null;
       const r = w.raycast(q, f, from.ref, s, e);
@@ -469,7 +469,7 @@ export class NavMesh {
     if (!c && opts.radius != null) throw invalid(`${at('randomPoint', 'options.radius')} needs options.center: the point is picked within radius of it`);
     const radius = opts.radius == null ? 1 : positive(at('randomPoint', 'options.radius'), f32(at('randomPoint', 'options.radius'), opts.radius));
     if (opts.seed != null) this.#rng = seedOf(at('randomPoint', 'options.seed'), opts.seed);
-    return this.#query('randomPoint', opts, (w, q, f, half) => {
+    return this.#query('randomPoint', opts, null, (w, q, f, half) => {
       let around;
       if (c) {
         const from = w.findNearest(q, f, c, half);
@@ -493,7 +493,7 @@ export class NavMesh {
     this.#live();
     const s = vec3(at('moveAlong', 'start'), start);
     const e = vec3(at('moveAlong', 'end'), end);
-    return this.#query('moveAlong', opts, (w, q, f, half) => {
+    return this.#query('moveAlong', opts, QUERY_OPTIONS, (w, q, f, half) => {
       const from = w.findNearest(q, f, s, half);
       return from ? w.moveAlong(q, f, from.ref, s, e) : null;
     });
@@ -504,7 +504,7 @@ export class NavMesh {
     this.#live();
     const c = vec3(at('distanceToWall', 'center'), center);
     const r = positive(at('distanceToWall', 'maxRadius'), f32(at('distanceToWall', 'maxRadius'), maxRadius));
-    return this.#query('distanceToWall', opts, (w, q, f, half) => {
+    return this.#query('distanceToWall', opts, QUERY_OPTIONS, (w, q, f, half) => {
       const from = w.findNearest(q, f, c, half);
       return from ? w.distanceToWall(q, f, from.ref, c, r) : null;
     });
@@ -543,11 +543,15 @@ export class NavMesh {
     return h;
   }
 
-  #query<T>(method: string, options: QueryOptions | undefined, fn: (w: Wasm, q: number, filter: number, half: ArrayLike<number>) => T): T {
+  /** keys: the option names to check, or null where the caller checked its own (wider) options already. */
+  #query<T>(
+    method: string,
+    options: QueryOptions | undefined,
+    keys: readonly string[] | null,
+    fn: (w: Wasm, q: number, filter: number, half: ArrayLike<number>) => T,
+  ): T {
     const h = this.#live();
-    // findPath(s) and randomPoint checked their options' keys: these are the others'
-    const keys = method === 'findPath' || method === 'findPaths' || method === 'randomPoint' ? undefined : QUERY_OPTIONS;
-    const opts = optionsObject<QueryOptions>(at(method, 'options'), options, keys);
+    const opts = optionsObject<QueryOptions>(at(method, 'options'), options, keys ?? undefined);
     const half = opts.halfExtents == null ? DEFAULT_HALF_EXTENTS : vec3(at(method, 'options.halfExtents'), opts.halfExtents);
     if (!(half[0] > 0 && half[1] > 0 && half[2] > 0)) {
       half.forEach((h, k) => positive(`${at(method, 'options.halfExtents')}[${k}]`, h)); // names the first bad one

@@ -217,18 +217,6 @@ export interface OffMeshLinkInfo {
 /** Bits of PathDetails.pointFlags (the C library's NB_STRAIGHT_POINT_*). */
 export const PATH_POINT = { START: 1, END: 2, OFFMESH: 4 } as const;
 
-/** Typed arrays one after another in one array (the array itself when there is one). */
-function joined<T extends Float32Array | Uint8Array | Uint32Array>(parts: T[], make: (n: number) => T): T {
-  if (parts.length === 1) return parts[0];
-  const out = make(parts.reduce((s, p) => s + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
-
 export const PATH_STATUS = ['none', 'partial', 'complete'] as const;
 export type PathStatus = (typeof PATH_STATUS)[number];
 
@@ -930,11 +918,6 @@ export class Wasm {
     const c = Math.min(n, PATH_CHUNK);
     const ptrs: number[] = [];
     let points = 0;
-    const grow = (capacity: number) => {
-      if (points) this.m._free(points);
-      points = 0;
-      points = this.alloc(capacity * 12);
-    };
     try {
       const pp = this.alloc(c * 24);
       ptrs.push(pp);
@@ -947,7 +930,7 @@ export class Wasm {
       const needed = this.scratch + S_REF;
       const h = this.putVec(this.scratch + S_HALF, half);
       let capacity = Math.max(16, c * 16);
-      grow(capacity);
+      points = this.alloc(capacity * 12);
       let total = 0;
       let i = 0;
       do {
@@ -957,7 +940,9 @@ export class Wasm {
         if (r !== 0 && this.statusName(r) === 'NB_ERR_BUFFER_TOO_SMALL') {
           this.m._nbw_context_clear_error(this.ctx);
           capacity = this.m.HEAPU32[needed >> 2];
-          grow(capacity);
+          this.m._free(points);
+          points = 0;
+          points = this.alloc(capacity * 12);
           r = this.m._nbw_find_paths(q, pp, k, h, filter, options, st, lens, offs, points, 0, 0, capacity, needed);
         }
         this.check(r);
@@ -969,9 +954,19 @@ export class Wasm {
         total += o[k];
         i += k;
       } while (i < n);
-      return { status, lengths, offsets, points: joined(parts, (m) => new Float32Array(m)) };
+      let out = parts[0];
+      if (parts.length > 1) {
+        out = new Float32Array(total * 3);
+        let at = 0;
+        for (const part of parts) {
+          out.set(part, at);
+          at += part.length;
+        }
+      }
+      return { status, lengths, offsets, points: out };
     } finally {
-      for (const p of [points, ...ptrs]) if (p) this.m._free(p);
+      if (points) this.m._free(points);
+      for (const p of ptrs) this.m._free(p);
     }
   }
 
@@ -992,8 +987,11 @@ export class Wasm {
     };
     if (!this.one.ptr) layout(256);
     for (;;) {
-      const { ptr, cap } = this.one;
-      const [pp, st, len, offs, pts] = [ptr, ptr + 24, ptr + 28, ptr + 32, ptr + 48];
+      const { ptr: pp, cap } = this.one;
+      const st = pp + 24;
+      const len = pp + 28;
+      const offs = pp + 32;
+      const pts = pp + 48;
       const refs = pts + cap * 12;
       const flags = refs + cap * 4;
       this.m.HEAPF32.set(pair, pp >> 2);
