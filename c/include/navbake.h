@@ -340,7 +340,8 @@ typedef struct nb_volume {
     float bmin[3], bmax[3];
     /* cylinder (vertical, base centre at `center`): */
     float center[3], radius, height;
-    /* convex prism: polygon in xz (verts are xyz triples, y ignored), between ymin and ymax: */
+    /* prism: polygon in xz (verts are xyz triples, y ignored), between ymin and ymax; any simple polygon works,
+     * convex or not (inside by the even-odd rule): */
     const float* verts;
     uint32_t vert_count;
     float ymin, ymax;

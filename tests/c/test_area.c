@@ -27,6 +27,20 @@ static uint8_t area_at(const nb_compact_heightfield* chf, int x, int z)
     return chf->areas[chf->cells[x + z * chf->width].index];
 }
 
+/* A polygon prism from y 0 to 2 (the floor lies at 1.0). */
+static nb_volume prism(const float* verts, uint32_t n, uint8_t area)
+{
+    nb_volume v;
+    memset(&v, 0, sizeof(v));
+    v.type = NB_VOLUME_CONVEX;
+    v.area = area;
+    v.verts = verts;
+    v.vert_count = n;
+    v.ymin = 0.0f;
+    v.ymax = 2.0f;
+    return v;
+}
+
 static void test_erosion_shrinks_square_by_radius(void)
 {
     for (int r = 1; r <= 4; ++r) {
@@ -111,14 +125,7 @@ static void test_cylinder_and_convex_volumes(void)
     c.height = 2.0f;
     CHECK_INT(nb_mark_volume(ctx, &c, chf), NB_OK);
     const float tri[9] = { 0.2f, 0, 4.0f, 1.2f, 0, 5.9f, 2.2f, 0, 4.0f };
-    nb_volume p;
-    memset(&p, 0, sizeof(p));
-    p.type = NB_VOLUME_CONVEX;
-    p.area = 4;
-    p.verts = tri;
-    p.vert_count = 3;
-    p.ymin = 0.0f;
-    p.ymax = 2.0f;
+    nb_volume p = prism(tri, 3, 4);
     CHECK_INT(nb_mark_volume(ctx, &p, chf), NB_OK);
     int n3 = 0, n4 = 0;
     for (int z = 0; z < 20; ++z)
@@ -134,6 +141,43 @@ static void test_cylinder_and_convex_volumes(void)
         }
     CHECK(n3 > 20 && n3 < 30); /* ~ pi * 0.8^2 / 0.09 = 22 cells */
     CHECK(n4 > 8);
+    nb_compact_heightfield_destroy(ctx, chf);
+}
+
+/* The "convex" volume takes any simple polygon: an L marks its notch-free part only; a bow-tie marks its two
+ * lobes (even-odd) and not the strip beside the crossing. Cell centres are (x + 0.5) * 0.3. */
+static void test_polygon_volume_need_not_be_convex(void)
+{
+    nb_compact_heightfield* chf = flat_floor(20);
+    /* L: [0.6, 3.6] x [0.6, 1.8] plus [0.6, 1.8] x [1.8, 3.6] */
+    const float ell[18] = { 0.6f, 0, 0.6f, 3.6f, 0, 0.6f, 3.6f, 0, 1.8f, 1.8f, 0, 1.8f, 1.8f, 0, 3.6f, 0.6f, 0, 3.6f };
+    nb_volume v = prism(ell, 6, 6);
+    CHECK_INT(nb_mark_volume(ctx, &v, chf), NB_OK);
+    /* bow-tie over x in [3.9, 5.7]: corners (3.9,3.9) (5.7,5.7) (5.7,3.9) (3.9,5.7), crossing at (4.8, 4.8) */
+    const float bow[12] = { 3.9f, 0, 3.9f, 5.7f, 0, 5.7f, 5.7f, 0, 3.9f, 3.9f, 0, 5.7f };
+    v = prism(bow, 4, 9);
+    CHECK_INT(nb_mark_volume(ctx, &v, chf), NB_OK);
+    int n6 = 0, n9 = 0;
+    for (int z = 0; z < 20; ++z)
+        for (int x = 0; x < 20; ++x) {
+            const float px = (x + 0.5f) * 0.3f, pz = (z + 0.5f) * 0.3f;
+            const int in_l = (px > 0.6f && px < 3.6f && pz > 0.6f && pz < 1.8f) ||
+                             (px > 0.6f && px < 1.8f && pz > 0.6f && pz < 3.6f);
+            /* the bow-tie's lobes: left and right of the crossing, between the two diagonals */
+            const float dx = px - 4.8f, dz = pz - 4.8f;
+            const int in_bow = px > 3.9f && px < 5.7f && fabsf(dz) < fabsf(dx);
+            const uint8_t a = area_at(chf, x, z);
+            n6 += a == 6;
+            n9 += a == 9;
+            if ((x == z || x + z == 31) && px > 3.9f && px < 5.7f)
+                continue; /* centre on a diagonal edge: either side is right */
+            CHECK_INT(a, in_l ? 6 : in_bow ? 9 : NB_WALKABLE_AREA);
+        }
+    CHECK_INT(n6, 10 * 4 + 4 * 6); /* x = 2..11 for z = 2..5, then x = 2..5 for z = 6..11 */
+    CHECK(n9 > 8);
+    CHECK_INT(area_at(chf, 17, 15), 9); /* centre (5.25, 4.65): right lobe */
+    CHECK_INT(area_at(chf, 14, 15), 9); /* (4.35, 4.65): left lobe */
+    CHECK_INT(area_at(chf, 16, 18), NB_WALKABLE_AREA); /* (4.95, 5.55): above the crossing, outside */
     nb_compact_heightfield_destroy(ctx, chf);
 }
 
@@ -304,6 +348,7 @@ int main(void)
     RUN(test_erosion_around_a_hole);
     RUN(test_box_volume_marks_inside_only);
     RUN(test_cylinder_and_convex_volumes);
+    RUN(test_polygon_volume_need_not_be_convex);
     RUN(test_volume_errors);
     RUN(test_median_filter);
     RUN(test_out_of_memory);

@@ -26,7 +26,10 @@ export interface CylinderVolume {
   area?: number;
 }
 
-/** A vertical prism: a convex polygon in xz between minY and maxY. */
+/**
+ * A vertical prism: a polygon in xz between minY and maxY. Despite the name any simple polygon works, convex or
+ * not (inside is decided by the even-odd rule, which also settles a self-crossing one).
+ */
 export interface ConvexVolume {
   type: 'convex';
   /** the polygon's corners, each [x, z], [x, y, z] (y ignored) or { x, z } */
