@@ -254,6 +254,10 @@ describe('queries', () => {
     expect([r.pointFlags.length, r.pointRefs.length]).toEqual([n, n]);
     expect([r.pointFlags[0], r.pointFlags[n - 1]]).toEqual([PATH_POINT.START, PATH_POINT.END]);
     expect(r.pointRefs.subarray(0, n - 1).every((ref) => ref !== 0)).toBe(true);
+    // the batch's details: its 16-point buffer overflows and the pair runs again with the flags and refs too
+    const d = long.findPaths(new Float32Array([1, 0, 3, L - 1, 0, 3]), { crossings: 'all', details: true });
+    expect([d.points, d.pointFlags, d.pointRefs]).toEqual([r.points, r.pointFlags, r.pointRefs]);
+    expect(b.pointFlags).toBeUndefined();
     // and the short path again, after the buffer grew
     expect(long.findPath([1, 0, 3], [4, 0, 3])).toEqual(short);
     long.dispose();

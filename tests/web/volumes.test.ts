@@ -267,6 +267,20 @@ describe('off-mesh links', () => {
       taken += p.pointFlags.some((f) => f & PATH_POINT.OFFMESH) ? 1 : 0;
     }
     expect(taken).toBeGreaterThan(100);
+    // the batch with details gives each pair's flags and refs as findPath does, across its 4096-pair chunks
+    const pairs = new Float32Array(5000 * 6);
+    for (let i = 0; i < pairs.length; i += 3) pairs.set(nav.randomPoint()!, i);
+    const batch = nav.findPaths(pairs, { details: true });
+    let withLinks = 0;
+    for (let i = 0; i < 5000; i++) {
+      const one = nav.findPath(pairs.subarray(i * 6, i * 6 + 3), pairs.subarray(i * 6 + 3, i * 6 + 6));
+      const [a, b] = [batch.offsets[i], batch.offsets[i + 1]];
+      expect(batch.pointFlags.subarray(a, b), `pair ${i}`).toEqual(one.pointFlags);
+      expect(batch.pointRefs.subarray(a, b), `pair ${i}`).toEqual(one.pointRefs);
+      withLinks += one.pointFlags.some((f) => f & PATH_POINT.OFFMESH) ? 1 : 0;
+    }
+    expect(withLinks).toBeGreaterThan(200);
+    expect(() => nav.findPaths(pairs, { details: 1 } as never)).toThrow(/findPaths: options.details must be a boolean/);
     // standing exactly on a link's start or end: the start point is where the link is taken, the end where it lands
     const direct = links.filter((l) => nav.findPath(l.start, l.end).status === 'complete');
     expect(direct.length).toBeGreaterThan(5);

@@ -24,6 +24,7 @@ export {
   NavMesh,
   DEFAULT_HALF_EXTENTS,
   type PathOptions,
+  type PathsOptions,
   type PathResult,
   type QueryOptions,
   type RandomPointOptions,

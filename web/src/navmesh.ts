@@ -36,6 +36,15 @@ export interface PathOptions extends QueryOptions {
   crossings?: 'none' | 'area' | 'all';
 }
 
+/** findPaths' options. */
+export interface PathsOptions extends PathOptions {
+  /**
+   * Also return pointFlags and pointRefs for every point of every path (as findPath does for one), to find where
+   * paths take off-mesh links. @default false
+   */
+  details?: boolean;
+}
+
 export interface PathResult extends PathDetails {
   /** complete: reaches the end; partial: ends at the reachable point closest to it; none: no polygon near an end. */
   status: PathStatus;
@@ -172,14 +181,15 @@ function positive(where: string, v: number): number {
 const QUERY_OPTIONS = ['halfExtents', 'filter'] as const;
 
 /** findPath(s)'s options, checked, and C's crossings option. */
-function pathOptions(method: string, opts: PathOptions | undefined): [PathOptions, number] {
-  const o = optionsObject<PathOptions>(at(method, 'options'), opts, PATH_OPTIONS);
+function pathOptions<T extends PathOptions>(method: string, opts: T | undefined, keys: readonly string[] = PATH_OPTIONS): [T, number] {
+  const o = optionsObject<T>(at(method, 'options'), opts, keys);
   const name = o.crossings ?? 'none';
   const crossings = Object.hasOwn(CROSSINGS, name) ? CROSSINGS[name] : undefined; // not 'toString'
   if (crossings === undefined) throw invalid(`${at(method, 'options.crossings')} must be 'none', 'area' or 'all' (got ${shown(o.crossings)})`);
   return [o, crossings];
 }
 const PATH_OPTIONS = [...QUERY_OPTIONS, 'crossings'] as const;
+const PATHS_OPTIONS = [...PATH_OPTIONS, 'details'] as const;
 const RANDOM_OPTIONS = [...QUERY_OPTIONS, 'seed', 'center', 'radius'] as const;
 
 /** An integer tile coordinate (int32, as C stores them). */
@@ -419,19 +429,21 @@ export class NavMesh {
   /**
    * Many paths in one call: pairs holds n x (start xyz, end xyz) (a Float32Array is used as it is; other arrays
    * are copied into one). Status per pair is 0 none, 1 partial, 2 complete (PATH_STATUS names them); pair i's
-   * points are points[3 * offsets[i] .. 3 * offsets[i + 1]].
+   * points are points[3 * offsets[i] .. 3 * offsets[i + 1]] (and, with details, pointFlags and pointRefs
+   * [offsets[i] .. offsets[i + 1]]).
    */
-  findPaths(pairs: Float32Array | ArrayLike<number>, opts?: PathOptions): PathBatch {
+  findPaths(pairs: Float32Array | ArrayLike<number>, opts: PathsOptions & { details: true }): PathBatch & PathDetails;
+  findPaths(pairs: Float32Array | ArrayLike<number>, opts?: PathsOptions): PathBatch & Partial<PathDetails>;
+  findPaths(pairs: Float32Array | ArrayLike<number>, opts?: PathsOptions): PathBatch & Partial<PathDetails> {
     this.#live();
     const where = at('findPaths', 'pairs');
     const p = pairs instanceof Float32Array ? pairs : numericArray(where, pairs, (n) => new Float32Array(n), () => true, 'a number');
     if (p.length % 6 !== 0) throw invalid(`${where} must hold 6 floats per pair (got ${p.length})`);
-    return this.#paths('findPaths', p, opts);
-  }
-
-  #paths(method: string, pairs: Float32Array, opts: PathOptions | undefined): PathBatch {
-    const [o, crossings] = pathOptions(method, opts);
-    return this.#query(method, o, null, (w, q, f, half) => w.findPaths(q, f, pairs, half, crossings));
+    const [o, crossings] = pathOptions('findPaths', opts, PATHS_OPTIONS);
+    if (o.details !== undefined && typeof o.details !== 'boolean') {
+      throw invalid(`${at('findPaths', 'options.details')} must be a boolean (got ${shown(o.details)})`);
+    }
+    return this.#query('findPaths', o, null, (w, q, f, half) => w.findPaths(q, f, p, half, crossings, o.details === true));
   }
 
   /** The closest point on the nearest polygon whose bounds overlap the box p +- halfExtents (default [2, 4, 2]), or

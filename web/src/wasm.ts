@@ -189,6 +189,18 @@ export interface PathBatch {
   points: Float32Array;
 }
 
+/** One array of a batch's chunks (the chunk itself when there is only one). */
+function join<T extends Float32Array | Uint8Array | Uint32Array>(parts: T[], Type: { new (n: number): T }): T {
+  if (parts.length === 1) return parts[0];
+  const out = new Type(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
 /** Per point of a path (findPath's pointFlags and pointRefs). */
 export interface PathDetails {
   /** Per point, PATH_POINT bits: START, END, OFFMESH (the point starts or ends an off-mesh link). */
@@ -909,14 +921,16 @@ export class Wasm {
    * never shrinks) grows by a chunk's worth, not by the whole batch's, and a chunk whose points overflow the
    * buffer is the only one run again.
    */
-  findPaths(q: number, filter: number, pairs: Float32Array, half: ArrayLike<number>, options: number): PathBatch {
+  findPaths(q: number, filter: number, pairs: Float32Array, half: ArrayLike<number>, options: number, details = false): PathBatch & Partial<PathDetails> {
     const n = Math.floor(pairs.length / 6);
     const status = new Uint8Array(n);
     const lengths = new Float32Array(n);
     const offsets = new Uint32Array(n + 1);
-    const parts: Float32Array[] = [];
+    const parts: [Float32Array, Uint8Array | null, Uint32Array | null][] = [];
     const c = Math.min(n, PATH_CHUNK);
     const ptrs: number[] = [];
+    // points (xyz), then with details the points' polygon refs and flags: 12 or 17 bytes a point
+    const perPoint = details ? 17 : 12;
     let points = 0;
     try {
       const pp = this.alloc(c * 24);
@@ -930,40 +944,46 @@ export class Wasm {
       const needed = this.scratch + S_REF;
       const h = this.putVec(this.scratch + S_HALF, half);
       let capacity = Math.max(16, c * 16);
-      points = this.alloc(capacity * 12);
+      points = this.alloc(capacity * perPoint);
       let total = 0;
       let i = 0;
       do {
         const k = Math.min(PATH_CHUNK, n - i);
         this.m.HEAPF32.set(pairs.subarray(i * 6, (i + k) * 6), pp >> 2);
-        let r = this.m._nbw_find_paths(q, pp, k, h, filter, options, st, lens, offs, points, 0, 0, capacity, needed);
+        const run = () => {
+          const refs = details ? points + capacity * 12 : 0;
+          const flags = details ? refs + capacity * 4 : 0;
+          return [this.m._nbw_find_paths(q, pp, k, h, filter, options, st, lens, offs, points, flags, refs, capacity, needed), refs, flags];
+        };
+        let [r, refs, flags] = run();
         if (r !== 0 && this.statusName(r) === 'NB_ERR_BUFFER_TOO_SMALL') {
           this.m._nbw_context_clear_error(this.ctx);
           capacity = this.m.HEAPU32[needed >> 2];
           this.m._free(points);
           points = 0;
-          points = this.alloc(capacity * 12);
-          r = this.m._nbw_find_paths(q, pp, k, h, filter, options, st, lens, offs, points, 0, 0, capacity, needed);
+          points = this.alloc(capacity * perPoint);
+          [r, refs, flags] = run();
         }
         this.check(r);
         status.set(this.m.HEAPU8.subarray(st, st + k), i);
         lengths.set(this.m.HEAPF32.subarray(lens >> 2, (lens >> 2) + k), i);
         const o = this.m.HEAPU32.subarray(offs >> 2, (offs >> 2) + k + 1);
+        const m = o[k];
         for (let j = 1; j <= k; j++) offsets[i + j] = total + o[j];
-        parts.push(this.f32(points, o[k] * 3));
-        total += o[k];
+        parts.push([
+          this.f32(points, m * 3),
+          details ? this.m.HEAPU8.slice(flags, flags + m) : null,
+          details ? this.m.HEAPU32.slice(refs >> 2, (refs >> 2) + m) : null,
+        ]);
+        total += m;
         i += k;
       } while (i < n);
-      let out = parts[0];
-      if (parts.length > 1) {
-        out = new Float32Array(total * 3);
-        let at = 0;
-        for (const part of parts) {
-          out.set(part, at);
-          at += part.length;
-        }
+      const out: PathBatch & Partial<PathDetails> = { status, lengths, offsets, points: join(parts.map((p) => p[0]), Float32Array) };
+      if (details) {
+        out.pointFlags = join(parts.map((p) => p[1]!), Uint8Array);
+        out.pointRefs = join(parts.map((p) => p[2]!), Uint32Array);
       }
-      return { status, lengths, offsets, points: out };
+      return out;
     } finally {
       if (points) this.m._free(points);
       for (const p of ptrs) this.m._free(p);
