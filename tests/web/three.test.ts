@@ -7,6 +7,7 @@ import {
   BufferAttribute,
   BufferGeometry,
   Group,
+  InstancedBufferGeometry,
   InstancedMesh,
   Line,
   Matrix4,
@@ -17,6 +18,13 @@ import {
   Points,
   Vector3,
 } from 'three';
+import { Line2 } from 'three/examples/jsm/lines/Line2.js';
+import { LineGeometry } from 'three/examples/jsm/lines/LineGeometry.js';
+import { LineMaterial } from 'three/examples/jsm/lines/LineMaterial.js';
+import { LineSegments2 } from 'three/examples/jsm/lines/LineSegments2.js';
+import { LineSegmentsGeometry } from 'three/examples/jsm/lines/LineSegmentsGeometry.js';
+import { Wireframe } from 'three/examples/jsm/lines/Wireframe.js';
+import { WireframeGeometry2 } from 'three/examples/jsm/lines/WireframeGeometry2.js';
 import { bake, NavBakeError, type NavMesh } from '../../web/dist/index.js';
 import { areaColor, geometryFromObject3D, NavMeshHelper, PathHelper } from '../../web/dist/three.js';
 import { loadMesh, type Mesh as Level } from './helpers';
@@ -132,6 +140,74 @@ describe('geometryFromObject3D', () => {
     root.add(batched);
     expect(() => geometryFromObject3D(root)).toThrow(/BatchedMesh/);
     expect(geometryFromObject3D(root, { filter: (m) => m !== batched }).indices.length).toBe(3);
+  });
+
+  it('fat lines (Line2, LineSegments2, Wireframe) are lines too; a shader-placed InstancedBufferGeometry is refused', () => {
+    // their geometry is a quad instanced along the line by the shader: as triangles it would be a box at the origin
+    const root = new Group();
+    const lg = new LineGeometry();
+    lg.setPositions([0, 0, 0, 50, 0, 0, 50, 0, 50]);
+    const line = new Line2(lg, new LineMaterial({ linewidth: 5 }));
+    const segs = new LineSegments2(new LineSegmentsGeometry().setPositions([0, 0, 0, 9, 0, 0]), new LineMaterial());
+    const wire = new Wireframe(new WireframeGeometry2(new BoxGeometry()), new LineMaterial());
+    root.add(line, segs, wire, new Mesh(floorTriangle(), mat));
+    expect(line.isMesh && segs.isMesh && wire.isMesh).toBe(true);
+    expect(triangleSet(geometryFromObject3D(root))).toEqual(triangleSet(geometryFromObject3D(new Mesh(floorTriangle(), mat))));
+    const ig = new InstancedBufferGeometry().copy(new PlaneGeometry(1, 1) as unknown as InstancedBufferGeometry);
+    ig.instanceCount = 100;
+    const grass = new Mesh(ig, mat);
+    grass.name = 'grass';
+    root.add(grass);
+    expect(() => geometryFromObject3D(root)).toThrow(/InstancedBufferGeometry \(placed by its shader\) 'grass' is not supported/);
+    expect(geometryFromObject3D(root, { filter: (m) => m !== grass }).indices.length).toBe(3);
+  });
+
+  it('with an array of materials only the groups are taken, as three.js draws them (and their visibility)', () => {
+    const box = new BoxGeometry(); // 6 groups of 6 indices, one per face, material indices 0..5
+    const mats = Array.from({ length: 6 }, () => new MeshBasicMaterial());
+    box.clearGroups();
+    box.addGroup(0, 6, 0); // face +x
+    box.addGroup(12, 6, 1); // face +y
+    box.addGroup(24, 6, 7); // face +z: no material 7, not drawn
+    const mesh = new Mesh(box, mats);
+    const whole = new Mesh(new BoxGeometry(), mat);
+    const faces = (g: { positions: Float32Array; indices: Uint32Array }) => triangleSet(g);
+    const all = faces(geometryFromObject3D(whole));
+    const got = faces(geometryFromObject3D(mesh));
+    expect(got.length).toBe(4);
+    const idx = box.index!;
+    const pos = box.getAttribute('position');
+    const tri = (k: number) =>
+      [0, 1, 2]
+        .map((j) => [pos.getX(idx.getX(k + j)), pos.getY(idx.getX(k + j)), pos.getZ(idx.getX(k + j))].map((x) => x.toFixed(4)).join(','))
+        .sort()
+        .join(' ');
+    expect(got).toEqual([0, 3, 12, 15].map(tri).sort());
+    expect(all).toEqual(expect.arrayContaining(got));
+    // the draw range still applies within the groups: indices 0..14 keep face +x and the first triangle of +y
+    box.setDrawRange(0, 15);
+    expect(faces(geometryFromObject3D(mesh))).toEqual([0, 3, 12].map(tri).sort());
+    box.setDrawRange(0, Infinity);
+    // an invisible material: left out with skipInvisible, like the whole mesh when its only material is hidden
+    mats[1].visible = false;
+    expect(geometryFromObject3D(mesh).indices.length).toBe(12);
+    expect(geometryFromObject3D(mesh, { skipInvisible: true }).indices.length).toBe(6);
+    const hiddenMat = new MeshBasicMaterial({ visible: false });
+    expect(geometryFromObject3D(new Mesh(floorTriangle(), hiddenMat), { skipInvisible: true }).indices.length).toBe(0);
+    expect(geometryFromObject3D(new Mesh(floorTriangle(), hiddenMat)).indices.length).toBe(3);
+  });
+
+  it('malformed meshes are refused where they are, not as NaN positions in the bake', () => {
+    const inst = new InstancedMesh(floorTriangle(), mat, 2);
+    inst.name = 'trees';
+    inst.count = 5;
+    expect(() => geometryFromObject3D(inst)).toThrow(/InstancedMesh 'trees': count 5 is more than its 2 instance matrices/);
+    const flat = new BufferGeometry();
+    flat.setAttribute('position', new BufferAttribute(new Float32Array([0, 0, 1, 0, 0, 1]), 2));
+    const m = new Mesh(flat, mat);
+    m.name = 'sprite2d';
+    expect(() => geometryFromObject3D(m)).toThrow(/mesh 'sprite2d': its position attribute has 2 numbers per vertex, not 3/);
+    expect(() => geometryFromObject3D(m, { skipInvisible: 'yes' as never })).toThrow(/options.skipInvisible must be a boolean \(got "yes"\)/);
   });
 
   it('skips invisible meshes, meshes under invisible groups and roots under invisible ancestors when asked', () => {
@@ -377,5 +453,25 @@ describe('NavMeshHelper and PathHelper on dungeon.obj', () => {
     expect(helper.line.geometry.getAttribute('position').count).toBe(0);
     expect(() => helper.setPath([1, 2])).toThrow(/3 numbers per point/);
     helper.dispose();
+  });
+
+  it('the helpers refuse option values of the wrong kind instead of drawing with them', () => {
+    const bad: [() => unknown, RegExp][] = [
+      [() => new NavMeshHelper(twoAreas, { opacity: 'x' as never }), /NavMeshHelper: options.opacity must be a number \(got "x"\)/],
+      [() => new NavMeshHelper(twoAreas, { opacity: 2 }), /options.opacity must be within 0..1 \(got 2\)/],
+      [() => new NavMeshHelper(twoAreas, { lift: NaN }), /options.lift must be finite/],
+      [() => new NavMeshHelper(twoAreas, { colors: 5 as never }), /options.colors must be an object of colours by area id or a function \(got 5\)/],
+      [() => new NavMeshHelper(twoAreas, { edgeColor: {} as never }), /options.edgeColor must be a colour/],
+      [() => new NavMeshHelper(twoAreas, { linkColor: -1 }), /options.linkColor must be a colour/],
+      [() => new NavMeshHelper(twoAreas, { colors: { 63: [1, 2] as never } }), /options.colors\[63\] must be a colour: .* \(got Array\)/],
+      [() => new NavMeshHelper(twoAreas, { colors: () => null as never }), /options.colors\(63\) returned must be a colour: .* \(got null\)/],
+      [() => new PathHelper([], { pointSize: 'big' as never }), /PathHelper: options.pointSize must be a number/],
+      [() => new PathHelper([], { pointSize: -1 }), /options.pointSize must be within 0..Infinity/],
+      [() => new PathHelper([], { lift: 'x' as never }), /PathHelper: options.lift must be a number/],
+      [() => new PathHelper([], { color: true as never }), /PathHelper: options.color must be a colour/],
+    ];
+    for (const [make, message] of bad) expect(make, String(message)).toThrow(message);
+    // the kinds that are colours
+    for (const c of [0xff0000, 'red', '#00ff00', areaColor(5)]) new NavMeshHelper(twoAreas, { edgeColor: c, colors: { 63: c } }).dispose();
   });
 });

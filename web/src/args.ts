@@ -78,6 +78,13 @@ export function func<F>(where: string, v: unknown): F | undefined {
   return v as F;
 }
 
+/** An optional boolean option or field. */
+export function bool(where: string, v: unknown): boolean | undefined {
+  if (v === undefined) return undefined;
+  if (typeof v !== 'boolean') throw invalid(`${where} must be a boolean (got ${shown(v)})`);
+  return v;
+}
+
 /** An AbortSignal (or anything shaped like one: aborted, reason, addEventListener, removeEventListener). */
 export function abortSignal(where: string, v: unknown): AbortSignal | undefined {
   if (v == null) return undefined;

@@ -4,7 +4,7 @@
  * it, the same input gives a navmesh that saves to the same bytes.
  */
 import { configValues, type NavBakeConfig } from './config.js';
-import { abortSignal, func, invalid as invalidArg, notDetached, numericArray, optionsObject, shown, vec3, workerCount } from './args.js';
+import { abortSignal, bool, func, invalid as invalidArg, notDetached, numericArray, optionsObject, shown, vec3, workerCount } from './args.js';
 import { abortReason, NavBakeError } from './errors.js';
 import { hardwareThreads } from './env.js';
 import { adoptNavmesh, attachTileCaches, markObstaclesBaking, type NavMesh, type Vec3Like } from './navmesh.js';
@@ -210,11 +210,7 @@ export async function bake(geometry: Geometry, config?: NavBakeConfig, opts?: Ba
   const grid = tileSize > 0 ? tileGrid(mesh.positions, field('cellSize'), tileSize) : null;
   const focus = options.focus == null ? null : vec3('navbake.bake: options.focus', options.focus);
   func('navbake.bake: options.onTile', options.onTile);
-  for (const flag of ['obstacles', 'transfer'] as const) {
-    if (options[flag] !== undefined && typeof options[flag] !== 'boolean') {
-      throw invalid(`options.${flag} must be a boolean (got ${shown(options[flag])})`);
-    }
-  }
+  for (const flag of ['obstacles', 'transfer'] as const) bool(`navbake.bake: options.${flag}`, options[flag]);
   if (options.obstacles && !grid) {
     throw invalid('options.obstacles needs a tiled bake: set config.tileSize (e.g. { tileSize: 64 })');
   }

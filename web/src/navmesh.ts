@@ -2,7 +2,7 @@
  * NavMesh: a baked or loaded navigation mesh in the main thread's wasm memory, with its queries. "No path" and
  * "nothing near" are ordinary outcomes (a status, or null); bad input and use after dispose() throw NavBakeError.
  */
-import { bytes as bytesOf, f32, intIn, invalid, knownKeys, num, numericArray, optionsObject, shown, vec3 } from './args.js';
+import { bool, bytes as bytesOf, f32, intIn, invalid, knownKeys, num, numericArray, optionsObject, shown, vec3 } from './args.js';
 import { NavBakeError } from './errors.js';
 import type { ObstacleUpdate, TileCaches, UpdateOptions } from './obstacles.js';
 import { mainWasm } from './runtime.js';
@@ -440,10 +440,8 @@ export class NavMesh {
     const p = pairs instanceof Float32Array ? pairs : numericArray(where, pairs, (n) => new Float32Array(n), () => true, 'a number');
     if (p.length % 6 !== 0) throw invalid(`${where} must hold 6 floats per pair (got ${p.length})`);
     const [o, crossings] = pathOptions('findPaths', opts, PATHS_OPTIONS);
-    if (o.details !== undefined && typeof o.details !== 'boolean') {
-      throw invalid(`${at('findPaths', 'options.details')} must be a boolean (got ${shown(o.details)})`);
-    }
-    return this.#query('findPaths', o, null, (w, q, f, half) => w.findPaths(q, f, p, half, crossings, o.details === true));
+    const details = bool(at('findPaths', 'options.details'), o.details) ?? false;
+    return this.#query('findPaths', o, null, (w, q, f, half) => w.findPaths(q, f, p, half, crossings, details));
   }
 
   /** The closest point on the nearest polygon whose bounds overlap the box p +- halfExtents (default [2, 4, 2]), or

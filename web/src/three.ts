@@ -28,7 +28,7 @@ import {
   Vector3,
   type ColorRepresentation,
 } from 'three';
-import { func, num, numericArray, optionsObject, shown, invalid } from './args.js';
+import { bool, func, num, numericArray, optionsObject, shown, invalid } from './args.js';
 import { NavBakeError } from './errors.js';
 // Types only: importing navbake/three never loads the wasm module.
 import type { NavMesh } from './navmesh.js';
@@ -37,8 +37,8 @@ import type { NavMesh } from './navmesh.js';
 
 export interface GeometryFromObject3DOptions {
   /**
-   * Leave out meshes that three.js would not draw: `visible === false` on the mesh or on any ancestor (above
-   * root too). @default false
+   * Leave out what three.js would not draw: meshes with `visible === false` on themselves or on any ancestor
+   * (above root too), and triangles whose material has `visible === false`. @default false
    */
   skipInvisible?: boolean;
   /** Only meshes for which this returns true are taken (e.g. leave out characters or props). @default all */
@@ -62,9 +62,8 @@ export interface Object3DGeometry {
 
 interface MeshPart {
   mesh: Mesh;
-  /** first and one-past-last index (indexed) or vertex (non-indexed) of the draw range */
-  start: number;
-  end: number;
+  /** first and one-past-last index (indexed) or vertex (non-indexed) of each drawn range, whole triangles */
+  ranges: [number, number][];
   /** vertices copied: all of an indexed geometry, the drawn ones of a non-indexed one */
   first: number;
   count: number;
@@ -76,21 +75,49 @@ function hiddenAbove(o: Object3D): boolean {
   return false;
 }
 
-/** The draw range clamped to the geometry, rounded down to whole triangles. */
-function drawRange(g: BufferGeometry): [number, number] {
+/**
+ * What three.js draws of a mesh's geometry: the draw range, or with an array of materials each group (with a
+ * material, visible unless skipInvisible) within it; clamped to the geometry, whole triangles, empty ones left out.
+ */
+function drawnRanges(mesh: Mesh, skipInvisible: boolean): [number, number][] {
+  const g = mesh.geometry;
   const n = g.index ? g.index.count : (g.getAttribute('position')?.count ?? 0);
-  const start = Math.min(Math.max(0, g.drawRange.start), n);
-  const end = Math.min(n, start + g.drawRange.count);
-  return [start, start + Math.floor((end - start) / 3) * 3];
+  const lo = Math.min(Math.max(0, g.drawRange.start), n);
+  const hi = Math.min(n, lo + g.drawRange.count);
+  const shown = (m: unknown) => m != null && !(skipInvisible && (m as { visible?: boolean }).visible === false);
+  const spans: [number, number][] = [];
+  if (Array.isArray(mesh.material)) {
+    for (const group of g.groups) {
+      if (!shown(mesh.material[group.materialIndex ?? 0])) continue;
+      spans.push([Math.max(lo, group.start), Math.min(hi, group.start + group.count)]);
+    }
+  } else if (!(skipInvisible && (mesh.material as { visible?: boolean } | undefined)?.visible === false)) {
+    spans.push([lo, hi]);
+  }
+  const out: [number, number][] = [];
+  for (const [a, b] of spans) {
+    const end = a + Math.floor((b - a) / 3) * 3;
+    if (end > a) out.push([a, end]);
+  }
+  return out;
+}
+
+/** Lines drawn as screen-space quads (three's addons Line2, LineSegments2, Wireframe): meshes, but not surfaces. */
+function isFatLine(o: Object3D): boolean {
+  const f = o as { isLineSegments2?: boolean; isWireframe?: boolean };
+  const g = (o as Mesh).geometry as { isLineSegmentsGeometry?: boolean } | undefined;
+  return f.isLineSegments2 === true || f.isWireframe === true || g?.isLineSegmentsGeometry === true;
 }
 
 /**
  * Collects the triangles of every Mesh under root (root included) in world space, ready for bake(). World
  * matrices are brought up to date first. Indexed and non-indexed BufferGeometries both work (draw ranges are
- * respected); an InstancedMesh gives one copy per instance. Points, lines and sprites are left out, as are
- * morph targets and skinning (a SkinnedMesh gives its bind pose); a BatchedMesh throws NB_ERR_INVALID_ARG. Where
- * a transform mirrors (negative determinant), the triangles are turned over so that floors still face up, as
- * three.js draws them.
+ * respected, and with an array of materials only the geometry's groups are taken, as three.js draws them); an
+ * InstancedMesh gives one copy per instance. Points, lines (fat lines too: Line2, LineSegments2, Wireframe) and
+ * sprites are left out, as are morph targets and skinning (a SkinnedMesh gives its bind pose). A BatchedMesh,
+ * and an InstancedBufferGeometry placed by its shader, throw NB_ERR_INVALID_ARG (their triangles' places are not
+ * known here). Where a transform mirrors (negative determinant), the triangles are turned over so that floors
+ * still face up, as three.js draws them.
  */
 export function geometryFromObject3D(root: Object3D, opts?: GeometryFromObject3DOptions): Object3DGeometry {
   if (!(root as Partial<Object3D> | null)?.isObject3D) {
@@ -101,7 +128,7 @@ export function geometryFromObject3D(root: Object3D, opts?: GeometryFromObject3D
     'filter',
     'area',
   ]);
-  const { skipInvisible = false } = options;
+  const skipInvisible = bool('navbake/three: geometryFromObject3D: options.skipInvisible', options.skipInvisible) ?? false;
   const filter = func<(mesh: Mesh) => boolean>('navbake/three: geometryFromObject3D: options.filter', options.filter);
   const area = func<(mesh: Mesh) => number | undefined>('navbake/three: geometryFromObject3D: options.area', options.area);
   root.updateWorldMatrix(true, true);
@@ -112,22 +139,42 @@ export function geometryFromObject3D(root: Object3D, opts?: GeometryFromObject3D
   const visit = (o: Object3D): void => {
     if (skipInvisible && !o.visible) return; // three.js draws nothing below an invisible object
     const mesh = o as Mesh;
-    if (mesh.isMesh && mesh.geometry?.isBufferGeometry && (!filter || filter(mesh))) {
-      if ((mesh as { isBatchedMesh?: boolean }).isBatchedMesh) {
-        // Its geometry holds every batched geometry once, without the instances' matrices: taking it as it is
-        // would put triangles in the wrong places.
+    if (mesh.isMesh && mesh.geometry?.isBufferGeometry && !isFatLine(mesh) && (!filter || filter(mesh))) {
+      // A BatchedMesh's geometry holds every batched geometry once, without the instances' matrices; an
+      // InstancedBufferGeometry's copies are placed by its shader: taken as they are, triangles would land in
+      // the wrong places.
+      const kind = (mesh as { isBatchedMesh?: boolean }).isBatchedMesh
+        ? 'BatchedMesh'
+        : (mesh.geometry as { isInstancedBufferGeometry?: boolean }).isInstancedBufferGeometry
+          ? 'a mesh with an InstancedBufferGeometry (placed by its shader)'
+          : null;
+      if (kind) {
         throw new NavBakeError(
           'NB_ERR_INVALID_ARG',
-          `navbake/three: BatchedMesh '${mesh.name}' is not supported; leave it out with options.filter`,
+          `navbake/three: ${kind} '${mesh.name}' is not supported; leave it out with options.filter` +
+            (kind === 'BatchedMesh' ? '' : ', or use an InstancedMesh'),
         );
       }
       const g = mesh.geometry;
       const pos = g.getAttribute('position');
-      const [start, end] = drawRange(g);
-      if (pos && end > start) {
+      const ranges = drawnRanges(mesh, skipInvisible);
+      if (pos && ranges.length > 0) {
+        if (pos.itemSize < 3) {
+          throw new NavBakeError(
+            'NB_ERR_INVALID_ARG',
+            `navbake/three: mesh '${mesh.name}': its position attribute has ${pos.itemSize} numbers per vertex, not 3`,
+          );
+        }
         const matrices: Matrix4[] = [];
         const inst = mesh as InstancedMesh;
         if (inst.isInstancedMesh) {
+          const room = inst.instanceMatrix.count;
+          if (!(inst.count <= room)) {
+            throw new NavBakeError(
+              'NB_ERR_INVALID_ARG',
+              `navbake/three: InstancedMesh '${mesh.name}': count ${inst.count} is more than its ${room} instance matrices`,
+            );
+          }
           for (let i = 0; i < inst.count; i++) {
             const m = new Matrix4();
             inst.getMatrixAt(i, m);
@@ -136,10 +183,11 @@ export function geometryFromObject3D(root: Object3D, opts?: GeometryFromObject3D
         } else {
           matrices.push(mesh.matrixWorld);
         }
-        const [first, count] = g.index ? [0, pos.count] : [start, end - start];
-        parts.push({ mesh, start, end, first, count, matrices });
+        const first = g.index ? 0 : Math.min(...ranges.map((r) => r[0]));
+        const count = g.index ? pos.count : Math.max(...ranges.map((r) => r[1])) - first;
+        parts.push({ mesh, ranges, first, count, matrices });
         nverts += count * matrices.length;
-        nidx += (end - start) * matrices.length;
+        for (const [a, b] of ranges) nidx += (b - a) * matrices.length;
       }
     }
     for (const child of o.children) visit(child);
@@ -162,7 +210,7 @@ export function geometryFromObject3D(root: Object3D, opts?: GeometryFromObject3D
   const v = new Vector3();
   let vbase = 0;
   let ibase = 0;
-  for (const { mesh, start, end, first, count, matrices } of parts) {
+  for (const { mesh, ranges, first, count, matrices } of parts) {
     const g = mesh.geometry;
     const pos = g.getAttribute('position');
     const index = g.index;
@@ -187,15 +235,17 @@ export function geometryFromObject3D(root: Object3D, opts?: GeometryFromObject3D
         positions[(vbase + i) * 3 + 2] = v.z;
       }
       const flip = m.determinant() < 0;
-      for (let k = start; k < end; k += 3) {
-        const a = index ? index.getX(k) : k - first;
-        const b = index ? index.getX(k + 1) : k + 1 - first;
-        const c = index ? index.getX(k + 2) : k + 2 - first;
-        indices[ibase] = vbase + a;
-        indices[ibase + 1] = vbase + (flip ? c : b);
-        indices[ibase + 2] = vbase + (flip ? b : c);
-        if (areas) areas[ibase / 3] = id;
-        ibase += 3;
+      for (const [start, end] of ranges) {
+        for (let k = start; k < end; k += 3) {
+          const a = index ? index.getX(k) : k - first;
+          const b = index ? index.getX(k + 1) : k + 1 - first;
+          const c = index ? index.getX(k + 2) : k + 2 - first;
+          indices[ibase] = vbase + a;
+          indices[ibase + 1] = vbase + (flip ? c : b);
+          indices[ibase + 2] = vbase + (flip ? b : c);
+          if (areas) areas[ibase / 3] = id;
+          ibase += 3;
+        }
       }
       vbase += count;
     }
@@ -267,9 +317,15 @@ export class NavMeshHelper extends Object3D {
       'brokenLinkColor',
       'lift',
     ]);
+    const where = 'navbake/three: NavMeshHelper: options';
+    const c = options.colors;
+    if (c !== undefined && typeof c !== 'function' && (c === null || typeof c !== 'object')) {
+      throw invalid(`${where}.colors must be an object of colours by area id or a function (got ${shown(c)})`);
+    }
+    for (const k of ['edgeColor', 'innerEdgeColor', 'linkColor', 'brokenLinkColor'] as const) colorOption(`${where}.${k}`, options[k]);
     this.navmesh = navmeshSource(navmesh);
     this.#options = options;
-    const opacity = options.opacity ?? 0.5;
+    const opacity = numberOption(`${where}.opacity`, options.opacity, 0, 1) ?? 0.5;
     this.mesh = new Mesh(
       new BufferGeometry(),
       new MeshBasicMaterial({
@@ -285,7 +341,7 @@ export class NavMeshHelper extends Object3D {
       }),
     );
     this.edges = new LineSegments(new BufferGeometry(), new LineBasicMaterial({ vertexColors: true }));
-    const lift = options.lift ?? 0.05;
+    const lift = numberOption(`${where}.lift`, options.lift, -Infinity, Infinity) ?? 0.05;
     this.mesh.position.y = lift;
     this.edges.position.y = lift;
     this.edges.renderOrder = 1;
@@ -317,7 +373,8 @@ export class NavMeshHelper extends Object3D {
   #color(area: number, target: Color): Color {
     const c = this.#options.colors;
     const own = typeof c === 'function' ? c(area) : c?.[area];
-    return own === undefined ? areaColor(area, target) : target.set(own);
+    const where = `navbake/three: NavMeshHelper: options.colors${typeof c === 'function' ? `(${area}) returned` : `[${area}]`}`;
+    return own === undefined ? areaColor(area, target) : target.set(colorOption(where, own)!);
   }
 
   // Non-indexed, so that a vertex shared by two areas can take both colours.
@@ -448,6 +505,22 @@ export interface PathHelperOptions {
   lift?: number;
 }
 
+/** A colour option: a number 0..0xffffff, a CSS colour string or a Color. */
+function colorOption(where: string, v: unknown): ColorRepresentation | undefined {
+  if (v === undefined) return undefined;
+  if (typeof v === 'number' ? Number.isInteger(v) && v >= 0 && v <= 0xffffff : typeof v === 'string' || (v as Color | null)?.isColor === true) {
+    return v as ColorRepresentation;
+  }
+  throw invalid(`${where} must be a colour: a number 0..0xffffff, a CSS colour string or a THREE.Color (got ${shown(v)})`);
+}
+
+/** An optional number option within lo..hi. */
+function numberOption(where: string, v: unknown, lo: number, hi: number): number | undefined {
+  if (v === undefined) return undefined;
+  if (!(num(where, v) >= lo && (v as number) <= hi)) throw invalid(`${where} must be within ${lo}..${hi} (got ${v})`);
+  return v as number;
+}
+
 function navmeshSource(n: NavMeshSource): NavMeshSource {
   const m = n as Partial<NavMeshSource> | null;
   if (typeof m?.toGeometry !== 'function' || typeof m?.polygons !== 'function') {
@@ -469,14 +542,16 @@ export class PathHelper extends Object3D {
     opts?: PathHelperOptions,
   ) {
     super();
-    const options = optionsObject<PathHelperOptions>('navbake/three: PathHelper: options', opts, ['color', 'pointSize', 'lift']);
-    const color = options.color ?? 0xff3366;
+    const where = 'navbake/three: PathHelper: options';
+    const options = optionsObject<PathHelperOptions>(where, opts, ['color', 'pointSize', 'lift']);
+    const color = colorOption(`${where}.color`, options.color) ?? 0xff3366;
+    const size = numberOption(`${where}.pointSize`, options.pointSize, 0, Infinity) ?? 6;
+    const lift = numberOption(`${where}.lift`, options.lift, -Infinity, Infinity) ?? 0.1;
     this.line = new Line(new BufferGeometry(), new LineBasicMaterial({ color, depthTest: false }));
     this.points = new Points(
       new BufferGeometry(),
-      new PointsMaterial({ color, size: options.pointSize ?? 6, sizeAttenuation: false, depthTest: false }),
+      new PointsMaterial({ color, size, sizeAttenuation: false, depthTest: false }),
     );
-    const lift = options.lift ?? 0.1;
     this.line.position.y = lift;
     this.points.position.y = lift;
     // Drawn last and without depth test: a path is never hidden under the navmesh or the level.

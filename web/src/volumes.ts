@@ -4,7 +4,7 @@
  * C structs (nb_volume, nb_offmesh_link). Bounds are computed in float32 exactly as C's nb_volume_bounds does, so
  * the tiles an obstacle dirties here are the tiles C would dirty.
  */
-import { f32, intIn, invalid, knownKeys, vec3 } from './args.js';
+import { bool, f32, intIn, invalid, knownKeys, vec3 } from './args.js';
 import type { Vec3Like } from './navmesh.js';
 
 /** An axis-aligned box: the walkable spans whose floor lies inside get `area`. */
@@ -182,9 +182,7 @@ export function linksData(where: string, list: readonly OffMeshLink[] | undefine
     if (!(r > 0)) throw invalid(`${at}.radius must be > 0 (got ${r})`);
     const flags = l.flags === undefined ? 1 : intIn(`${at}.flags`, l.flags, 1, 0xffff);
     const area = l.area === undefined ? 63 : intIn(`${at}.area`, l.area, 1, 63);
-    if (l.bidirectional !== undefined && typeof l.bidirectional !== 'boolean') {
-      throw invalid(`${at}.bidirectional must be a boolean (got ${typeof l.bidirectional})`);
-    }
+    bool(`${at}.bidirectional`, l.bidirectional);
     const user = l.userId === undefined ? 0 : intIn(`${at}.userId`, l.userId, 0, 0xffffffff);
     const o = i * LINK_SIZE;
     [...s, ...e, r].forEach((v, k) => dv.setFloat32(o + 4 * k, v, true));
