@@ -232,7 +232,7 @@ nb_status nb_bake(nb_context* ctx, const nb_bake_input* input, const nb_config* 
             goto cleanup;                  \
     } while (0)
 /* A stage's last report says done == total: a progress bar reaches its end (total is never 0). */
-#define END_(stage) CHECK_(nb_report(ctx, stage, 1, 1))
+#define END_(stage) CHECK_(nb_report_end(ctx, stage))
 
     /* ---- rasterize: slope marking + triangles into spans ---- */
     CHECK_(nb_report(ctx, NB_STAGE_RASTERIZE, 0, tri_count));
@@ -296,8 +296,7 @@ nb_status nb_bake(nb_context* ctx, const nb_bake_input* input, const nb_config* 
         CHECK_(nb_mark_volume(ctx, &input->volumes[i], chf));
         CHECK_(nb_report(ctx, NB_STAGE_AREAS, i + 1, nvol));
     }
-    if (!nvol)
-        END_(NB_STAGE_AREAS);
+    END_(NB_STAGE_AREAS);
     LAP_(NB_STAT_MS_AREAS);
     if (stop_after == NB_STAGE_AREAS)
         goto done;
@@ -361,7 +360,7 @@ nb_status nb_bake_from_compact(nb_context* ctx, const nb_config* cfg, const nb_c
             goto cleanup;                  \
     } while (0)
 /* A stage's last report says done == total: a progress bar reaches its end (total is never 0). */
-#define END_(stage) CHECK_(nb_report(ctx, stage, 1, 1))
+#define END_(stage) CHECK_(nb_report_end(ctx, stage))
 
     /* ---- regions (watershed needs the distance field first) ---- */
     CHECK_(nb_report(ctx, NB_STAGE_REGIONS, 0, 1));
@@ -396,8 +395,7 @@ nb_status nb_bake_from_compact(nb_context* ctx, const nb_config* cfg, const nb_c
     /* ---- convex polygons ---- */
     CHECK_(nb_report(ctx, NB_STAGE_POLYMESH, 0, 1));
     CHECK_(nb_build_poly_mesh(ctx, cset, cfg->verts_per_poly, &pmesh));
-    if (cset->nconts == 0)
-        END_(NB_STAGE_POLYMESH); /* else its last contour said so */
+    END_(NB_STAGE_POLYMESH);
     out->stats[NB_STAT_POLYS] = pmesh->npolys;
     out->stats[NB_STAT_POLY_VERTS] = pmesh->nverts;
     if (!(keep & NB_KEEP_CONTOURS)) {
@@ -413,6 +411,7 @@ nb_status nb_bake_from_compact(nb_context* ctx, const nb_config* cfg, const nb_c
     CHECK_(nb_build_poly_mesh_detail(ctx, pmesh, chf, cfg->detail_sample_dist, cfg->detail_sample_max_error, &dmesh));
     out->stats[NB_STAT_DETAIL_VERTS] = dmesh->nverts;
     out->stats[NB_STAT_DETAIL_TRIS] = dmesh->ntris;
+    END_(NB_STAGE_DETAIL);
     LAP_(NB_STAT_MS_DETAIL);
 
 done:

@@ -53,6 +53,7 @@ nb_context* nb_context_create(const nb_context_desc* desc)
         return NULL;
     memset(ctx, 0, sizeof(*ctx));
     ctx->allocator = a;
+    ctx->report_stage = -1;
     if (desc) {
         ctx->progress = desc->progress;
         ctx->progress_user = desc->progress_user;
@@ -86,6 +87,7 @@ void nb_context_set_progress(nb_context* ctx, nb_progress_fn progress, void* use
         return;
     ctx->progress = progress;
     ctx->progress_user = user;
+    ctx->report_stage = -1;
 }
 
 void* nb_alloc(nb_context* ctx, size_t size)
@@ -365,10 +367,26 @@ nb_status nb_report(nb_context* ctx, nb_stage stage, uint32_t done, uint32_t tot
 {
     if (!ctx || !ctx->progress)
         return NB_OK;
+    if (ctx->report_stage == (int32_t)stage && ctx->report_done == done && ctx->report_total == total)
+        return NB_OK;
+    ctx->report_stage = (int32_t)stage;
+    ctx->report_done = done;
+    ctx->report_total = total;
     if (ctx->progress(ctx->progress_user, stage, done, total))
         return nb_fail(ctx, NB_ERR_CANCELLED, "nb_bake: cancelled by the progress callback (stage %d, %u/%u)",
                        (int)stage, done, total);
     return NB_OK;
+}
+
+nb_status nb_report_end(nb_context* ctx, nb_stage stage)
+{
+    if (!ctx || !ctx->progress)
+        return NB_OK;
+    const int same = ctx->report_stage == (int32_t)stage;
+    if (same && ctx->report_done == ctx->report_total)
+        return NB_OK;
+    const uint32_t total = same && ctx->report_total ? ctx->report_total : 1;
+    return nb_report(ctx, stage, total, total);
 }
 
 /* The monotonic clock, in ms. Also in wasm (a WASI clock_time_get import): Emscripten's standalone

@@ -13,6 +13,9 @@ struct nb_context {
     nb_allocator allocator;
     nb_progress_fn progress;
     void* progress_user;
+    /* the last report (stage -1: none yet), so that a stage's end is said once and never repeated */
+    int32_t report_stage;
+    uint32_t report_done, report_total;
     nb_status status;
     char message[NB_MESSAGE_MAX];
 };
@@ -53,7 +56,12 @@ int nb_vformat(char* buf, size_t size, const char* fmt, va_list ap);
  * an index), so the result does not depend on the algorithm. */
 void nb_sort(void* base, size_t n, size_t size, int (*cmp)(const void*, const void*));
 
-/* Asks the progress callback; returns NB_ERR_CANCELLED (with message) when it asks to stop. */
+/* Ends a stage: reports done == total (the stage's last total, 1 if it reported none) unless its last report
+ * already did. */
+nb_status nb_report_end(nb_context* ctx, nb_stage stage);
+
+/* Asks the progress callback; returns NB_ERR_CANCELLED (with message) when it asks to stop. A report equal to
+ * the one before it is not passed on (that one just asked). */
 nb_status nb_report(nb_context* ctx, nb_stage stage, uint32_t done, uint32_t total);
 
 /* Validates a volume and returns its bounding box (footprint in xz, height range in y). fn names the caller

@@ -731,8 +731,8 @@ nb_status nb_rasterize_triangles(nb_context* ctx, const float* verts, uint32_t v
                 return st;
         }
     }
-    /* The stage ends at done == total (already said when the count is a multiple of the step). */
-    return (tri_count & 4095) != 0 ? nb_report(ctx, NB_STAGE_RASTERIZE, tri_count, tri_count) : NB_OK;
+    /* The stage ends at done == total (nb_report drops it when the count is a multiple of the step: said). */
+    return nb_report(ctx, NB_STAGE_RASTERIZE, tri_count, tri_count);
 }
 
 nb_status nb_heightfield_occupancy(nb_context* ctx, const nb_heightfield* hf, uint32_t* words, size_t word_count,

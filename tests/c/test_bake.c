@@ -328,7 +328,8 @@ static void test_cancel(void)
 typedef struct progress_log {
     int reports[NB_STAGE_DETAIL + 1];
     uint32_t last_done[NB_STAGE_DETAIL + 1], last_total[NB_STAGE_DETAIL + 1];
-    int bad; /* a total of 0, done > total, or a stage before one already seen */
+    int bad;     /* a total of 0, done > total, or a stage before one already seen */
+    int jumpy;   /* a stage not starting at 0, going back (done / total falls), or a report said twice */
     nb_stage stage;
 } progress_log;
 
@@ -338,6 +339,10 @@ static int log_progress(void* user, nb_stage stage, uint32_t done, uint32_t tota
     if (total == 0 || done > total || stage < l->stage || stage > NB_STAGE_DETAIL)
         l->bad++;
     else {
+        const int seen = l->reports[stage] > 0;
+        const uint64_t before = (uint64_t)l->last_done[stage] * total, now = (uint64_t)done * l->last_total[stage];
+        if (seen ? now < before || (done == l->last_done[stage] && total == l->last_total[stage]) : done != 0)
+            l->jumpy++;
         l->stage = stage;
         l->reports[stage]++;
         l->last_done[stage] = done;
@@ -346,8 +351,8 @@ static int log_progress(void* user, nb_stage stage, uint32_t done, uint32_t tota
     return 0;
 }
 
-/* Every stage reports, in order, never with total 0, and its last report says done == total (a progress bar
- * reaches its end): with and without volumes, for each partition, with more triangles than the rasterizer's
+/* Every stage reports, in order, never with total 0, starting at 0 and never going back or repeating itself,
+ * and its last report says done == total (a progress bar reaches its end): with and without volumes, for each partition, with more triangles than the rasterizer's
  * reporting step, and for a level where nothing is walkable (no contours, no polygons). */
 static void check_progress(const char* what, const nb_bake_input* in, nb_partition partition)
 {
@@ -364,6 +369,7 @@ static void check_progress(const char* what, const nb_bake_input* in, nb_partiti
     nb_bake_result r;
     CHECK_INT(nb_bake(c, in, &cfg, NB_STAGE_ALL, 0, &r), NB_OK);
     CHECK_INT(l.bad, 0);
+    CHECK_INT(l.jumpy, 0);
     for (int s = NB_STAGE_RASTERIZE; s <= NB_STAGE_DETAIL; ++s) {
         if (l.reports[s] < 2 || l.last_done[s] != l.last_total[s]) {
             fprintf(stderr, "  %s, partition %d: stage %d: %d reports, last %u/%u\n", what, (int)partition, s,

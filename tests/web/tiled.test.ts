@@ -109,10 +109,10 @@ describe('onTile and progress', () => {
       expect(events.length).toBe(nav.tileCount);
       expect(new Set(events.map((e) => `${e.x},${e.z}`)).size).toBe(events.length);
       expect(events.every((e) => e.polygons > 0)).toBe(true);
-      // progress counts every tile baked (with or without polygons), once each, up to the total
+      // progress starts at 0 and counts every tile baked (with or without polygons), once each, up to the total
       expect(progress.every((p) => p.stage === 'tiles')).toBe(true);
       const total = progress[0].total;
-      expect(progress.map((p) => p.done)).toEqual(Array.from({ length: total }, (_, i) => i + 1));
+      expect(progress.map((p) => p.done)).toEqual(Array.from({ length: total + 1 }, (_, i) => i));
       expect(progress.every((p) => p.total === total)).toBe(true);
       expect(total).toBeGreaterThanOrEqual(nav.tileCount);
       expect(events.every((e) => e.total === total && e.done <= total)).toBe(true);

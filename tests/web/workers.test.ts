@@ -91,6 +91,20 @@ describe('determinism', () => {
     // progress crossed the thread boundary, stage by stage in pipeline order
     const stages = [...new Set(seen.map((p) => p.stage))];
     expect(stages).toEqual(STAGES);
+    // each stage from 0 to done === total, never going back, never saying the same twice (as on the main thread)
+    const here: BakeProgress[] = [];
+    (await bake(dungeon, {}, { workers: false, onProgress: (p) => here.push(p) })).dispose();
+    for (const reports of [seen, here]) {
+      for (const stage of STAGES) {
+        const r = reports.filter((p) => p.stage === stage);
+        expect(r[0].done, stage).toBe(0);
+        expect(r[r.length - 1].done, stage).toBe(r[r.length - 1].total);
+        for (let i = 1; i < r.length; i++) {
+          expect(r[i].done / r[i].total, `${stage} ${i}`).toBeGreaterThanOrEqual(r[i - 1].done / r[i - 1].total);
+          expect([r[i].done, r[i].total], `${stage} ${i}`).not.toEqual([r[i - 1].done, r[i - 1].total]);
+        }
+      }
+    }
   });
 
   it('tiled bakes: spread over 3 workers, on one, on the main thread and in C -- the same bytes', async () => {
@@ -111,6 +125,7 @@ describe('determinism', () => {
       expect(seen.length).toBeGreaterThan(3);
       expect(seen.every((p) => p.stage === 'tiles')).toBe(true);
       expect(seen.map((p) => p.done)).toEqual([...seen.map((p) => p.done)].sort((a, b) => a - b));
+      expect(seen[0].done).toBe(0);
       expect(seen[seen.length - 1].done).toBe(seen[0].total);
       const loaded = await NavMesh.load(spread);
       expect(loaded.tileCount).toBeGreaterThan(4);

@@ -86,11 +86,18 @@ function finished(
   job.onProgress?.(done, total);
 }
 
+/** The tiles stage starts at 0 of the tile count; a bake without tiles (no geometry) still ends, at 1 of 1. */
+function startProgress(job: TiledJob, total: number): void {
+  job.onProgress?.(0, Math.max(total, 1));
+  if (total === 0) job.onProgress?.(1, 1);
+}
+
 /** workers: false. Blocks the calling thread; abort is checked at every progress report of C. */
 export function bakeTilesHere(w: Wasm, job: TiledJob): void {
   const s = w.openSession(job.mesh, job.config);
   try {
     const order = orderTiles(w.sessionTiles(s), job.params, job.focus);
+    startProgress(job, order.length);
     const signal = job.signal;
     const cancel = signal ? () => signal.aborted : undefined;
     let done = 0;
@@ -201,6 +208,7 @@ export function bakeTilesInWorkers(job: TiledJob, workers: number, gridTiles: nu
             queue = orderTiles(r.tiles, job.params, job.focus);
             rank = new Map(queue.map((t, i) => [tileKey(t[0], t[1]), i]));
             total = queue.length;
+            startProgress(job, total);
             if (total === 0) return finish();
           }
           pump(s);
