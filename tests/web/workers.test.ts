@@ -2,7 +2,7 @@
 // several workers, progress, abort, a worker dying mid-job, and the worker body (handleMessage) on its own.
 // It reaches inside the package, so it imports the unbundled modules (build/web, what web/dist is bundled from).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bake, defaultWorkerCount, inspect, NavBakeError, NavMesh, terminateWorkers, type BakeProgress, type NavBakeConfig } from '../../build/web/index.js';
+import { bake, defaultWorkerCount, inspect, NavBakeError, NavMesh, terminateWorkers, type BakeOptions, type BakeProgress, type NavBakeConfig } from '../../build/web/index.js';
 import { availableParallelism } from 'node:os';
 import { handleMessage, WorkerExitRequest } from '../../build/web/bake.worker.js';
 import { configValues } from '../../build/web/config.js';
@@ -236,7 +236,7 @@ describe('abort', () => {
 describe('a worker that dies', () => {
   it('rejects its job with NB_ERR_WORKER and the next bake succeeds', async () => {
     const seen: string[] = [];
-    const e = await rejection(bake(dungeon, {}, { testExitAtStage: 6, onProgress: (p) => seen.push(p.stage) }));
+    const e = await rejection(bake(dungeon, {}, { testExitAtStage: 6, onProgress: (p) => seen.push(p.stage) } as BakeOptions));
     expect(e).toBeInstanceOf(NavBakeError);
     expect((e as NavBakeError).code).toBe('NB_ERR_WORKER');
     expect((e as NavBakeError).message).toMatch(/exited with code 70/);
@@ -250,7 +250,7 @@ describe('a worker that dies', () => {
     const before = pool.spawned;
     const tiles: string[] = [];
     const replaced = await saved(
-      bake(dungeon, { tileSize: 32 }, { workers: 3, testExitAtStage: 1, onTile: (t) => tiles.push(`${t.x},${t.z}`) }),
+      bake(dungeon, { tileSize: 32 }, { workers: 3, testExitAtStage: 1, onTile: (t) => tiles.push(`${t.x},${t.z}`) } as BakeOptions),
     );
     expect(replaced).toEqual(reference);
     expect(reference).toEqual(await saved(bake(dungeon, { tileSize: 32 }, { workers: false })));

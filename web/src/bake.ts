@@ -71,11 +71,16 @@ export interface BakeOptions {
    * (NavMesh.addObstacle, update) can rebuild single tiles. @default false
    */
   obstacles?: boolean;
-  /** @internal test hook: the (first) worker exits once the bake reaches this nb_stage (tiled: in a tile) */
-  testExitAtStage?: number;
 }
 
-const BAKE_OPTIONS: readonly (keyof BakeOptions)[] = ['workers', 'signal', 'onProgress', 'transfer', 'focus', 'onTile', 'obstacles', 'testExitAtStage'];
+/** Options only the tests pass: accepted by bake(), neither typed nor listed for users. */
+interface BakeHooks {
+  /** the (first) worker exits once the bake reaches this nb_stage (tiled: in a tile) */
+  testExitAtStage?: number;
+}
+type BakeOptionsWithHooks = BakeOptions & BakeHooks;
+
+const BAKE_OPTIONS: readonly (keyof BakeOptions)[] = ['workers', 'signal', 'onProgress', 'transfer', 'focus', 'onTile', 'obstacles'];
 
 /** Default worker count of a tiled bake. */
 export function defaultWorkerCount(): number {
@@ -187,8 +192,9 @@ export function bakeOptions<T extends { signal?: AbortSignal; onProgress?: unkno
   where: string,
   v: T | undefined,
   keys: readonly (keyof T & string)[],
+  hidden?: readonly string[],
 ): T {
-  const o = optionsObject<T>(`${where}: options`, v, keys);
+  const o = optionsObject<T>(`${where}: options`, v, keys, hidden);
   abortSignal(`${where}: options.signal`, o.signal);
   func(`${where}: options.onProgress`, o.onProgress);
   workerCount(`${where}: options.workers`, o.workers);
@@ -197,7 +203,7 @@ export function bakeOptions<T extends { signal?: AbortSignal; onProgress?: unkno
 
 /** Bakes a navmesh. Rejects with NavBakeError (the C status name and message) or the abort reason. */
 export async function bake(geometry: Geometry, config?: NavBakeConfig, opts?: BakeOptions): Promise<NavMesh> {
-  const options = bakeOptions('navbake.bake', opts, BAKE_OPTIONS);
+  const options = bakeOptions<BakeOptionsWithHooks>('navbake.bake', opts, BAKE_OPTIONS, ['testExitAtStage']);
   const { signal, onProgress } = options;
   if (signal?.aborted) throw abortReason(signal);
   const w = await mainWasm();
@@ -276,7 +282,7 @@ async function bakeTiled(
   grid: Grid,
   focus: [number, number, number] | null,
   workers: number | false,
-  options: BakeOptions,
+  options: BakeOptionsWithHooks,
 ): Promise<NavMesh> {
   const { signal, onProgress } = options;
   const nav = adoptNavmesh(w, w.navmeshCreate(grid.params));
@@ -308,7 +314,7 @@ async function bakeTiled(
 }
 
 /** workers: false, solo -- the same work on the calling thread; abort is checked at every progress report. */
-function bakeHere(w: Wasm, mesh: MeshInput, values: Float64Array, options: BakeOptions): NavMesh {
+function bakeHere(w: Wasm, mesh: MeshInput, values: Float64Array, options: BakeOptionsWithHooks): NavMesh {
   const { signal, onProgress } = options;
   const progress: CProgress = (stage, done, total) => {
     onProgress?.({ stage: STAGES[stage - 1] ?? 'rasterize', done, total });
