@@ -70,10 +70,15 @@ nb_status nb_validate_mesh(nb_context* ctx, const char* fn, const nb_mesh* m, in
     for (uint64_t c = 0; c < nchecks; ++c) {
         const uint32_t i = referenced_only && m->indices ? m->indices[c] : (uint32_t)c;
         const float* p = &m->positions[(size_t)i * 3];
-        for (int k = 0; k < 3; ++k)
+        for (int k = 0; k < 3; ++k) {
             if (!isfinite(p[k]))
                 return nb_fail(ctx, NB_ERR_NONFINITE, "%s: vertex %u has a non-finite coordinate (%c = %g)", fn, i,
                                "xyz"[k], p[k]);
+            if (fabsf(p[k]) > NB_MAX_COORD) /* else the grid or the navmesh fails later, naming its own sizes */
+                return nb_fail(ctx, NB_ERR_TOO_LARGE,
+                               "%s: vertex %u has a coordinate beyond %g, the largest a navmesh holds (%c = %g)", fn,
+                               i, NB_MAX_COORD, "xyz"[k], p[k]);
+        }
     }
     if (m->areas) {
         for (uint32_t i = 0; i < tri_count; ++i)

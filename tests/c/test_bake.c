@@ -265,6 +265,14 @@ static void test_bad_input(void)
     for (int i = 0; i < 36; ++i)
         huge[i] = k_level_verts[i] * ((i % 3 == 1) ? 1000.0f : 1.0f);
     CHECK_STATUS(ctx, nb_bake(ctx, &in, NULL, 0, 0, &r), NB_ERR_TOO_LARGE, "cells tall");
+    /* A vertex beyond what a navmesh stores: named, before any grid is sized from it. */
+    memcpy(huge, k_level_verts, sizeof(huge));
+    huge[7] = -2e9f;
+    CHECK_STATUS(ctx, nb_bake(ctx, &in, NULL, 0, 0, &r), NB_ERR_TOO_LARGE,
+                 "vertex 2 has a coordinate beyond 1e+09, the largest a navmesh holds (y = -2e+09)");
+    nb_navmesh* big_nav = NULL;
+    CHECK_STATUS(ctx, nb_bake_navmesh(ctx, &in, NULL, NULL, 0, &big_nav), NB_ERR_TOO_LARGE, "vertex 2 has a coordinate beyond");
+    CHECK(big_nav == NULL);
     in.mesh.positions = verts;
 
     uint8_t areas[12];

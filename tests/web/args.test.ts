@@ -117,7 +117,8 @@ describe('queries', () => {
     await expectCode(() => nav.findPath(A, B, { filter: { areaCost: { 64: 2 } } }), INVALID, /'64' is not an area id/);
     await expectCode(() => nav.findPath(A, B, { filter: { areaCost: [1, any(2n)] } }), INVALID, /areaCost\[1\] must be a number/);
     await expectCode(() => nav.findPath(A, B, { filter: { areaCost: { 63: NaN } } }), NONFINITE, /areaCost\[63\] must be finite/);
-    await expectCode(() => nav.findPath(A, B, { filter: { areaCost: { 63: -1 } } }), INVALID, /area_cost\[63\] must be >= 0/); // C's check
+    await expectCode(() => nav.findPath(A, B, { filter: { areaCost: { 63: -1 } } }), INVALID, /findPath: options\.filter\.areaCost\[63\] must be >= 0 \(got -1\)/);
+    await expectCode(() => nav.findPaths([...A, ...B], { filter: { areaCost: [1, 1e39] } }), NONFINITE, /findPaths: options\.filter\.areaCost\[1\] overflows float32 \(got 1e\+39\)/);
     await expectCode(() => nav.findPaths(any(undefined)), INVALID, /findPaths: pairs must be a typed array or an array of numbers/);
     await expectCode(() => nav.findPaths(any(new BigInt64Array(6))), INVALID, /findPaths: pairs must hold numbers, not bigints/);
     await expectCode(() => nav.findPaths(any([0, 0, 0, 1, 'x', 1])), INVALID, /findPaths: pairs\[4\] must be a number/);
@@ -174,6 +175,13 @@ describe('bake and inspect', () => {
     await expectCode(() => bake({ positions: quad.positions, indices: new Int32Array([0, -1, 2]) }, {}, opts), INVALID, /indices\[1\] must be an integer 0\.\.4294967295 \(got -1\)/);
     await expectCode(() => bake({ ...quad, areas: [63, 300] }, {}, opts), INVALID, /geometry\.areas\[1\] must be an area id, an integer 0\.\.63 \(got 300\)/);
     await expectCode(() => inspect({ ...quad, areas: [63, 1.5] }, {}, opts), INVALID, /navbake\.inspect: geometry\.areas\[1\]/);
+    // a vertex beyond 1e9 (NB_MAX_COORD) is named as such, solo or tiled, in a worker or not (a solo bake said
+    // "nb_navmesh_create: tile_width (1e+12) is beyond 1e+09", a tiled one counted tiles)
+    const far = new Float32Array(quad.positions);
+    far[9] = 1e12;
+    for (const [config, workers] of [[{}, false], [{}, 1], [{ tileSize: 64 }, false], [{ tileSize: 64 }, 2]] as const) {
+      await expectCode(() => bake({ ...quad, positions: far }, config, { workers }), 'NB_ERR_TOO_LARGE', /vertex 3 has a coordinate beyond 1e\+09, the largest a navmesh holds \(x = (999999995904|1e\+12)\)/);
+    }
     // converted arrays that are valid bake exactly as typed arrays do
     const typed = await bake({ ...quad, areas: new Uint8Array([63, 5]) }, {}, opts);
     const plain = await bake({ positions: p, indices: [0, 2, 1, 1, 2, 3], areas: [63, 5] }, {}, opts);

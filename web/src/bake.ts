@@ -143,15 +143,18 @@ interface Grid {
  * behave alike), a tile is tileSize * cellSize wide. Computed here so the main thread never copies the geometry
  * into its own heap; a test checks the result against the C bake byte for byte.
  */
+/** NB_MAX_COORD (float32 1e9) */
+const MAX_COORD = 1e9;
+
 function tileGrid(positions: Float32Array, cellSize: number, tileSize: number): Grid {
   if (positions.length === 0) throw new NavBakeError('NB_ERR_EMPTY_MESH', 'navbake.bake: the mesh has no vertices');
   for (let i = 0; i < positions.length; i++) {
-    if (!Number.isFinite(positions[i])) {
-      throw new NavBakeError(
-        'NB_ERR_NONFINITE',
-        `navbake.bake: vertex ${Math.floor(i / 3)} has a non-finite coordinate (${'xyz'[i % 3]} = ${positions[i]})`,
-      );
-    }
+    const v = positions[i];
+    if (Number.isFinite(v) && Math.abs(v) <= MAX_COORD) continue;
+    const [code, what] = Number.isFinite(v)
+      ? (['NB_ERR_TOO_LARGE', 'has a coordinate beyond 1e+09, the largest a navmesh holds'] as const)
+      : (['NB_ERR_NONFINITE', 'has a non-finite coordinate'] as const);
+    throw new NavBakeError(code, `navbake.bake: vertex ${Math.floor(i / 3)} ${what} (${'xyz'[i % 3]} = ${v})`);
   }
   let x0 = positions[0], y0 = positions[1], z0 = positions[2];
   let x1 = x0, z1 = z0;

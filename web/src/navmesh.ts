@@ -204,7 +204,7 @@ function queryFilter(where: string, f: unknown): QueryFilter {
     if (typeof areaCost !== 'object') throw invalid(`${where}.areaCost must be an array or an object of costs by area id (got ${shown(areaCost)})`);
     for (const [k, c] of costEntries(areaCost)) {
       if (!/^\d+$/.test(k) || Number(k) > 63) throw invalid(`${where}.areaCost: '${k}' is not an area id 0..63`);
-      if (c !== undefined) num(`${where}.areaCost[${k}]`, c);
+      if (c !== undefined && f32(`${where}.areaCost[${k}]`, c) < 0) throw invalid(`${where}.areaCost[${k}] must be >= 0 (got ${c})`);
     }
   }
   if (includeFlags !== undefined) intIn(`${where}.includeFlags`, includeFlags, 0, 0xffff);
