@@ -1,6 +1,7 @@
 /* Minimal Wavefront OBJ reader (see obj.h). */
 #include "obj.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -36,6 +37,12 @@ static int fail(char* err, size_t n, const char* name, long line, const char* wh
     return -1;
 }
 
+/* Whether a number read up to e ends there: the end of the line, a blank or a comment. */
+static int ends_token(const char* e, const char* end)
+{
+    return e >= end || *e == ' ' || *e == '\t' || *e == '\r' || *e == '#';
+}
+
 int nb_obj_parse(const char* text, const char* name, nb_obj* out, char* err, size_t err_size)
 {
     memset(out, 0, sizeof(*out));
@@ -59,7 +66,8 @@ int nb_obj_parse(const char* text, const char* name, nb_obj* out, char* err, siz
                 char* e;
                 errno = 0;
                 v[k] = strtof(q, &e);
-                if (e == q || e > end) {
+                /* a whole number: "3x" or "2,3" is not one (the Node tool's reader agrees) */
+                if (e == q || e > end || !ends_token(e, end)) {
                     rc = fail(err, err_size, name, line, "vertex needs three numbers");
                     break;
                 }
@@ -78,11 +86,12 @@ int nb_obj_parse(const char* text, const char* name, nb_obj* out, char* err, siz
             while (q < end && rc == 0) {
                 while (q < end && (*q == ' ' || *q == '\t' || *q == '\r'))
                     ++q;
-                if (q >= end)
-                    break;
+                if (q >= end || *q == '#')
+                    break; /* end of the line, or a comment */
                 char* e;
                 long idx = strtol(q, &e, 10);
-                if (e == q) {
+                /* a whole integer, then the end of the vertex or its /vt/vn: not "2.5" or "3x" */
+                if (e == q || e > end || (!ends_token(e, end) && *e != '/')) {
                     rc = fail(err, err_size, name, line, "face index is not a number");
                     break;
                 }
@@ -94,7 +103,7 @@ int nb_obj_parse(const char* text, const char* name, nb_obj* out, char* err, siz
                     break;
                 }
                 q = e;
-                while (q < end && *q != ' ' && *q != '\t' && *q != '\r')
+                while (q < end && *q != ' ' && *q != '\t' && *q != '\r' && *q != '#')
                     ++q; /* skip /vt/vn */
                 const uint32_t vi = (uint32_t)resolved;
                 if (n == 0)
@@ -126,31 +135,78 @@ int nb_obj_parse(const char* text, const char* name, nb_obj* out, char* err, siz
     return 0;
 }
 
+const char* nb_describe_errno(int e)
+{
+    switch (e) {
+    case 0: return "input/output error";
+    case ENOENT: return "no such file";
+    case EACCES:
+    case EPERM: return "permission denied";
+    case EISDIR: return "is a directory";
+    case ENOTDIR: return "a parent is not a directory";
+    default: {
+        static char text[160]; /* strerror's words, lower case as Node's are ("no space left on device") */
+        snprintf(text, sizeof(text), "%s", strerror(e));
+        text[0] = (char)tolower((unsigned char)text[0]);
+        return text;
+    }
+    }
+}
+
+int nb_read_whole_file(const char* path, const char* what, char** data, size_t* size, char* err, size_t err_size)
+{
+    *data = NULL;
+    *size = 0;
+    errno = 0;
+    FILE* f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, err_size, "%s: %s: %s", path, what, nb_describe_errno(errno));
+        return -1;
+    }
+    /* Read to the end rather than trust the size from a seek: a directory opens on Linux and "seeks" to
+     * LONG_MAX, and a pipe has no size. */
+    size_t cap = (size_t)1 << 20, n = 0;
+    char* buf = (char*)malloc(cap + 1);
+    while (buf) {
+        errno = 0;
+        n += fread(buf + n, 1, cap - n, f);
+        if (n < cap)
+            break; /* the end, or an error */
+        char* grown = cap <= SIZE_MAX / 2 - 1 ? (char*)realloc(buf, cap * 2 + 1) : NULL;
+        if (!grown) {
+            free(buf);
+            buf = NULL;
+            break;
+        }
+        buf = grown;
+        cap *= 2;
+    }
+    if (!buf) {
+        fclose(f);
+        snprintf(err, err_size, "%s: out of memory (more than %zu bytes)", path, cap);
+        return -1;
+    }
+    if (ferror(f)) {
+        const int e = errno;
+        fclose(f);
+        free(buf);
+        snprintf(err, err_size, "%s: %s: %s", path, what, nb_describe_errno(e));
+        return -1;
+    }
+    fclose(f);
+    buf[n] = '\0';
+    *data = buf;
+    *size = n;
+    return 0;
+}
+
 int nb_obj_load(const char* path, nb_obj* out, char* err, size_t err_size)
 {
     memset(out, 0, sizeof(*out));
-    FILE* f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, err_size, "%s: cannot open: %s", path, strerror(errno));
+    char* text = NULL;
+    size_t got = 0;
+    if (nb_read_whole_file(path, "cannot open", &text, &got, err, err_size) != 0)
         return -1;
-    }
-    fseek(f, 0, SEEK_END);
-    long size = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    if (size < 0) {
-        fclose(f);
-        snprintf(err, err_size, "%s: cannot read", path);
-        return -1;
-    }
-    char* text = (char*)malloc((size_t)size + 1);
-    if (!text) {
-        fclose(f);
-        snprintf(err, err_size, "%s: out of memory (%ld bytes)", path, size);
-        return -1;
-    }
-    size_t got = fread(text, 1, (size_t)size, f);
-    fclose(f);
-    text[got] = '\0';
     if (memchr(text, '\0', got)) {
         free(text);
         snprintf(err, err_size, "%s: not a text file (contains NUL bytes)", path);

@@ -1,8 +1,8 @@
 // The package's command-line tool (web/bin, built by `make web` into web/dist/bin/navbake.js): its subcommands
 // against the native tool on the same files, glTF input with node transforms, the SVG picture, and its errors.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Document, NodeIO } from '@gltf-transform/core';
@@ -292,6 +292,27 @@ describe('navbake (Node) glTF input', () => {
     expect(j.area).toBeLessThanOrEqual((x1 - x0) * (z1 - z0) + 1e-3);
   }
 
+  it('.glb frames that are cut short or of another version are named (not "Invalid typed array length")', async () => {
+    const glb = Buffer.from(await new NodeIO().writeBinary(floorDocument()));
+    const json = glb.readUInt32LE(12);
+    const edit = (name: string, f: (b: Buffer) => Buffer) => file(name, f(Buffer.from(glb)));
+    const cases: [string, RegExp][] = [
+      [edit('cut.glb', (b) => b.subarray(0, 700)), new RegExp(`cut\\.glb: corrupt glTF: the header says ${glb.length} bytes, the file has 700 \\(cut short\\?\\)`)],
+      [edit('v1.glb', (b) => (b.writeUInt32LE(1, 4), b)), /v1\.glb: corrupt glTF: binary glTF version 1; only glTF 2 is read/],
+      [edit('json.glb', (b) => (b.writeUInt32LE(0x4e4f534b, 16), b)), /json\.glb: corrupt glTF: chunk 0 is not the JSON chunk/],
+      [edit('long.glb', (b) => (b.writeUInt32LE(json + 1000, 12), b)), /long\.glb: corrupt glTF: chunk 0 \(JSON, \d+ bytes at byte 20\) runs past the end/],
+      [edit('bin.glb', (b) => (b.writeUInt32LE(0x004e4943, 20 + json + 4), b)), /bin\.glb: corrupt glTF: chunk 1 is not the BIN chunk/],
+    ];
+    for (const [path, message] of cases) {
+      const r = navbake(['bake', path]);
+      expect(r.status, path).toBe(2);
+      expect(r.stderr, path).toMatch(message);
+    }
+    // a .glb declaring less than the file holds (trailing bytes) still reads
+    const padded = file('padded.glb', Buffer.concat([glb, Buffer.alloc(16)]));
+    expect(navbake(['bake', padded]).status).toBe(0);
+  });
+
   it('.glb: every triangle primitive of the default scene, in world space', async () => {
     const glb = file('floor.glb', await new NodeIO().writeBinary(floorDocument()));
     const out = join(dir, 'floor.navbake');
@@ -540,6 +561,12 @@ describe('navbake (Node) glTF errors', () => {
       [broken('type.gltf', (g) => (g.accessors[0].type = 'VEC7')), /accessor 0: componentType 5126 \/ type VEC7 is not a glTF layout/],
       [broken('bin.gltf', (g) => (g.buffers[0].uri = 'level.bin')), /bin\.gltf: cannot read glTF: level\.bin: no such file/],
       [file('random.glb', Buffer.from([0x80, 0x81, 0x00, 0x7f, 0xff, 0x22])), /random\.glb: not a binary glTF \(\.glb\): it does not start with 'glTF'/],
+      // @gltf-transform dropped references to nothing without a word: "no triangles in the first scene"
+      [broken('mesh.gltf', (g) => (g.nodes[0].mesh = 5)), /mesh\.gltf: corrupt glTF: node 0 names mesh 5, of 1 meshes/],
+      [broken('scene.gltf', (g) => Object.assign(g, { scene: 3 })), /scene\.gltf: corrupt glTF: the default scene 3 is not one of its 1 scenes/],
+      [broken('node.gltf', (g) => (g.scenes[0].nodes = [0, 2])), /node\.gltf: corrupt glTF: scene 0 names node 2, of 1 nodes/],
+      [broken('child.gltf', (g) => Object.assign(g.nodes[0], { children: [7] })), /child\.gltf: corrupt glTF: node 0 names child node 7, of 1 nodes/],
+      [broken('attr.gltf', (g) => (g.meshes[0].primitives[0].indices = 9)), /attr\.gltf: corrupt glTF: mesh 0, primitive 0: indices names accessor 9, of 2 accessors/],
     ];
     for (const [path, message] of cases) {
       const r = navbake(['bake', path]);
@@ -666,13 +693,18 @@ describe('navbake (Node) flags and errors', () => {
     const r = navbake(['--help']);
     expect(r.status).toBe(0);
     const flags = (text: string) => [...text.matchAll(/^\s+(--[a-z-]+)\s/gm)].map((m) => m[1]);
-    const nativeFlags = flags(runNative(['--help']).stdout).filter((f) => f !== '--repeat' && f !== '--json');
+    const nativeHelp = runNative(['--help']).stdout;
+    const nativeFlags = flags(nativeHelp.slice(nativeHelp.indexOf('config flags'), nativeHelp.indexOf('other options')));
     const kebab = Object.keys(DEFAULTS).map((k) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`);
     expect(nativeFlags).toEqual(kebab);
     const mine = flags(r.stdout);
     for (const f of [...kebab, '--json', '--from', '--to', '--pairs', '--seed', '--pairs-file', '--workers']) {
       expect(mine).toContain(f);
     }
+    // Both list the options they share; info on a mesh bakes it first, so it takes the config flags too.
+    for (const f of ['--save', '--from', '--to', '--pairs', '--seed', '--pairs-file', '--json']) expect(flags(nativeHelp)).toContain(f);
+    expect(r.stdout).toMatch(/navbake info FILE \[config flags\] \[--json\]\n/);
+    for (const text of [r.stdout, nativeHelp]) expect(text).toMatch(/query \S+ \(--pairs N \[--seed S\] \| --pairs-file F\) \[config flags\] \[--json\]\n/);
   });
 
   it('bad files and flags exit with 2 and name the file or flag', () => {
@@ -688,7 +720,7 @@ describe('navbake (Node) flags and errors', () => {
       [['bake', bad1], /bad1\.obj:3: face index 5 is out of range/],
       [['bake', bad2], /bad2\.obj:1: vertex needs three numbers/],
       [['bake', empty], /empty\.obj: no faces/],
-      [['bake', notGltf], /broken\.glb: cannot read glTF/],
+      [['bake', notGltf], /broken\.glb: corrupt glTF: 8 bytes, less than a \.glb header \(12\)/],
       [['bake', file('level.stl', 'solid')], /level\.stl: unknown file type '\.stl'/],
       [['bake', baked], /bake needs a mesh/],
       [['bake', dungeon, '-o', join(dir, 'polys.obj')], /polys\.obj: bake writes a \.navbake file, not a mesh/],
@@ -756,5 +788,136 @@ describe('navbake (Node) flags and errors', () => {
     const tiled = navbake(['bake', dungeon, '--cell-size', '0.005', '--agent-radius', '0', '--tile-size', '16']);
     expect(tiled.status).toBe(1);
     expect(tiled.stderr).toMatch(/^navbake: NB_ERR_TOO_LARGE: .*tiles/);
+  });
+});
+
+describe('navbake (Node) and the native tool refuse and read the same', () => {
+  /** Runs both tools; bake is `bake -o` here and `bake --save` there (the .navbake file). */
+  const both = (args: string[]) => [navbake(args), runNative(args)];
+
+  it('bad numbers, flags of another command, --pairs with --pairs-file, --seed with --pairs-file: exit 2, same words', () => {
+    const pairs = file('two-ways.txt', '36.5 10.2 5.7 26.2 15.5 -83.3\n');
+    const cases: [string[], RegExp][] = [
+      [['query', dungeon, '--pairs', '5', '--seed', 'abc'], /--seed must be an integer 0\.\.2\^64-1 \(got 'abc'\)/],
+      [['query', dungeon, '--pairs', '5', '--seed', '-1'], /--seed must be an integer 0\.\.2\^64-1 \(got '-1'\)/],
+      [['query', dungeon, '--pairs', '5', '--seed', '1.5'], /--seed must be an integer 0\.\.2\^64-1 \(got '1\.5'\)/],
+      [['query', dungeon, '--pairs', '5x'], /--pairs must be 1\.\.10000000 \(got '5x'\)/],
+      [['query', dungeon, '--pairs', '1e2'], /--pairs must be 1\.\.10000000 \(got '1e2'\)/],
+      [['query', dungeon, '--pairs', '5', '--tile-size', '16.5'], /--tile-size: config\.tile_?[sS]ize must be an integer \(got 16\.5\)/],
+      [['query', dungeon, '--pairs', '5', '--verts-per-poly', '6.9'], /--verts-per-poly: config\.verts_?[pP]er_?[pP]oly must be an integer \(got 6\.9\)/],
+      [['query', dungeon, '--pairs', '5', '--cell-size', '0'], /--cell-size: config\.cell_?[sS]ize must not be 0/],
+      [['query', dungeon, '--pairs', '5', '--agent-radius', '-1'], /--agent-radius: config\.agent_?[rR]adius must be >= 0 \(got -1\)/],
+      [['query', dungeon, '--pairs', '5', '--agent-radius', '0.5x'], /--agent-radius needs a number \(got '0\.5x'\)/],
+      [['path', dungeon, '--pairs', '5', '--from', '0,0,0', '--to', '1,1,1'], /--pairs is not an option of 'path'/],
+      [['query', dungeon, '--pairs', '5', '--pairs-file', pairs], /query takes --pairs N or --pairs-file F, not both/],
+      [['query', dungeon, '--seed', '3', '--pairs-file', pairs], /--seed goes with --pairs N \(the random pairs\), not --pairs-file/],
+      [['path', dungeon, '--from', '1,2', '--to', '1,2,3'], /--from needs x,y,z \(got '1,2'\)/],
+      [['path', dungeon, '--from', '1e40,0,0', '--to', '1,2,3'], /--from: x = 1e40 is beyond float32's range/],
+    ];
+    for (const [args, message] of cases) {
+      for (const [tool, r] of both(args).map((x, i) => [i ? 'native' : 'node', x] as const)) {
+        expect(r.status, `${tool} ${args.join(' ')}: ${r.stderr}`).toBe(2);
+        expect(r.stderr, `${tool} ${args.join(' ')}`).toMatch(message);
+      }
+    }
+  });
+
+  it('--tile-size 0 is one tile (the default) in both, the same navmesh', () => {
+    const node = json(navbake, ['bake', dungeon, '--tile-size', '0', '-o', join(dir, 'zero.navbake'), '--json']);
+    const native = json(runNative, ['bake', dungeon, '--tile-size', '0', '--save', join(dir, 'zero-native.navbake'), '--json']);
+    expect([node.tiles, native.tiles]).toEqual([1, 1]);
+    expect(readFileSync(join(dir, 'zero.navbake')).equals(readFileSync(join(dir, 'zero-native.navbake')))).toBe(true);
+    // and without --save the native bake reports the bytes of that navmesh, as the Node tool does without -o
+    expect(json(runNative, ['bake', dungeon, '--tile-size', '64', '--json']).bytes).toBe(
+      json(navbake, ['bake', dungeon, '--tile-size', '64', '--json']).bytes,
+    );
+  });
+
+  it('OBJ: a comment after a face is read by both; an index or number that is not whole is refused by both', () => {
+    const commented = file('commented.obj', 'v -5 0 -5\nv -5 0 5\nv 5 0 5\nf 1 2 3 # a triangle\n');
+    const node = json(navbake, ['bake', commented, '--agent-radius', '0', '--json']);
+    const native = json(runNative, ['bake', commented, '--agent-radius', '0', '--save', join(dir, 'commented.navbake'), '--json']);
+    expect([node.polys, node.bytes]).toEqual([native.polys, native.bytes]);
+    expect(node.triangles).toBe(1);
+    const cases: [string, string, RegExp][] = [
+      ['fraction.obj', 'v 0 0 0\nv 1 0 0\nv 0 0 1\nf 1 3 2.5\n', /fraction\.obj:4: face index is not a number/],
+      ['suffix.obj', 'v 0 0 0\nv 1 0 0\nv 0 0 1\nf 1 2 3x\n', /suffix\.obj:4: face index is not a number/],
+      ['vsuffix.obj', 'v 0 0 0\nv 1 0 3x\nv 0 0 1\nf 1 2 3\n', /vsuffix\.obj:2: vertex needs three numbers/],
+      ['vbig.obj', 'v 0 0 0\nv 1 0 1e39\nv 0 0 1\nf 1 2 3\n', /vbig\.obj:2: vertex coordinate is not finite/],
+    ];
+    for (const [name, text, message] of cases) {
+      for (const r of both(['bake', file(name, text)])) {
+        expect(r.status, `${name}: ${r.stderr}`).toBe(2);
+        expect(r.stderr, name).toMatch(message);
+      }
+    }
+  });
+
+  it('pairs files: blank lines and # comments skipped; no pairs, nan, inf, 1e39: exit 2 naming file and line', async () => {
+    if (!existsSync(baked)) json(navbake, ['bake', dungeon, '-o', baked, '--json']);
+    const commented = file('commented-pairs.txt', '# start xyz, end xyz\n\n36.5 10.2 5.7 26.2 15.5 -83.3 # across\n  # done\n');
+    const node = json(navbake, ['query', baked, '--pairs-file', commented, '--json']);
+    const native = json(runNative, ['query', baked, '--pairs-file', commented, '--json']);
+    expect([node.pairs, native.pairs]).toEqual([1, 1]);
+    expectSameResults(node.results, native.results);
+    const cases: [string, string, RegExp][] = [
+      ['no-pairs.txt', '', /no-pairs\.txt: no pairs/],
+      ['only-comments.txt', '# nothing here\n\n', /only-comments\.txt: no pairs/],
+      ['nan-pairs.txt', '0 0 0 1 1 1\nnan 0 0 1 1 1\n', /nan-pairs\.txt:2: need six numbers/],
+      ['inf-pairs.txt', '0 0 0 1 1 inf\n', /inf-pairs\.txt:1: need six numbers/],
+      ['seven-pairs.txt', '0 0 0 1 1 1 1\n', /seven-pairs\.txt:1: need six numbers/],
+      ['big-pairs.txt', '# c\n0 0 0 1 1 1e39\n', /big-pairs\.txt:2: 1e39 is beyond float32's range/],
+    ];
+    for (const [name, text, message] of cases) {
+      const f = file(name, text);
+      for (const r of both(['query', baked, '--pairs-file', f, '--json'])) {
+        expect(r.status, `${name}: ${r.stderr}`).toBe(2);
+        expect(r.stderr, name).toMatch(message);
+        expect(r.stderr.trim().split('\n'), name).toHaveLength(1); // said once
+      }
+    }
+  });
+
+  it('a directory as the mesh: "cannot open: is a directory", exit 2, in both', () => {
+    const d = join(dir, 'folder.obj');
+    mkdirSync(d, { recursive: true });
+    for (const r of both(['query', d, '--pairs', '5'])) {
+      expect(r.status, r.stderr).toBe(2);
+      expect(r.stderr).toMatch(/folder\.obj: cannot open: is a directory/);
+    }
+  });
+
+  it.skipIf(!existsSync('/dev/full'))('output that cannot be written: one line and exit 1 (a full disk), or quietly 1 (a closed pipe)', async () => {
+    if (!existsSync(baked)) json(navbake, ['bake', dungeon, '-o', baked, '--json']);
+    const full = openSync('/dev/full', 'w');
+    try {
+      for (const [cmd, args] of [
+        [process.execPath, [cli, 'path', baked, '--from', '36.5,10.2,5.7', '--to', '26.2,15.5,-83.3']],
+        [resolve(root, 'build/navbake'), ['path', baked, '--from', '36.5,10.2,5.7', '--to', '26.2,15.5,-83.3']],
+        [process.execPath, [cli, 'info', baked, '--json']],
+        [resolve(root, 'build/navbake'), ['--help']],
+      ] as [string, string[]][]) {
+        const r = spawnSync(cmd, args, { stdio: ['ignore', full, 'pipe'], encoding: 'utf8' });
+        expect(r.status, `${args.join(' ')}: ${r.stderr}`).toBe(1);
+        expect(r.stderr).toBe('navbake: cannot write output: no space left on device\n');
+      }
+    } finally {
+      closeSync(full);
+    }
+    // A reader that has gone (its end of the pipe closed before anything was written): no stack trace, no
+    // message, exit 1, in both.
+    const gone = (cmd: string, args: string[]) =>
+      new Promise<{ status: number | null; stderr: string }>((done) => {
+        const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+        child.stdout.destroy();
+        let stderr = '';
+        child.stderr.on('data', (d) => (stderr += d));
+        child.on('close', (status) => done({ status, stderr }));
+      });
+    const pathArgs = ['path', baked, '--from', '36.5,10.2,5.7', '--to', '26.2,15.5,-83.3'];
+    for (const r of await Promise.all([gone(process.execPath, [cli, ...pathArgs]), gone(resolve(root, 'build/navbake'), pathArgs)])) {
+      expect(r.stderr).toBe('');
+      expect(r.status).toBe(1);
+    }
   });
 });

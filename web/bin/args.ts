@@ -16,7 +16,8 @@ export interface Options {
   from?: Vec3;
   to?: Vec3;
   pairs?: number;
-  seed: bigint;
+  /** --seed, when given (the random pairs use 1 otherwise) */
+  seed?: bigint;
   pairsFile?: string;
   json: boolean;
   /** bake workers; false = on the main thread (--workers 0); undefined = the tool's default (solo: the main thread) */
@@ -32,7 +33,7 @@ interface Command {
 
 export const COMMANDS: Readonly<Record<string, Command>> = {
   bake: { usage: 'bake MESH [-o OUT.navbake] [config flags] [--workers N] [--json]', accepts: ['out', 'config', 'workers', 'json'] },
-  info: { usage: 'info FILE [--json]', accepts: ['config', 'workers', 'json'] },
+  info: { usage: 'info FILE [config flags] [--json]', accepts: ['config', 'workers', 'json'] },
   path: {
     usage: 'path FILE --from x,y,z --to x,y,z [config flags] [--json]',
     accepts: ['from', 'to', 'config', 'workers', 'json'],
@@ -61,7 +62,11 @@ const OPTIONS: Readonly<Record<string, OptionSpec>> = {
   '--to': { key: 'to', value: 'x,y,z', help: '(path, render) end point' },
   '--pairs': { key: 'pairs', value: 'N', help: '(query) N random start/end pairs on the navmesh' },
   '--seed': { key: 'seed', value: 'S', help: '(query) seed of the random pairs (default 1)' },
-  '--pairs-file': { key: 'pairsFile', value: 'F', help: '(query) pairs to answer: lines of six numbers, start xyz end xyz' },
+  '--pairs-file': {
+    key: 'pairsFile',
+    value: 'F',
+    help: '(query) pairs to answer: lines of six numbers, start xyz end xyz (blank lines and # comments skipped)',
+  },
   '--workers': { key: 'workers', value: 'N', help: 'bake in N worker threads; 0 = on the main thread (default: solo bakes there, tiled ones in workers)' },
   '--json': { key: 'json', help: 'print one JSON object' },
 };
@@ -107,9 +112,10 @@ function parseNumber(flag: string, v: string): number {
   return x;
 }
 
+/** Digits only, as the native tool takes them: not '5x', '1e2', '1.5' or '-1'. */
 function parseInteger(flag: string, v: string, min: number, max: number): number {
   const x = Number(v);
-  if (!/^\s*\d+\s*$/.test(v) || x < min || x > max) throw new InputError(`${flag} must be ${min}..${max} (got '${v}')`);
+  if (!/^\d+$/.test(v) || x < min || x > max) throw new InputError(`${flag} must be ${min}..${max} (got '${v}')`);
   return x;
 }
 
@@ -129,7 +135,7 @@ export function parseArgs(argv: readonly string[]): Options {
   const [command, ...rest] = argv;
   const cmd = COMMANDS[command];
   if (!cmd || !Object.hasOwn(COMMANDS, command)) throw new InputError(`unknown command '${command}' (see navbake --help)`);
-  const o: Options = { command, file: '', config: {}, seed: 1n, json: false };
+  const o: Options = { command, file: '', config: {}, json: false };
   const config = o.config as Record<string, unknown>;
   for (let i = 0; i < rest.length; i++) {
     let flag = rest[i];
@@ -194,5 +200,10 @@ export function parseArgs(argv: readonly string[]): Options {
     }
   }
   if (!o.file) throw new InputError(`${command} needs a ${command === 'bake' ? 'mesh file' : 'file'} (usage: navbake ${cmd.usage})`);
+  // Nothing given is left unused (the native tool refuses the same).
+  if (o.pairsFile !== undefined && o.pairs !== undefined) throw new InputError('query takes --pairs N or --pairs-file F, not both');
+  if (o.pairsFile !== undefined && o.seed !== undefined) {
+    throw new InputError('--seed goes with --pairs N (the random pairs), not --pairs-file');
+  }
   return o;
 }

@@ -4,7 +4,7 @@
 // (EXT_meshopt_compression, decoded by meshoptimizer) or Draco-compressed (KHR_draco_mesh_compression, decoded by
 // draco3dgltf); @gltf-transform/extensions knows every Khronos extension, so one a file requires for its
 // materials or textures does not stop its geometry from being read.
-import { open } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { dirname, relative, resolve } from 'node:path';
 import type { Accessor, Document, JSONDocument, mat4, MathUtils, Mesh, Node, Primitive } from '@gltf-transform/core';
 import type { InstancedMesh } from '@gltf-transform/extensions';
@@ -132,6 +132,63 @@ function layoutProblem(doc: JSONDocument): string | null {
   return null;
 }
 
+/**
+ * The references between the parts of the scene: the default scene, each scene's and node's nodes, each node's
+ * mesh, each primitive's accessors. @gltf-transform drops a reference to nothing without a word, so a broken one
+ * left a file "without triangles". Returns what is wrong, or null.
+ */
+function referenceProblem(doc: JSONDocument): string | null {
+  const { json } = doc;
+  const count = (a: unknown[] | undefined) => a?.length ?? 0;
+  const ok = (i: unknown, n: number) => typeof i === 'number' && Number.isInteger(i) && i >= 0 && i < n;
+  const nodes = count(json.nodes);
+  const accessors = count(json.accessors);
+  if (json.scene !== undefined && !ok(json.scene, count(json.scenes))) return `the default scene ${json.scene} is not one of its ${count(json.scenes)} scenes`;
+  for (const [i, s] of (json.scenes ?? []).entries()) {
+    for (const n of s.nodes ?? []) if (!ok(n, nodes)) return `scene ${i} names node ${n}, of ${nodes} nodes`;
+  }
+  for (const [i, n] of (json.nodes ?? []).entries()) {
+    if (n.mesh !== undefined && !ok(n.mesh, count(json.meshes))) return `node ${i} names mesh ${n.mesh}, of ${count(json.meshes)} meshes`;
+    for (const c of n.children ?? []) if (!ok(c, nodes)) return `node ${i} names child node ${c}, of ${nodes} nodes`;
+  }
+  for (const [i, m] of (json.meshes ?? []).entries()) {
+    for (const [p, prim] of (m.primitives ?? []).entries()) {
+      const refs = [...Object.entries(prim.attributes ?? {}), ...(prim.indices === undefined ? [] : [['indices', prim.indices] as const])];
+      for (const [name, a] of refs) {
+        if (!ok(a, accessors)) return `mesh ${i}, primitive ${p}: ${name} names accessor ${a}, of ${accessors} accessors`;
+      }
+    }
+  }
+  return null;
+}
+
+const NOT_GLB = "not a binary glTF (.glb): it does not start with 'glTF'";
+
+/**
+ * A .glb's frame: the 12-byte header (magic, version 2, length) and the JSON chunk, then an optional BIN chunk,
+ * all inside the file. @gltf-transform reads whatever the header says, so a cut file failed with "Invalid typed
+ * array length" and another version with a JSON parse error. Returns what is wrong, or null.
+ */
+function glbProblem(b: Uint8Array): string | null {
+  const dv = new DataView(b.buffer, b.byteOffset, b.byteLength);
+  if (b.length < 4 || dv.getUint32(0, true) !== 0x46546c67) return NOT_GLB;
+  if (b.length < 12) return `${b.length} bytes, less than a .glb header (12)`;
+  const version = dv.getUint32(4, true);
+  if (version !== 2) return `binary glTF version ${version}; only glTF 2 is read`;
+  const length = dv.getUint32(8, true);
+  if (length > b.length) return `the header says ${length} bytes, the file has ${b.length} (cut short?)`;
+  let at = 12;
+  for (const [k, type, name] of [[0, 0x4e4f534a, 'JSON'], [1, 0x004e4942, 'BIN']] as const) {
+    if (k === 1 && at === length) break; // no binary chunk
+    if (at + 8 > length) return `chunk ${k} (${name}) starts past the end (byte ${at} of ${length})`;
+    const size = dv.getUint32(at, true);
+    if (dv.getUint32(at + 4, true) !== type) return `chunk ${k} is not the ${name} chunk`;
+    if (at + 8 + size > length) return `chunk ${k} (${name}, ${size} bytes at byte ${at + 8}) runs past the end (${length} bytes)`;
+    at += 8 + size;
+  }
+  return null;
+}
+
 /** Column-major 4x4 product a * b. */
 function multiply(a: mat4, b: mat4): mat4 {
   const out = new Array<number>(16);
@@ -232,8 +289,16 @@ export async function readGltf(file: string): Promise<Triangles> {
   const io = new NodeIO();
   let doc: Document;
   try {
-    const jsonDoc = await io.readAsJSON(file);
-    const problem = layoutProblem(jsonDoc);
+    let jsonDoc: JSONDocument;
+    if (/\.glb$/i.test(file)) {
+      const bytes = new Uint8Array(await readFile(file));
+      const frame = glbProblem(bytes);
+      if (frame) throw new InputError(`${file}: ${frame === NOT_GLB ? '' : 'corrupt glTF: '}${frame}`);
+      jsonDoc = await io.binaryToJSON(bytes);
+    } else {
+      jsonDoc = await io.readAsJSON(file);
+    }
+    const problem = layoutProblem(jsonDoc) ?? referenceProblem(jsonDoc);
     if (problem) throw new InputError(`${file}: corrupt glTF: ${problem}`);
     // The extensions and their decoders load only for files that use them (Draco's decoder takes a while to start).
     const used = jsonDoc.json.extensionsUsed ?? [];
@@ -255,9 +320,6 @@ export async function readGltf(file: string): Promise<Triangles> {
       // a buffer or image the .gltf refers to: name it
       const other = err.path && resolve(err.path) !== resolve(file) ? `${relative(dirname(resolve(file)), err.path)}: ` : '';
       throw new InputError(`${file}: cannot read glTF: ${other}${describeFsError(e)}`);
-    }
-    if (/\.glb$/i.test(file) && !(await startsWithGlbMagic(file))) {
-      throw new InputError(`${file}: not a binary glTF (.glb): it does not start with 'glTF'`);
     }
     throw new InputError(`${file}: cannot read glTF: ${printable(err?.message ?? String(e))}`);
   }
@@ -311,15 +373,4 @@ export async function readGltf(file: string): Promise<Triangles> {
     throw new InputError(`${file}: no triangles in the ${root.getDefaultScene() ? 'default' : 'first'} scene`);
   }
   return { positions: pos.data.slice(0, pos.length), indices: tri.data.slice(0, tri.length) };
-}
-
-async function startsWithGlbMagic(file: string): Promise<boolean> {
-  const f = await open(file, 'r');
-  try {
-    const head = new Uint8Array(4);
-    await f.read(head, 0, 4, 0);
-    return String.fromCharCode(...head) === 'glTF';
-  } finally {
-    await f.close();
-  }
 }

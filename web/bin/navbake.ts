@@ -4,13 +4,14 @@
  * (c/tools/navbake.c), running the package's wasm through its public API:
  *
  *   navbake bake MESH -o OUT.navbake [config flags] [--workers N] [--json]
- *   navbake info FILE [--json]
- *   navbake path FILE --from x,y,z --to x,y,z [--json]
- *   navbake query FILE (--pairs N [--seed S] | --pairs-file F) [--json]
- *   navbake render FILE -o OUT.svg [--from x,y,z --to x,y,z]
+ *   navbake info FILE [config flags] [--json]
+ *   navbake path FILE --from x,y,z --to x,y,z [config flags] [--json]
+ *   navbake query FILE (--pairs N [--seed S] | --pairs-file F) [config flags] [--json]
+ *   navbake render FILE -o OUT.svg [--from x,y,z --to x,y,z] [config flags] [--json]
  *
  * MESH is .obj, .gltf or .glb; FILE is a .navbake file or a mesh, baked first with the config flags.
- * Exit codes: 0 ok, 1 the bake or query failed (NavBakeError), 2 bad arguments or files.
+ * Exit codes: 0 ok, 1 the bake or query failed (NavBakeError) or the output could not be written, 2 bad arguments
+ * or files.
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { extname } from 'node:path';
@@ -284,7 +285,6 @@ async function readPairs(file: string): Promise<Float32Array> {
 }
 
 async function cmdQuery(o: Options): Promise<void> {
-  if (o.pairsFile && o.pairs !== undefined) throw new InputError('query takes --pairs N or --pairs-file F, not both');
   if (!o.pairsFile && o.pairs === undefined) throw new InputError('query needs --pairs N [--seed S] or --pairs-file F');
   const fromFile = o.pairsFile ? await readPairs(o.pairsFile) : null;
   const { nav } = await openNavMesh(o);
@@ -294,7 +294,7 @@ async function cmdQuery(o: Options): Promise<void> {
       // Random start/end points on the navmesh, area-weighted, from the seed (the native tool's sequence).
       const n = o.pairs!;
       pairs = new Float32Array(n * 6);
-      nav.seedRandom(o.seed);
+      nav.seedRandom(o.seed ?? 1n);
       // An empty navmesh has no points to give: its pairs stay at the origin and find nothing, as in the native tool.
       for (let i = 0; i < n * 2; i++) {
         const p = nav.randomPoint();
@@ -389,6 +389,19 @@ async function main(argv: readonly string[]): Promise<number> {
     return 1;
   }
 }
+
+/** "no space left on device" from "ENOSPC: no space left on device, write" (the native tool's words). */
+function writeErrorReason(e: NodeJS.ErrnoException): string {
+  return (e?.message ?? String(e)).replace(/^E[A-Z]+: /, '').replace(/, \w+$/, '');
+}
+
+// Output that cannot be written (a full disk, a closed pipe) is a failure: one line and exit 1, not a stack trace
+// from an unhandled 'error' event. A closed pipe (navbake ... | head -c1) is the reader's choice: exit 1 quietly,
+// as the native tool does.
+process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+  if (e?.code !== 'EPIPE') process.stderr.write(`navbake: cannot write output: ${writeErrorReason(e)}\n`);
+  process.exit(1);
+});
 
 main(process.argv.slice(2)).then((code) => {
   terminateWorkers();

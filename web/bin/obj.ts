@@ -35,7 +35,8 @@ const INTEGER = /^[+-]?\d+/;
 
 /**
  * Parses OBJ text: `v x y z` (anything after z is ignored: w, vertex colours), `f a b c ...` with polygons fanned
- * into triangles, 1-based or negative (relative to the vertices so far) indices, `a/t/n` forms, and # comments.
+ * into triangles, 1-based or negative (relative to the vertices so far) indices, `a/t/n` forms, and # comments
+ * (whole lines or after a statement). Numbers and indices must be whole: `3x`, or `2.5` as an index, is an error.
  * Every other statement (vt, vn, o, g, usemtl, ...) is skipped. `name` prefixes the messages (file:line: ...).
  */
 export function parseObj(text: string, name: string): Triangles {
@@ -61,7 +62,8 @@ export function parseObj(text: string, name: string): Triangles {
         const s = parts[k + 1];
         const x = Number(s);
         if (Number.isNaN(x) && !/^[+-]?(nan|inf|infinity)$/i.test(s)) throw fail(lineNo, 'vertex needs three numbers');
-        if (!Number.isFinite(x)) throw fail(lineNo, 'vertex coordinate is not finite');
+        // beyond float32 (1e39) is infinite in the positions: the native reader's strtof says the same
+        if (!Number.isFinite(Math.fround(x))) throw fail(lineNo, 'vertex coordinate is not finite');
         v[k] = x;
       }
       pos.push3(v[0], v[1], v[2]);
