@@ -284,6 +284,41 @@ describe('a worker that dies', () => {
     pool.terminate();
   });
 
+  it('a worker whose wasm cannot be instantiated is dropped (it failed every later task), solo and tiled', async () => {
+    // a module importing x.y, which no worker provides: instantiating it fails as a lack of memory would
+    const unlinkable = new WebAssembly.Module(new Uint8Array([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0, 1, 4, 1, 0x60, 0, 0, 2, 7, 1, 1, 0x78, 1, 0x79, 0, 0]));
+    let good = false;
+    const pool = new BakePool(async () => (good ? wasmModule() : unlinkable), 2);
+    const w = await mainWasm();
+    const req = { positions: dungeon.positions.slice(), indices: dungeon.indices.slice(), areas: null, config: configValues(w.fields, {}) };
+    for (let i = 0; i < 3; i++) {
+      const e = (await rejection(pool.run(req, []).promise)) as NavBakeError;
+      expect(e.code).toBe('NB_ERR_WASM_LOAD');
+      expect(e.message).toMatch(/its wasm module could not be instantiated \(.*\)/);
+      expect(pool.size).toBe(0);
+    }
+    const spawned = pool.spawned;
+    good = true; // memory is back: the next task gets a fresh worker, not the broken one
+    expect((await pool.run(req, []).promise).bytes).toEqual(solo);
+    expect(pool.spawned).toBe(spawned + 1);
+    pool.terminate();
+    // a tiled bake in the shared pool: sessions on workers that cannot load end in NB_ERR_WASM_LOAD, not a hang
+    const shared = sharedPool(() => wasmModule(), 2);
+    shared.terminate();
+    const real = (shared as unknown as { wasm: () => Promise<WebAssembly.Module> }).wasm;
+    (shared as unknown as { wasm: () => Promise<WebAssembly.Module> }).wasm = async () => unlinkable;
+    try {
+      const e = (await rejection(bake(dungeon, { tileSize: 32 }, { workers: 2 }))) as NavBakeError;
+      expect(e.code).toBe('NB_ERR_WASM_LOAD');
+      // a replacement that was starting is dropped as soon as it finds it cannot load, task or not
+      for (let i = 0; i < 100 && shared.size > 0; i++) await new Promise((r) => setTimeout(r, 20));
+      expect(shared.size).toBe(0);
+    } finally {
+      (shared as unknown as { wasm: () => Promise<WebAssembly.Module> }).wasm = real;
+    }
+    expect(await saved(bake(dungeon, { tileSize: 32 }, { workers: 2 }))).toEqual(await saved(bake(dungeon, { tileSize: 32 }, { workers: false })));
+  });
+
   it('a progress callback that throws fails the bake in a worker with its error, as on the calling thread', async () => {
     const boom = new Error('boom');
     const seen: string[] = [];

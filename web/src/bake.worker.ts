@@ -147,7 +147,9 @@ function serve(ep: Endpoint): void {
     chain = chain.then(async () => {
       if (msg?.type === 'init') {
         wasm = instantiate(msg.wasm);
-        wasm.catch(() => undefined); // reported with the first bake
+        // Said at once (id 0, the init's), so that the pool drops this worker even while no task waits; each
+        // request that still reaches it gets the same error.
+        wasm.catch((e) => ep.post({ id: 0, type: 'error', code: 'NB_ERR_WASM_LOAD', message: String((e as Error)?.message ?? e) }));
         return;
       }
       let w: Wasm;

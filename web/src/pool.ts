@@ -2,8 +2,9 @@
  * The worker pool. Browser: module Workers; Node: worker_threads, both from the compiled bake.worker.js next to
  * this file. Each worker instantiates the wasm once (from the compiled module, sent on start) and runs one task
  * at a time; tasks wait in a queue for a free worker. Cancelling a running task terminates its worker (a bake
- * cannot be interrupted from outside otherwise); a worker that dies rejects its task with NB_ERR_WORKER. Either
- * way the worker is dropped and a fresh one starts when work is waiting. Idle workers do not keep a Node
+ * cannot be interrupted from outside otherwise); a worker that dies rejects its task with NB_ERR_WORKER, one
+ * whose wasm cannot be instantiated with NB_ERR_WASM_LOAD. Either way the worker is dropped and a fresh one
+ * starts when work is waiting. Idle workers do not keep a Node
  * process alive. Wasm memory never shrinks, so a worker whose memory grew past retireBytes (a large bake) is
  * stopped once it has been idle for retireAfterMs, which gives that memory back; the next task starts a fresh one.
  */
@@ -237,8 +238,8 @@ export class BakePool {
     this.pump();
   }
 
-  /** Removes a worker for good; its task (if any) rejects with NB_ERR_WORKER unless why is null. */
-  private drop(w: PoolWorker, why: string | null): void {
+  /** Removes a worker for good; its task (if any) rejects with NB_ERR_WORKER (or code) unless why is null. */
+  private drop(w: PoolWorker, why: string | null, code?: NavBakeErrorCode): void {
     if (w.dead) return;
     w.dead = true;
     this.stopTimer(w);
@@ -247,9 +248,9 @@ export class BakePool {
     w.task = null;
     if (task?.lease) {
       // a held lease is settled already: tell its holder (unless the holder killed it)
-      if (why !== null && task.settled) task.lease.died(this.fail(why), this.terminating);
-      else if (!task.settled) this.settle(task, null, this.fail(why ?? 'the worker was stopped'));
-    } else if (task && why !== null) this.settle(task, null, this.fail(why));
+      if (why !== null && task.settled) task.lease.died(this.fail(why, code), this.terminating);
+      else if (!task.settled) this.settle(task, null, this.fail(why ?? 'the worker was stopped', code));
+    } else if (task && why !== null) this.settle(task, null, this.fail(why, code));
     try {
       w.port?.terminate();
     } catch {
@@ -381,8 +382,17 @@ export class BakePool {
   }
 
   private onReply(w: PoolWorker, reply: WorkerReply): void {
+    if (w.dead) return;
+    if (reply?.type === 'error' && reply.code === 'NB_ERR_WASM_LOAD') {
+      // Its wasm instance could not be made (say, no memory for it then), as the init's reply (id 0) or a
+      // task's says: the worker can run nothing, and kept in the pool it would fail every task it got. Drop it
+      // (its task fails); a fresh one starts for the next task.
+      this.drop(w, `its wasm module could not be instantiated (${reply.message})`, 'NB_ERR_WASM_LOAD');
+      this.pump();
+      return;
+    }
     const task = w.task;
-    if (!task || w.dead || reply?.id !== task.id) return; // a reply for a task already cancelled
+    if (!task || reply?.id !== task.id) return; // a reply for a task already cancelled
     if (reply.type !== 'progress' && typeof reply.memory === 'number') w.memory = reply.memory;
     if (task.lease) {
       try {
