@@ -212,6 +212,12 @@ nb_status nb_bake(nb_context* ctx, const nb_bake_input* input, const nb_config* 
         w = 1;
     if (h < 1)
         h = 1;
+    /* Polygon vertices store cell coordinates in 16 bits: say so now, not after rasterizing and partitioning. */
+    if (stop_after >= NB_STAGE_POLYMESH && (w > 0xffff || h > 0xffff))
+        return nb_fail(ctx, NB_ERR_TOO_LARGE,
+                       FN_ ": the grid would be %d x %d columns; polygons reach 65535 columns at most on each axis: "
+                       "raise cell_size or bake in tiles (tile_size)",
+                       w, h);
 
     for (int i = 0; i < NB_STAT_COUNT; ++i)
         out->stats[i] = -1.0;

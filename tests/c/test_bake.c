@@ -265,6 +265,19 @@ static void test_bad_input(void)
     for (int i = 0; i < 36; ++i)
         huge[i] = k_level_verts[i] * ((i % 3 == 1) ? 1000.0f : 1.0f);
     CHECK_STATUS(ctx, nb_bake(ctx, &in, NULL, 0, 0, &r), NB_ERR_TOO_LARGE, "cells tall");
+    /* A strip 20 km long and 6 m wide: few columns, but more than polygons' 16-bit coordinates reach. Refused
+     * before any work for polygons; its voxels can still be had. */
+    const float strip[12] = { 0, 0, 0, 0, 0, 6, 20000, 0, 6, 20000, 0, 0 };
+    const uint32_t strip_tris[6] = { 0, 1, 2, 0, 2, 3 };
+    nb_bake_input long_strip = in;
+    long_strip.mesh.positions = strip;
+    long_strip.mesh.vertex_count = 4;
+    long_strip.mesh.indices = strip_tris;
+    long_strip.mesh.triangle_count = 2;
+    CHECK_STATUS(ctx, nb_bake(ctx, &long_strip, NULL, NB_STAGE_ALL, 0, &r), NB_ERR_TOO_LARGE,
+                 "the grid would be 66667 x 20 columns; polygons reach 65535 columns at most");
+    CHECK_INT(nb_bake(ctx, &long_strip, NULL, NB_STAGE_REGIONS, 0, &r), NB_OK);
+    nb_bake_result_release(ctx, &r);
     /* A vertex beyond what a navmesh stores: named, before any grid is sized from it. */
     memcpy(huge, k_level_verts, sizeof(huge));
     huge[7] = -2e9f;
