@@ -494,6 +494,16 @@ describe('errors: every code the API can produce', () => {
       [{ cellSise: 0.3 }, /unknown config field 'cellSise'/],
       [{ partition: 'voronoi' }, /partition/],
       [{ cellSize: '0.3' }, /must be a number/],
+      [{ cellSize: null }, /config\.cellSize must be a number \(got null\)/],
+      // partition is a name: C's enum numbers were taken, 1.5 truncated, -1 wrapped to 4294967295
+      [{ partition: 2 }, /config\.partition must be one of watershed, monotone, layers \(got 2\)/],
+      [{ partition: true }, /config\.partition must be one of .* \(got true\)/],
+      // 32-bit integers in C: 2^32 + 6 arrived as a negative number
+      [{ vertsPerPoly: 2 ** 32 + 6 }, /config\.vertsPerPoly is out of range \(got 4294967302\)/],
+      [{ tileSize: 1e20 }, /config\.tileSize is out of range/],
+      // float32 in C: 1e-50 arrived as 0, the default (0.6 for agentRadius), without a word
+      [{ agentRadius: 1e-50 }, /config\.agentRadius \(1e-50\) is 0 in float32/],
+      [{ cellSize: 1e-50 }, /config\.cellSize \(1e-50\) is 0 in float32/],
     ];
     for (const [config, msg] of cases) {
       await expectCode(bake(tri, config as NavBakeConfig, { workers: false }), 'NB_ERR_INVALID_CONFIG', msg);

@@ -191,6 +191,27 @@ describe('bake and inspect', () => {
     for (const n of [typed, plain, u16]) n.dispose();
   });
 
+  it('array-likes with a length that is no length, detached pairs, bigints in messages: NavBakeErrors, not a bare RangeError or TypeError', async () => {
+    const opts = { workers: false } as const;
+    const detached = () => {
+      const a = new Float32Array(12);
+      structuredClone(a.buffer, { transfer: [a.buffer] });
+      return a;
+    };
+    await expectCode(() => nav.findPaths(detached()), INVALID, /findPaths: pairs .*detached/);
+    await expectCode(() => nav.findPaths(any({ length: -1 })), INVALID, /findPaths: pairs\.length must be a whole number 0\.\.4294967295 \(got -1\)/);
+    await expectCode(() => bake({ positions: any({ length: 1e10 }) }, {}, opts), INVALID, /geometry\.positions\.length must be a whole number .* \(got 10000000000\)/);
+    await expectCode(() => bake({ positions: quad.positions, indices: any({ length: Infinity }) }, {}, opts), INVALID, /geometry\.indices\.length .* \(got Infinity\)/);
+    await expectCode(() => nav.findPath(A, B, { filter: { areaCost: any({ length: Infinity }) } }), INVALID, /options\.filter\.areaCost\.length .* \(got Infinity\)/);
+    await expectCode(() => nav.findPath(A, B, { filter: { areaCost: new Array(65).fill(1) } }), INVALID, /areaCost has 65 entries; area ids are 0\.\.63/);
+    await expectCode(() => bake({ ...quad, volumes: any({ length: -2 }) }, {}, opts), INVALID, /geometry\.volumes\.length .* \(got -2\)/);
+    await expectCode(() => bake({ ...quad, links: any({ length: 2 ** 40 }) }, {}, opts), INVALID, /geometry\.links\.length .* \(got 1099511627776\)/);
+    const convex = { type: 'convex', points: { length: NaN }, minY: 0, maxY: 1 };
+    await expectCode(() => bake({ ...quad, volumes: [any(convex)] }, {}, opts), INVALID, /volumes\[0\]\.points\.length .* \(got NaN\)/);
+    await expectCode(() => bake({ ...quad, volumes: [any({ type: 5n })] }, {}, opts), INVALID, /volumes\[0\]\.type must be 'box', 'cylinder' or 'convex' \(got 5n \(a bigint\)\)/);
+    await expectCode(() => inspect(quad, { tileSize: 16 }, { ...opts, tile: any([1n, 0n]) }), INVALID, /options\.tile must be \[x, z\], two integers >= 0 \(got \[1n \(a bigint\), 0n \(a bigint\)\]\)/);
+  });
+
   it('arrays whose buffer was transferred away are refused by name (a second bake with transfer: true hung forever)', async () => {
     const detached = <T extends ArrayBufferView>(a: T): T => {
       structuredClone(a.buffer, { transfer: [a.buffer as ArrayBuffer] });

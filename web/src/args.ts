@@ -142,6 +142,25 @@ export function bytes(where: string, v: unknown): Uint8Array {
 type NumericArray = Float32Array | Uint32Array | Uint16Array | Uint8Array;
 
 /**
+ * The length of an array-like, which must be a whole number 0..2^32-1: a hand-made { length: -1 } or Infinity
+ * made typed-array constructors throw a bare RangeError.
+ */
+export function lengthOf(where: string, v: ArrayLike<unknown>): number {
+  const n = v.length;
+  if (!(Number.isInteger(n) && n >= 0 && n <= 0xffffffff)) throw invalid(`${where}.length must be a whole number 0..4294967295 (got ${shown(n)})`);
+  return n;
+}
+
+/** make(n), with a failed allocation said as NB_ERR_OUT_OF_MEMORY naming where (not a bare RangeError). */
+export function allocate<T>(where: string, n: number, make: (n: number) => T): T {
+  try {
+    return make(n);
+  } catch (e) {
+    throw new NavBakeError('NB_ERR_OUT_OF_MEMORY', `${where}: no memory for a copy of ${n} elements (${(e as Error)?.message ?? e})`);
+  }
+}
+
+/**
  * A numeric array of the given type. `make` builds it from any other array-like after checking each element:
  * `ok` says whether a number is acceptable (else the message says `expect`). Typed arrays of another number type
  * go through the same check; bigint arrays and non-array values are refused.
@@ -159,8 +178,9 @@ export function numericArray<T extends NumericArray>(
   if (v instanceof BigInt64Array || v instanceof BigUint64Array) throw invalid(`${where} must hold numbers, not bigints`);
   if (ArrayBuffer.isView(v)) notDetached(where, v);
   const a = v as ArrayLike<unknown>;
-  const out = make(a.length);
-  for (let i = 0; i < a.length; i++) {
+  const n = lengthOf(where, a);
+  const out = allocate(where, n, make);
+  for (let i = 0; i < n; i++) {
     const x = a[i];
     if (typeof x !== 'number' || !ok(x)) throw invalid(`${where}[${i}] must be ${expect} (got ${shown(x)})`);
     out[i] = x;

@@ -4,6 +4,7 @@
  * accepted here without a change; {@link DEFAULTS} and {@link NavBakeConfig} document them for editors, and a
  * test checks they match the C table.
  */
+import { shown } from './args.js';
 import { NavBakeError } from './errors.js';
 
 /** How walkable spans are cut into regions before the outlines are traced. */
@@ -107,16 +108,23 @@ export function configValues(fields: readonly ConfigField[], config: NavBakeConf
     const raw = (config as Record<string, unknown>)[f.name];
     if (raw === undefined) return;
     let v: number;
-    if (f.name === 'partition' && typeof raw === 'string') {
-      const k = PARTITIONS.indexOf(raw as Partition);
-      if (k < 0) throw bad(`config.partition must be one of ${PARTITIONS.join(', ')} (got '${raw}')`);
+    if (f.name === 'partition') {
+      const k = PARTITIONS.indexOf(raw as Partition); // a name only: C's enum numbers are not part of the API
+      if (k < 0) throw bad(`config.partition must be one of ${PARTITIONS.join(', ')} (got ${shown(raw)})`);
       v = k + 1;
     } else if (typeof raw === 'number') {
       v = raw;
     } else {
-      throw bad(`config.${f.name} must be a number (got ${typeof raw})`);
+      throw bad(`config.${f.name} must be a number (got ${shown(raw)})`);
     }
-    if (INTEGER_FIELDS.has(f.name) && !Number.isInteger(v)) throw bad(`config.${f.name} must be an integer (got ${v})`);
+    if (INTEGER_FIELDS.has(f.name)) {
+      if (!Number.isInteger(v)) throw bad(`config.${f.name} must be an integer (got ${v})`);
+      // C stores it in 32 bits: 2^32 + 6 would arrive as 6's neighbour, or negative
+      if (Math.abs(v) > 0x7fffffff) throw bad(`config.${f.name} is out of range (got ${v})`);
+    } else if (v !== 0 && Math.fround(v) === 0) {
+      // C reads float32: 1e-50 would arrive as 0, which C takes for "the default"
+      throw bad(`config.${f.name} (${v}) is 0 in float32; give 0 or a value C can hold`);
+    }
     if (v === 0) {
       if (f.zeroAllowed) v = NB_ZERO;
       else if (f.default !== 0) throw bad(`config.${f.name} must not be 0`);

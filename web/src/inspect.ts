@@ -11,6 +11,7 @@ import { abortReason, NavBakeError } from './errors.js';
 import { sharedPool, workersAvailable } from './pool.js';
 import { mainWasm, wasmModule } from './runtime.js';
 import { STAGES, type CProgress, type Vec3 } from './wasm.js';
+import { shown } from './args.js';
 
 export interface InspectOptions {
   /** `false` inspects on the calling thread (blocking it); a number runs it in the bake worker pool. @default a worker */
@@ -152,7 +153,7 @@ export async function inspect(geometry: Geometry, config?: NavBakeConfig, opts?:
   if (options.tile != null) {
     const t = options.tile;
     if (!(typeof t === 'object' && t.length === 2 && Number.isInteger(t[0]) && Number.isInteger(t[1]) && t[0] >= 0 && t[1] >= 0)) {
-      throw invalid(`options.tile must be [x, z], two integers >= 0 (got ${JSON.stringify(t)})`);
+      throw invalid(`options.tile must be [x, z], two integers >= 0 (got ${Array.isArray(t) ? `[${t.map(shown).join(', ')}]` : shown(t)})`);
     }
     if (!(tileSize > 0)) throw invalid('options.tile needs a tiled config (tileSize > 0)');
     tile = Int32Array.from(t);

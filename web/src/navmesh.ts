@@ -2,7 +2,7 @@
  * NavMesh: a baked or loaded navigation mesh in the main thread's wasm memory, with its queries. "No path" and
  * "nothing near" are ordinary outcomes (a status, or null); bad input and use after dispose() throw NavBakeError.
  */
-import { bool, bytes as bytesOf, f32, intIn, invalid, knownKeys, num, numericArray, optionsObject, shown, vec3 } from './args.js';
+import { bool, bytes as bytesOf, f32, lengthOf, notDetached, intIn, invalid, knownKeys, num, numericArray, optionsObject, shown, vec3 } from './args.js';
 import { NavBakeError } from './errors.js';
 import type { ObstacleUpdate, TileCaches, UpdateOptions } from './obstacles.js';
 import { mainWasm } from './runtime.js';
@@ -202,6 +202,10 @@ function queryFilter(where: string, f: unknown): QueryFilter {
   const { areaCost, includeFlags, excludeFlags } = f as QueryFilter;
   if (areaCost != null) {
     if (typeof areaCost !== 'object') throw invalid(`${where}.areaCost must be an array or an object of costs by area id (got ${shown(areaCost)})`);
+    const n = (areaCost as ArrayLike<unknown>).length;
+    if (typeof n === 'number' && lengthOf(`${where}.areaCost`, areaCost as ArrayLike<unknown>) > 64) {
+      throw invalid(`${where}.areaCost has ${n} entries; area ids are 0..63`);
+    }
     for (const [k, c] of costEntries(areaCost)) {
       if (!/^\d+$/.test(k) || Number(k) > 63) throw invalid(`${where}.areaCost: '${k}' is not an area id 0..63`);
       if (c !== undefined && f32(`${where}.areaCost[${k}]`, c) < 0) throw invalid(`${where}.areaCost[${k}] must be >= 0 (got ${c})`);
@@ -437,7 +441,7 @@ export class NavMesh {
   findPaths(pairs: Float32Array | ArrayLike<number>, opts?: PathsOptions): PathBatch & Partial<PathDetails> {
     this.#live();
     const where = at('findPaths', 'pairs');
-    const p = pairs instanceof Float32Array ? pairs : numericArray(where, pairs, (n) => new Float32Array(n), () => true, 'a number');
+    const p = pairs instanceof Float32Array ? notDetached(where, pairs) : numericArray(where, pairs, (n) => new Float32Array(n), () => true, 'a number');
     if (p.length % 6 !== 0) throw invalid(`${where} must hold 6 floats per pair (got ${p.length})`);
     const [o, crossings] = pathOptions('findPaths', opts, PATHS_OPTIONS);
     const details = bool(at('findPaths', 'options.details'), o.details) ?? false;

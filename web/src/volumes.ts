@@ -4,7 +4,7 @@
  * C structs (nb_volume, nb_offmesh_link). Bounds are computed in float32 exactly as C's nb_volume_bounds does, so
  * the tiles an obstacle dirties here are the tiles C would dirty.
  */
-import { bool, f32, intIn, invalid, knownKeys, vec3 } from './args.js';
+import { allocate, bool, f32, intIn, invalid, knownKeys, lengthOf, shown, vec3 } from './args.js';
 import type { Vec3Like } from './navmesh.js';
 
 /** An axis-aligned box: the walkable spans whose floor lies inside get `area`. */
@@ -124,9 +124,10 @@ export function volumeData(where: string, v: Volume): VolumeData {
       if (!pts || typeof pts !== 'object' || typeof pts.length !== 'number') {
         throw invalid(`${where}.points must be an array of [x, z] or [x, y, z] points`);
       }
-      if (pts.length < 3) throw invalid(`${where}.points needs at least 3 points (got ${pts.length})`);
-      const points = new Float32Array(pts.length * 3);
-      for (let i = 0; i < pts.length; i++) {
+      const np = lengthOf(`${where}.points`, pts);
+      if (np < 3) throw invalid(`${where}.points needs at least 3 points (got ${np})`);
+      const points = allocate(`${where}.points`, np * 3, (n) => new Float32Array(n));
+      for (let i = 0; i < np; i++) {
         const p = pts[i] as ArrayLike<number> & { x?: number; z?: number };
         const at = `${where}.points[${i}]`;
         if (p === null || typeof p !== 'object') throw invalid(`${at} must be [x, z], [x, y, z] or { x, z }`);
@@ -146,7 +147,7 @@ export function volumeData(where: string, v: Volume): VolumeData {
       const y1 = f32(`${where}.maxY`, v.maxY);
       if (y0 > y1) throw invalid(`${where}.minY (${y0}) > maxY (${y1})`);
       const b: [number, number, number, number] = [points[0], points[2], points[0], points[2]];
-      for (let i = 0; i < pts.length; i++) {
+      for (let i = 0; i < np; i++) {
         b[0] = min32(b[0], points[i * 3]);
         b[1] = min32(b[1], points[i * 3 + 2]);
         b[2] = max32(b[2], points[i * 3]);
@@ -155,23 +156,24 @@ export function volumeData(where: string, v: Volume): VolumeData {
       return { type: VOLUME_CONVEX, area, f: [y0, y1], points, bounds: b };
     }
     default:
-      throw invalid(`${where}.type must be 'box', 'cylinder' or 'convex' (got ${JSON.stringify((v as { type?: unknown }).type)})`);
+      throw invalid(`${where}.type must be 'box', 'cylinder' or 'convex' (got ${shown((v as { type?: unknown }).type)})`);
   }
 }
 
 export function volumesData(where: string, list: readonly Volume[] | undefined | null): VolumeData[] {
   if (list == null) return [];
   if (typeof list !== 'object' || typeof list.length !== 'number') throw invalid(`${where} must be an array of volumes`);
-  return Array.from(list, (v, i) => volumeData(`${where}[${i}]`, v));
+  return Array.from({ length: lengthOf(where, list) }, (_, i) => volumeData(`${where}[${i}]`, list[i]));
 }
 
 /** Validates links and packs them as nb_offmesh_link structs (null when there are none). */
 export function linksData(where: string, list: readonly OffMeshLink[] | undefined | null): Uint8Array | null {
   if (list == null || list.length === 0) return null;
   if (typeof list !== 'object' || typeof list.length !== 'number') throw invalid(`${where} must be an array of links`);
-  const out = new Uint8Array(list.length * LINK_SIZE);
+  const nl = lengthOf(where, list);
+  const out = allocate(where, nl * LINK_SIZE, (n) => new Uint8Array(n));
   const dv = new DataView(out.buffer);
-  for (let i = 0; i < list.length; i++) {
+  for (let i = 0; i < nl; i++) {
     const l = list[i];
     const at = `${where}[${i}]`;
     if (l === null || typeof l !== 'object') throw invalid(`${at} must be a link object`);
