@@ -378,6 +378,23 @@ describe('a worker that dies', () => {
     expect([pool.size, pool.retired]).toEqual([0, 2]);
     pool.terminate();
   });
+
+  it('idle workers beyond keepIdle are stopped after retireAfterMs, whatever their memory (a workers: 64 bake left 64)', async () => {
+    const w = await mainWasm();
+    const quad = new Float32Array([0, 0, 0, 0, 0, 10, 10, 0, 10, 10, 0, 0]);
+    const req = { positions: quad, indices: new Uint32Array([0, 1, 2, 0, 2, 3]), areas: null, config: configValues(w.fields, {}) };
+    const pool = new BakePool(() => wasmModule(), 3);
+    expect(pool.keepIdle).toBe(availableParallelism());
+    pool.keepIdle = 1;
+    pool.retireAfterMs = 100;
+    await Promise.all([0, 1, 2].map(() => pool.run({ ...req, positions: quad.slice() }, []).promise));
+    expect(pool.size).toBe(3);
+    for (let i = 0; i < 100 && pool.size > 1; i++) await new Promise((r) => setTimeout(r, 20));
+    expect([pool.size, pool.retired]).toEqual([1, 2]);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(pool.size).toBe(1); // the one kept stays
+    pool.terminate();
+  });
 });
 
 describe('handleMessage (the worker body, without a worker)', () => {

@@ -9,7 +9,7 @@
  * stopped once it has been idle for retireAfterMs, which gives that memory back; the next task starts a fresh one.
  */
 import { isDetached } from './args.js';
-import { isNode, nodeImport } from './env.js';
+import { hardwareThreads, isNode, nodeImport } from './env.js';
 import { NavBakeError, type NavBakeErrorCode } from './errors.js';
 import type { BakeRequest, InspectRequest, ProgressReply, RebuildRequest, ResultReply, WorkerReply, WorkerRequest } from './protocol.js';
 
@@ -135,6 +135,11 @@ export class BakePool {
   /** An idle worker with more wasm memory than this is stopped after retireAfterMs (its memory freed). */
   retireBytes = 64 * 1024 * 1024;
   retireAfterMs = 10_000;
+  /**
+   * Idle workers beyond this many are stopped after retireAfterMs too, whatever their memory: a bake that asked
+   * for more workers than the machine runs at once does not leave them all standing. @default hardware threads
+   */
+  keepIdle = hardwareThreads();
   /** @internal workers stopped for their memory so far */
   retired = 0;
   private readonly wasm: () => Promise<WebAssembly.Module>;
@@ -274,13 +279,17 @@ export class BakePool {
     }
   }
 
-  /** The worker has no task now: when it holds much memory, stop it unless work comes within retireAfterMs. */
+  /**
+   * The worker has no task now: when it holds much memory, or more workers than keepIdle stand, stop it unless
+   * work comes within retireAfterMs.
+   */
   private idle(w: PoolWorker): void {
     this.stopTimer(w);
-    if (w.dead || w.task || !(w.memory > this.retireBytes)) return;
+    if (w.dead || w.task || !(w.memory > this.retireBytes || this.workers.size > this.keepIdle)) return;
     const t = setTimeout(() => {
       w.retire = null;
       if (w.dead || w.task) return;
+      if (!(w.memory > this.retireBytes || this.workers.size > this.keepIdle)) return; // others went first
       this.retired++;
       this.drop(w, null);
     }, this.retireAfterMs);
