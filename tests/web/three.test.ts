@@ -208,6 +208,24 @@ describe('geometryFromObject3D', () => {
     m.name = 'sprite2d';
     expect(() => geometryFromObject3D(m)).toThrow(/mesh 'sprite2d': its position attribute has 2 numbers per vertex, not 3/);
     expect(() => geometryFromObject3D(m, { skipInvisible: 'yes' as never })).toThrow(/options.skipInvisible must be a boolean \(got "yes"\)/);
+    // an infinite coordinate was "x = -nan" by the bake (applyMatrix4 divides), an index past the vertices took
+    // another mesh's vertex or failed in the bake as a non-finite one
+    const inf = floorTriangle();
+    inf.getAttribute('position').setX(1, Infinity);
+    const far = new Mesh(inf, mat);
+    far.name = 'far';
+    expect(() => geometryFromObject3D(far)).toThrow(/mesh 'far': vertex 1 is \(Infinity, 0, 1\)/);
+    const big = new Mesh(floorTriangle(), mat);
+    big.name = 'big';
+    big.scale.setScalar(1e38);
+    big.position.x = 1; // with the triangle's x = 1: 1e38 is fine, 4e38 is not
+    big.scale.x = 4e38;
+    expect(() => geometryFromObject3D(big)).toThrow(/mesh 'big': vertex 2 is not finite in float32 in world space/);
+    const idx = floorTriangle();
+    idx.setIndex([0, 1, 5]);
+    const holes = new Mesh(idx, mat);
+    holes.name = 'holes';
+    expect(() => geometryFromObject3D(new Group().add(new Mesh(floorTriangle(), mat), holes))).toThrow(/mesh 'holes': index 2 is vertex 5, but the geometry has 3 vertices/);
   });
 
   it('skips invisible meshes, meshes under invisible groups and roots under invisible ancestors when asked', () => {

@@ -102,6 +102,9 @@ function drawnRanges(mesh: Mesh, skipInvisible: boolean): [number, number][] {
   return out;
 }
 
+/** Finite in float32 (positions' type). */
+const inFloat32 = (x: number) => Number.isFinite(Math.fround(x));
+
 /** Lines drawn as screen-space quads (three's addons Line2, LineSegments2, Wireframe): meshes, but not surfaces. */
 function isFatLine(o: Object3D): boolean {
   const f = o as { isLineSegments2?: boolean; isWireframe?: boolean };
@@ -229,7 +232,18 @@ export function geometryFromObject3D(root: Object3D, opts?: GeometryFromObject3D
     }
     for (const m of matrices) {
       for (let i = 0; i < count; i++) {
-        v.fromBufferAttribute(pos, first + i).applyMatrix4(m);
+        v.fromBufferAttribute(pos, first + i);
+        // said here, naming the mesh: applyMatrix4's divide would turn an infinite coordinate into NaN
+        if (!(Number.isFinite(v.x) && Number.isFinite(v.y) && Number.isFinite(v.z))) {
+          throw new NavBakeError('NB_ERR_NONFINITE', `navbake/three: mesh '${mesh.name}': vertex ${first + i} is (${v.x}, ${v.y}, ${v.z})`);
+        }
+        v.applyMatrix4(m);
+        if (!(inFloat32(v.x) && inFloat32(v.y) && inFloat32(v.z))) {
+          throw new NavBakeError(
+            'NB_ERR_NONFINITE',
+            `navbake/three: mesh '${mesh.name}': vertex ${first + i} is not finite in float32 in world space (${v.x}, ${v.y}, ${v.z})`,
+          );
+        }
         positions[(vbase + i) * 3] = v.x;
         positions[(vbase + i) * 3 + 1] = v.y;
         positions[(vbase + i) * 3 + 2] = v.z;
@@ -240,6 +254,13 @@ export function geometryFromObject3D(root: Object3D, opts?: GeometryFromObject3D
           const a = index ? index.getX(k) : k - first;
           const b = index ? index.getX(k + 1) : k + 1 - first;
           const c = index ? index.getX(k + 2) : k + 2 - first;
+          if (index && !(a < count && b < count && c < count)) {
+            const j = a >= count ? 0 : b >= count ? 1 : 2;
+            throw new NavBakeError(
+              'NB_ERR_INDEX_RANGE',
+              `navbake/three: mesh '${mesh.name}': index ${k + j} is vertex ${[a, b, c][j]}, but the geometry has ${count} vertices`,
+            );
+          }
           indices[ibase] = vbase + a;
           indices[ibase + 1] = vbase + (flip ? c : b);
           indices[ibase + 2] = vbase + (flip ? b : c);
