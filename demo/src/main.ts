@@ -61,7 +61,7 @@ import {
   type LevelLink,
   type Vec3,
 } from './level';
-import { fetchWorld, WORLD_SIZES, worldObject } from './world';
+import { fetchWorld, WORLD_SIZES, worldObject, type WorldGeometry } from './world';
 import './style.css';
 
 // ---- state (also the test hook) ------------------------------------------------------------------------------
@@ -157,6 +157,7 @@ const demo = {
   inspection: null as InspectStats | null,
   path: null as PathState | null,
   error: null as string | null,
+  /** What the shown navmesh comes from: the level's name, or `x.navbake (loaded)` for a loaded file. */
   source: 'built-in level',
   /** Triangles asked of the generator for the shown generated world (world-N.bin), null for other levels. */
   world: null as number | null,
@@ -254,6 +255,14 @@ const demo = {
   /** Line segments of the (simplified) contour view. */
   contourSegments: () => (inspectionViews.contours.geometry.getAttribute('position')?.count ?? 0) / 2,
   hudRect: () => hud.getBoundingClientRect().toJSON(),
+  /** Shows the built-in level and bakes it (the panel's "Built-in level"); resolves when that bake ends. */
+  builtIn: () => showBuiltIn(),
+  /** What the navmesh helper draws: whether that is the navmesh in use (not the tiles of a bake that did not finish,
+   * not a replaced navmesh), and its triangles (0: nothing drawn). */
+  drawn: () => ({
+    inUse: (navHelper?.navmesh ?? null) === nav,
+    triangles: navHelper ? (navHelper.mesh.geometry.getAttribute('position')?.count ?? 0) / 3 : 0,
+  }),
 };
 (window as unknown as { __navbakeDemo: typeof demo }).__navbakeDemo = demo;
 
@@ -349,16 +358,60 @@ function frame(object: Object3D): void {
   const center = box.getCenter(new Vector3());
   const r = box.getSize(new Vector3()).length() / 2;
   const dir = new Vector3(0.55, 0.75, 0.9).normalize();
-  // The panel covers the right of the page: aim a little right of the centre so the level sits left of it.
   const right = new Vector3(dir.z, 0, -dir.x).normalize();
-  controls.target.copy(center).addScaledVector(right, r * 0.12);
-  camera.position.copy(controls.target).addScaledVector(dir, r * 1.75);
+  const up = new Vector3().crossVectors(dir, right);
+  // The part of the page the level is seen in: the HUD covers the left (or, on a narrow page, the bottom), the panel
+  // the right (folded too: it may be opened); both are left out when they leave too little.
+  const w = window.innerWidth;
+  const h = window.innerHeight;
+  let [x0, x1, y1] = [0, w, h];
+  for (const b of [hud.getBoundingClientRect(), gui.domElement.getBoundingClientRect()]) {
+    if (b.width === 0 || b.height === 0) continue;
+    if (b.right < w / 2) x0 = Math.max(x0, b.right);
+    else if (b.left > w / 2) x1 = Math.min(x1, b.left);
+    else if (b.top > h / 2) y1 = Math.min(y1, b.top);
+  }
+  if (x1 - x0 < w * 0.35) [x0, x1] = [0, w];
+  if (y1 < h * 0.4) y1 = h;
   camera.near = r / 200;
   camera.far = r * 20;
   camera.updateProjectionMatrix();
+  // The box's corners on the page [pixels] as seen from `distance` along dir.
+  const corners = [0, 1, 2, 3, 4, 5, 6, 7].map(
+    (i) => new Vector3(i & 1 ? box.max.x : box.min.x, i & 2 ? box.max.y : box.min.y, i & 4 ? box.max.z : box.min.z),
+  );
+  const extent = (distance: number) => {
+    camera.position.copy(center).addScaledVector(dir, distance);
+    camera.lookAt(center);
+    camera.updateMatrixWorld();
+    const e = { left: Infinity, right: -Infinity, top: Infinity, bottom: -Infinity };
+    for (const c of corners) {
+      const v = c.clone().project(camera);
+      const [x, y] = [((v.x + 1) / 2) * w, ((1 - v.y) / 2) * h];
+      e.left = Math.min(e.left, x);
+      e.right = Math.max(e.right, x);
+      e.top = Math.min(e.top, y);
+      e.bottom = Math.max(e.bottom, y);
+    }
+    return e;
+  };
+  // As close as lets the level fill 90 % of that part (its size on the page goes nearly as 1 / distance)...
+  let distance = r * 2;
+  for (let i = 0; i < 3; i++) {
+    const e = extent(distance);
+    const fill = Math.max((e.right - e.left) / (0.9 * (x1 - x0)), (e.bottom - e.top) / (0.9 * y1));
+    distance = Math.max(r * 1.2, distance * fill);
+  }
+  // ...and its middle in that part's middle: aiming a metre right moves the level 1 / metresPerPixel pixels left.
+  const e = extent(distance);
+  const metresPerPixel = (2 * distance * Math.tan((camera.fov * Math.PI) / 360)) / Math.max(h, 1);
+  controls.target
+    .copy(center)
+    .addScaledVector(right, ((e.left + e.right) / 2 - (x0 + x1) / 2) * metresPerPixel)
+    .addScaledVector(up, -((e.top + e.bottom) / 2 - y1 / 2) * metresPerPixel);
+  camera.position.copy(controls.target).addScaledVector(dir, distance);
   controls.update();
 }
-frame(level);
 
 function resize(): void {
   const w = window.innerWidth;
@@ -410,6 +463,9 @@ const progressBar = el('progress-bar');
 const progressText = el('progress-text');
 const cancelButton = el('cancel') as HTMLButtonElement;
 cancelButton.addEventListener('click', () => cancelBake());
+// The HUD's title folds it (on a small page it would cover the level), and starts folded on a very low page.
+hud.querySelector('h1')!.addEventListener('click', () => hud.classList.toggle('folded'));
+if (window.innerHeight <= 400) hud.classList.add('folded');
 
 function setProgress(fraction: number, text: string, cls = ''): void {
   progressBar.style.width = `${Math.round(Math.min(1, Math.max(0, fraction)) * 100)}%`;
@@ -450,14 +506,23 @@ function showStats(): void {
 function obstacleNote(): string {
   const n = obstacles.items.length;
   if (!n) return 'none (Obstacles: drop a box)';
-  if (!demo.obstaclesLive) return `${n} box${n > 1 ? 'es' : ''}, inactive (a solo bake has no tiles to rebuild)`;
+  if (!demo.obstaclesLive) {
+    const why = !nav
+      ? 'no navmesh'
+      : loadedName !== null
+        ? 'a loaded navmesh has no tile caches: Bake to rebuild tiles'
+        : 'a solo bake has no tiles to rebuild';
+    return `${n} box${n > 1 ? 'es' : ''}, inactive (${why})`;
+  }
   const t = obstacles.lastTiles.length;
   const u = obstacles.updates;
   return `${n} box${n > 1 ? 'es' : ''} · ${u} update${u === 1 ? '' : 's'} · last rebuilt ${t} tile${t === 1 ? '' : 's'}`;
 }
 
 function inspectNote(): string {
-  return demo.inspectPhase === 'running' ? 'inspecting…' : demo.inspectPhase === 'error' ? 'inspect failed' : '—';
+  if (demo.inspectPhase === 'running') return 'inspecting…';
+  if (demo.inspectPhase === 'error') return 'inspect failed';
+  return nav && loadedName !== null ? '— (a loaded navmesh has no stages to inspect)' : '—';
 }
 
 const TIMED_STAGES: readonly (keyof StageTimes)[] = [
@@ -561,13 +626,38 @@ function updateTileGrid(tileSize: number, cellSize: number): void {
   tileGrid.geometry.setAttribute('position', new BufferAttribute(new Float32Array(p), 3));
 }
 
-function showNavmesh(next: NavMesh): void {
+/** The name of the .navbake file the shown navmesh was loaded from; null when it was baked here (or none is shown). */
+let loadedName: string | null = null;
+
+/** Makes `next` the navmesh in use (clicks, paths, boxes, Export), drawn; the one it replaces is disposed. */
+function showNavmesh(next: NavMesh, loadedFrom: string | null = null): void {
   if (nav && nav !== next) nav.dispose();
   nav = next;
+  loadedName = loadedFrom;
   drawNavmesh(nav);
   showLinks();
   applyViews();
+  exportController.enable(true);
 }
+
+/** No navmesh in use (a new level until its bake ends): nothing drawn, no path, no stats, nothing to export. */
+function clearNavmesh(): void {
+  nav?.dispose();
+  nav = null;
+  loadedName = null;
+  demo.obstaclesLive = false;
+  demo.stats = null;
+  bakedBounds = null;
+  bakedTileWidth = 0;
+  updateTileGrid(0, 0);
+  drawShown();
+  showLinks();
+  applyViews();
+  exportController.enable(false);
+}
+
+/** Whether the helper draws something other than the navmesh in use: the tiles so far of a tiled bake. */
+let partialShown = false;
 
 /** Draws a navmesh's polygons: the shown one, or a tiled bake's tiles so far while it runs. */
 function drawNavmesh(what: NavMesh): void {
@@ -576,6 +666,19 @@ function drawNavmesh(what: NavMesh): void {
     navHelper = new NavMeshHelper(what, { opacity: 0.45 });
     scene.add(navHelper);
   }
+  partialShown = what !== nav;
+}
+
+/** Draws the navmesh in use again (or nothing when there is none): a bake that drew its tiles so far did not
+ * finish, or another bake replaced it. */
+function drawShown(): void {
+  if (nav) drawNavmesh(nav);
+  else if (navHelper) {
+    scene.remove(navHelper);
+    navHelper.dispose();
+    navHelper = null;
+  }
+  partialShown = false;
 }
 
 /** What clicks, drops and dragged boxes hit: the level, or on a big world only the navmesh (a million triangles
@@ -598,7 +701,11 @@ function updatePath(): PathState | null {
     pathHelper.setPath(new Float32Array(0));
     setTube([]);
     demo.path = null;
-    el('path-info').textContent = startPoint ? 'Path: shift+click to set the end' : 'Path: click to set the start';
+    el('path-info').textContent = !nav
+      ? `Path: no navmesh${running ? ' yet' : ''}`
+      : startPoint
+        ? 'Path: shift+click to set the end'
+        : 'Path: click to set the start';
     return null;
   }
   const r = nav.findPath(startPoint, endPoint);
@@ -643,13 +750,16 @@ const obstacles = new Obstacles({
       demo.replans++;
       updatePath();
     }
-    // The voxel, region and contour views follow once the boxes stand still.
+    // The counts in the stats and the voxel, region and contour views follow once the boxes stand still.
     clearTimeout(reinspectTimer);
+    const updated = nav;
     reinspectTimer = setTimeout(() => {
-      const v = demo.views;
-      if (inspectInput && !obstacles.busy && (v.voxels || v.regions || v.contours || v.rawContours)) {
+      if (!nav || nav !== updated) return; // replaced since: its own stats are shown
+      if (demo.stats) demo.stats = { ...demo.stats, ...navStats(nav) };
+      if (inspectInput && !obstacles.busy && !running && stageViewShown()) {
         void runInspect(inspectInput.geometry, inspectInput.config);
       }
+      showStats();
     }, 400);
     showStats();
   },
@@ -682,11 +792,18 @@ function dropPoint(): Vec3 | null {
 }
 
 async function dropBox(at?: Vec3): Promise<number> {
+  if (nav && loadedName !== null) {
+    // A loaded navmesh keeps no tile caches to rebuild; baking the level would silently replace it.
+    message(`${loadedName} is a loaded navmesh: it takes no obstacles (no tile caches). Bake the level to drop boxes.`);
+    return -1;
+  }
   if (!demo.obstaclesLive) {
     // Obstacles rebuild tiles: a solo bake has none to rebuild.
-    const tileSize = demo.config.tileSize > 0 ? demo.config.tileSize : 32;
+    let tileSize = demo.config.tileSize;
+    if (tileSize <= 0) tileSize = levelTileSize(32);
+    const baking = runBake();
     message(`obstacles rebuild tiles: baking in tiles of ${tileSize} cells first`);
-    await runBake({ tileSize });
+    await baking;
     if (!demo.obstaclesLive) return -1;
     message('');
   }
@@ -718,7 +835,10 @@ canvas.addEventListener('pointerup', (e) => {
 
 // ---- bake ----------------------------------------------------------------------------------------------------
 
+/** The bake running, or the generated world downloading: what Cancel stops. */
 let running: AbortController | null = null;
+/** `running` when it is a world's download. */
+let downloading: AbortController | null = null;
 
 let cancelAt = 0;
 function cancelBake(): void {
@@ -727,11 +847,42 @@ function cancelBake(): void {
   running.abort();
 }
 
-async function runBake(extra?: NavBakeConfig): Promise<void> {
-  running?.abort();
-  stopInspect();
+/** Stops the bake or download running, quietly (what stops it takes over), and the tiles it drew so far go. */
+function stopRun(): void {
+  if (!running) return;
+  running.abort();
+  running = null;
+  cancelButton.disabled = true;
+  if (partialShown) drawShown();
+}
+
+/** Starts a bake or a download in place of the one running (if any); Cancel stops it. */
+function startRun(): AbortController {
+  stopRun();
+  clearTimeout(autoTimer);
+  pauseInspect(); // the workers are the bake's; the inspection shown stays, it is the navmesh's in use
   const ac = new AbortController();
   running = ac;
+  cancelButton.disabled = false;
+  demo.error = null;
+  message('');
+  return ac;
+}
+
+/** A bake or download that did not finish (cancelled, failed): the navmesh in use stays, drawn, with its views. */
+function runEnded(): void {
+  if (partialShown) drawShown();
+  if (demo.world === null || stageViewShown()) resumeInspect();
+  updatePath();
+}
+
+/**
+ * Bakes the level with the panel's settings (extra over them). The navmesh in use stays, drawn, with its stats and
+ * stage views, until the bake succeeds and replaces it: a bake that is cancelled, fails or is replaced by another
+ * leaves it as it was (the tiles it drew so far go).
+ */
+async function runBake(extra?: NavBakeConfig): Promise<void> {
+  const ac = startRun();
   if (extra) Object.assign(demo.config, extra);
   gui?.controllersRecursive().forEach((c) => c.updateDisplay());
   demo.phase = 'baking';
@@ -741,9 +892,6 @@ async function runBake(extra?: NavBakeConfig): Promise<void> {
   demo.progressWindow = null;
   demo.framesDuringBake = 0;
   demo.longestFrameDuringBake = 0;
-  demo.error = null;
-  message('');
-  cancelButton.disabled = false;
   setProgress(0, 'collecting triangles…');
   const config = { ...demo.config };
   const tiled = config.tileSize > 0;
@@ -752,14 +900,13 @@ async function runBake(extra?: NavBakeConfig): Promise<void> {
   demo.focus = focus;
   demo.tileOrder = [];
   demo.partialDraws = 0;
-  demo.bakeTimes = null;
   const times = zeroTimes();
   let drawnAt = performance.now();
   const t0 = performance.now();
   try {
     const geometry = geometryFromObject3D(level, { skipInvisible: false });
     const b = new Box3().setFromArray(geometry.positions);
-    bakedBounds = [b.min.x, b.min.y, b.min.z, b.max.x, b.max.y, b.max.z];
+    const bounds: typeof bakedBounds = [b.min.x, b.min.y, b.min.z, b.max.x, b.max.y, b.max.z];
     // bake() takes the buffers (transfer: true); inspect() gets its own copy afterwards
     const forInspect: Geometry = { positions: geometry.positions.slice(), indices: geometry.indices.slice() };
     const links = demo.links;
@@ -802,26 +949,23 @@ async function runBake(extra?: NavBakeConfig): Promise<void> {
     demo.lastBake = { start: t0, end: now };
     demo.bakeTimes = tiled ? { tiles: demo.tileOrder.length, times } : null;
     const ms = now - t0;
+    bakedBounds = bounds;
     bakedTileWidth = config.tileSize > 0 ? Math.fround(config.tileSize * Math.fround(config.cellSize)) : 0;
     bakedAgentRadius = config.agentRadius;
     demo.obstaclesLive = config.tileSize > 0;
+    demo.source = levelName; // a loaded .navbake shown before is replaced
     showNavmesh(result);
     void obstacles.attach(); // the boxes already dropped go into the new navmesh
-    const surface = result.toGeometry();
-    demo.stats = {
-      ms,
-      polygons: result.polygons().length,
-      tiles: result.tileCount,
-      triangles: surface.indices.length / 3,
-      bytes: result.save().length,
-    };
+    demo.stats = { ms, ...navStats(result) };
     updateTileGrid(config.tileSize, config.cellSize);
     applyViews();
     updatePath();
     demo.phase = 'baked';
     demo.bakesDone++;
     setProgress(1, `baked in ${ms.toFixed(0)} ms`, 'done');
-    // A big world is inspected (about a second bake) only when a stage view is on.
+    // The stage views showed the navmesh replaced. A big world is inspected (about a second bake) only when a stage
+    // view is on.
+    stopInspect();
     inspectInput = { geometry: forInspect, config };
     if (demo.world === null || stageViewShown()) void runInspect(forInspect, config);
   } catch (e) {
@@ -829,31 +973,37 @@ async function runBake(extra?: NavBakeConfig): Promise<void> {
     if (ac.signal.aborted) {
       demo.phase = 'cancelled';
       demo.cancelMs = performance.now() - cancelAt;
-      setProgress(0, 'cancelled', 'failed');
+      setProgress(0, nav ? 'cancelled: the navmesh before stays' : 'cancelled: no navmesh', 'failed');
       console.info('navbake demo: bake cancelled');
     } else {
       demo.phase = 'error';
       demo.error = e instanceof Error ? `${(e as { code?: string }).code ?? e.name}: ${e.message}` : String(e);
       setProgress(1, 'bake failed', 'failed');
-      message(demo.error);
+      message(
+        nav
+          ? `${demo.error}\n(the navmesh shown is the one before: ${demo.source})`
+          : `${demo.error}\n${levelName} has no navmesh: change the settings and Bake again`,
+      );
       console.warn('navbake demo: bake failed', e);
     }
   } finally {
     if (running === ac) {
       running = null;
       cancelButton.disabled = true;
-      // A bake that did not finish leaves its tiles drawn: back to the navmesh that is shown.
-      if (demo.phase !== 'baked' && demo.partialDraws > 0) {
-        if (nav) drawNavmesh(nav);
-        else if (navHelper) {
-          scene.remove(navHelper);
-          navHelper.dispose();
-          navHelper = null;
-        }
-      }
+      if (demo.phase !== 'baked') runEnded();
     }
     showStats();
   }
+}
+
+/** The counts the stats panel shows of a navmesh. */
+function navStats(n: NavMesh): Omit<BakeStats, 'ms'> {
+  return {
+    polygons: n.polygons().length,
+    tiles: n.tileCount,
+    triangles: n.toGeometry().indices.length / 3,
+    bytes: n.save().length,
+  };
 }
 
 /** Whether a view that needs inspect() is on. */
@@ -864,7 +1014,16 @@ function stageViewShown(): boolean {
 
 /** Inspects the shown bake when a stage view was turned on and it has not been inspected (a big world). */
 function inspectIfShown(): void {
-  if (stageViewShown() && inspectInput && !demo.inspection && demo.inspectPhase === 'idle' && demo.phase === 'baked') {
+  if (stageViewShown()) resumeInspect();
+}
+
+/**
+ * Inspects the navmesh in use when it was baked here and its inspection is missing: not asked for yet (a big world),
+ * or stopped by a bake that then did not replace the navmesh. Not while a bake runs (it has the workers).
+ */
+function resumeInspect(): void {
+  const missing = demo.inspectPhase === 'idle' || demo.inspectPhase === 'cancelled';
+  if (inspectInput && nav && loadedName === null && !running && !inspecting && missing) {
     void runInspect(inspectInput.geometry, inspectInput.config);
   }
 }
@@ -877,6 +1036,14 @@ let inspecting: AbortController | null = null;
 function abortInspect(): void {
   inspecting?.abort();
   inspecting = null;
+}
+
+/** Stops a running inspect for a bake (which needs the workers): resumeInspect() runs it again if that bake does not
+ * replace the navmesh. */
+function pauseInspect(): void {
+  if (!inspecting) return;
+  abortInspect();
+  demo.inspectPhase = 'cancelled';
 }
 
 /** Stops inspecting and clears the views: what they showed no longer matches the navmesh. */
@@ -981,19 +1148,63 @@ let autoTimer: ReturnType<typeof setTimeout> | undefined;
 function configChanged(): void {
   if (!demo.options.autoBake) return;
   clearTimeout(autoTimer);
+  if (running && running === downloading) return; // the world bakes with the new settings once it is here
+  if (nav && loadedName !== null && !running) {
+    // Baking the level would silently replace the navmesh the user loaded: Bake does that when asked.
+    message(`${loadedName} is a loaded navmesh: the settings apply to the next bake (Bake bakes ${levelName})`);
+    return;
+  }
   autoTimer = setTimeout(() => void runBake(), 300);
+}
+
+/**
+ * The panel's tile size before the page set one for the shown level (a generated world in tiles of 64, boxes on a
+ * solo level in tiles of 32): put back when the level changes, unless it was changed since.
+ */
+let tileSizeBefore: { was: number; set: number } | null = null;
+
+/** Sets the panel's tile size for the shown level only (see tileSizeBefore); returns it. */
+function levelTileSize(tileSize: number): number {
+  if (!tileSizeBefore) tileSizeBefore = { was: demo.config.tileSize, set: tileSize };
+  else tileSizeBefore.set = tileSize;
+  demo.config.tileSize = tileSize;
+  gui.controllersRecursive().forEach((c) => c.updateDisplay());
+  return tileSize;
 }
 
 // ---- files: drop a model to bake it, export and load .navbake ------------------------------------------------
 
+/** The name of the level shown: what a bake bakes. */
+let levelName = 'built-in level';
+
+/**
+ * Counts the user's choices of what to show (the built-in level, a file, a generated world). One that is still
+ * being read when a later one is made (a big file, a .navbake) is dropped: the latest choice wins. (A world still
+ * downloading is stopped by whatever takes its place; see startRun and stopRun.)
+ */
+let levelChoice = 0;
+
+/**
+ * Shows a new level, with no navmesh until its bake (which the caller starts) succeeds: the navmesh, the stage views,
+ * the boxes, the path and the stats of the level before all go with it.
+ */
 function useLevel(object: Object3D, name: string): void {
   stopInspect();
   inspectInput = null;
   demo.bakeTimes = null;
+  obstacles.discard();
+  clearNavmesh();
+  if (tileSizeBefore) {
+    // the tile size the page chose for the level before (unless changed since)
+    if (demo.config.tileSize === tileSizeBefore.set) demo.config.tileSize = tileSizeBefore.was;
+    tileSizeBefore = null;
+    gui.controllersRecursive().forEach((c) => c.updateDisplay());
+  }
   scene.remove(level);
   disposeLevel(level);
   level = object;
   scene.add(level);
+  levelName = name;
   demo.source = name;
   demo.world = null;
   startPoint = endPoint = null;
@@ -1002,33 +1213,53 @@ function useLevel(object: Object3D, name: string): void {
   applyViews();
 }
 
+/** Whether a model has a triangle to bake (a .glb without meshes, an .obj without faces have none). */
+function hasTriangles(object: Object3D): boolean {
+  let found = false;
+  object.traverse((o) => {
+    const m = o as Mesh;
+    if (!m.isMesh || !m.geometry?.getAttribute('position')) return;
+    if ((m.geometry.index?.count ?? m.geometry.getAttribute('position').count) >= 3) found = true;
+  });
+  return found;
+}
+
 async function openFile(file: File): Promise<void> {
   const name = file.name;
   const ext = name.slice(name.lastIndexOf('.') + 1).toLowerCase();
   try {
     if (ext === 'navbake') {
-      running?.abort();
-      stopInspect(); // a loaded navmesh has no stages to inspect
+      const choice = ++levelChoice;
       const loaded = await NavMesh.load(new Uint8Array(await file.arrayBuffer()));
+      if (choice !== levelChoice) {
+        loaded.dispose();
+        return;
+      }
+      // Shown over the level as it is: a bake or download running stops (Bake bakes the level again).
+      stopRun();
+      stopInspect(); // a loaded navmesh has no stages to inspect
+      inspectInput = null;
       bakedBounds = null;
+      bakedTileWidth = 0;
       demo.bakeTimes = null;
       demo.obstaclesLive = false; // a loaded navmesh has no tile caches
-      void obstacles.attach();
-      showNavmesh(loaded);
-      updateTileGrid(0, 0);
-      demo.stats = {
-        ms: 0,
-        polygons: loaded.polygons().length,
-        tiles: loaded.tileCount,
-        triangles: loaded.toGeometry().indices.length / 3,
-        bytes: file.size,
-      };
-      demo.phase = 'loaded';
       demo.source = `${name} (loaded)`;
+      showNavmesh(loaded, name);
+      void obstacles.attach();
+      updateTileGrid(0, 0);
+      demo.stats = { ms: 0, ...navStats(loaded), bytes: file.size };
+      demo.phase = 'loaded';
+      demo.error = null;
+      message('');
       setProgress(1, `loaded ${name}`, 'done');
       updatePath();
       return;
     }
+    if (ext !== 'glb' && ext !== 'gltf' && ext !== 'obj') {
+      message(`${name}: drop a .glb, .gltf, .obj or .navbake file`);
+      return;
+    }
+    const choice = ++levelChoice;
     let object: Object3D;
     if (ext === 'glb' || ext === 'gltf') {
       const data = ext === 'glb' ? await file.arrayBuffer() : await file.text();
@@ -1050,12 +1281,12 @@ async function openFile(file: File): Promise<void> {
       } finally {
         loader.dracoLoader?.dispose(); // its decoder workers
       }
-    } else if (ext === 'obj') {
-      object = new OBJLoader().parse(await file.text());
     } else {
-      message(`${name}: drop a .glb, .gltf, .obj or .navbake file`);
-      return;
+      object = new OBJLoader().parse(await file.text());
     }
+    if (choice !== levelChoice) return; // something else was chosen while this was read
+    // A file with nothing to bake changes nothing: the level and navmesh shown stay.
+    if (!hasTriangles(object)) throw new Error('no triangles in it to bake (the level shown stays)');
     const group = new Group();
     group.add(object);
     demo.links = [];
@@ -1127,16 +1358,43 @@ function disposeLevel(object: Object3D): void {
  * there to a random point it reaches, far away.
  */
 async function loadWorld(triangles: number): Promise<void> {
-  running?.abort();
-  message('');
-  setProgress(0, `loading world-${triangles}.bin…`);
+  // The download is this choice's run: Cancel stops it, and a bake, another level or a loaded .navbake replaces it.
+  ++levelChoice;
+  const ac = startRun();
+  downloading = ac;
+  demo.phase = 'loading';
+  setProgress(0, `downloading world-${triangles}.bin…`);
+  let g: WorldGeometry;
   try {
-    const g = await fetchWorld(triangles);
+    g = await fetchWorld(triangles, ac.signal);
+  } catch (e) {
+    if (running !== ac) return; // replaced
+    running = null;
+    cancelButton.disabled = true;
+    if (ac.signal.aborted) {
+      demo.phase = 'cancelled';
+      setProgress(0, 'download cancelled: the level before stays', 'failed');
+    } else {
+      demo.phase = 'error';
+      demo.error = e instanceof Error ? e.message : String(e);
+      setProgress(1, 'could not load the world', 'failed');
+      message(demo.error);
+      console.warn('navbake demo: could not load the world', e);
+    }
+    runEnded();
+    showStats();
+    return;
+  }
+  if (running !== ac) return; // replaced while the last bytes came
+  running = null; // the bake takes over
+  const world = worldObject(g);
+  try {
     demo.links = [];
-    useLevel(worldObject(g), `generated world, ${g.indices.length / 3} triangles`);
+    useLevel(world, `generated world, ${g.indices.length / 3} triangles`);
     demo.world = triangles;
-    await runBake({ tileSize: demo.config.tileSize > 0 ? demo.config.tileSize : 64 });
-    if (demo.phase !== 'baked' || !nav) return;
+    if (demo.config.tileSize <= 0) levelTileSize(64);
+    await runBake();
+    if (level !== world || (demo.phase as Phase) !== 'baked' || !nav) return; // cancelled, failed, or replaced
     // A start near the middle of the view that reaches far (not on a roof or in a closed yard: the middle, then
     // points on rings round it), and the farthest of a few random ends it reaches.
     const c = controls.target;
@@ -1159,6 +1417,7 @@ async function loadWorld(triangles: number): Promise<void> {
     endPoint = best.end;
     updatePath();
   } catch (e) {
+    if (level !== world) return;
     demo.phase = 'error';
     demo.error = e instanceof Error ? e.message : String(e);
     setProgress(1, 'could not load the world', 'failed');
@@ -1184,6 +1443,16 @@ fileInput.addEventListener('change', () => {
   if (file) void openFile(file);
   fileInput.value = '';
 });
+
+/** The built-in level, baked (the panel's "Built-in level"). */
+function showBuiltIn(): Promise<void> {
+  ++levelChoice;
+  demo.links = LEVEL_LINKS;
+  useLevel(buildLevel(), 'built-in level');
+  startPoint = LEVEL_START;
+  endPoint = LEVEL_END;
+  return runBake();
+}
 
 function exportNavmesh(): void {
   if (!nav) {
@@ -1227,13 +1496,7 @@ const actions = {
     gui.controllersRecursive().forEach((c) => c.updateDisplay());
     configChanged();
   },
-  builtIn: () => {
-    demo.links = LEVEL_LINKS;
-    useLevel(buildLevel(), 'built-in level');
-    startPoint = LEVEL_START;
-    endPoint = LEVEL_END;
-    void runBake();
-  },
+  builtIn: () => void showBuiltIn(),
   exportNavmesh,
   load: () => fileInput.click(),
   frame: () => frame(level),
@@ -1277,7 +1540,7 @@ const obstacleFolder = gui.addFolder('Obstacles (drag a box to move it, double-c
 obstacleFolder.add(actions, 'dropBox').name('Drop box obstacle');
 obstacleFolder.add(actions, 'clearObstacles').name('Clear obstacles');
 const files = gui.addFolder('Files');
-files.add(actions, 'exportNavmesh').name('Export .navbake');
+const exportController = files.add(actions, 'exportNavmesh').name('Export .navbake').disable(); // enabled by a navmesh
 files.add(actions, 'load').name('Load .navbake / model…');
 files.add(actions, 'builtIn').name('Built-in level');
 for (const n of WORLD_SIZES) {
@@ -1287,6 +1550,9 @@ gui.add(actions, 'frame').name('Frame level');
 
 // ---- start: bake the built-in level and show a path between two known points ---------------------------------
 
+// On a small page the panel starts folded (its title opens it), so that the HUD and the panel leave the level in view.
+if (window.innerWidth <= 640 || window.innerHeight <= 480) gui.close();
+frame(level);
 startPoint = LEVEL_START;
 endPoint = LEVEL_END;
 updatePath();

@@ -108,26 +108,28 @@ export class Obstacles {
     return Obstacles.volume(base, this.host.clearance());
   }
 
-  /** Drops a box at base; resolves once the navmesh has it (after the update). */
+  /** Drops a box at base; resolves once the navmesh has it (after the update). Throws (and drops nothing) when the
+   * navmesh refuses the box (a NaN coordinate, say): a box it never took would break every later bake's attach(). */
   add(base: Vec3): Promise<Item> {
+    const nav = this.host.navmesh();
+    const id = nav ? nav.addObstacle(this.volume(base)) : null;
     const mesh = new Mesh(this.geometry, this.material);
     mesh.name = 'obstacle';
     mesh.add(new LineSegments(new EdgesGeometry(this.geometry), new LineBasicMaterial({ color: 0x401808 })));
     mesh.position.fromArray(base);
-    const item: Item = { id: null, mesh, base: [...base] };
+    const item: Item = { id, mesh, base: [...base] };
     this.items.push(item);
     this.group.add(mesh);
-    const nav = this.host.navmesh();
-    if (nav) item.id = nav.addObstacle(this.volume(base));
     return this.requestUpdate().then(() => item);
   }
 
-  /** Moves a box; the update is coalesced with other changes. */
+  /** Moves a box; the update is coalesced with other changes. Throws (and leaves the box where it was) when the
+   * navmesh refuses the new place. */
   moveTo(item: Item, base: Vec3): Promise<void> {
-    item.base = [...base];
-    item.mesh.position.fromArray(base);
     const nav = this.host.navmesh();
     if (nav && item.id !== null) nav.updateObstacle(item.id, this.volume(base));
+    item.base = [...base];
+    item.mesh.position.fromArray(base);
     return this.requestUpdate();
   }
 
@@ -144,6 +146,20 @@ export class Obstacles {
 
   clear(): Promise<void> {
     return Promise.all([...this.items].map((it) => this.remove(it))).then(() => undefined);
+  }
+
+  /** Takes every box away without a navmesh update: the level changed, and its navmesh goes with it. */
+  discard(): void {
+    if (this.dragging) {
+      this.host.canvas.releasePointerCapture?.(this.dragging.pointer);
+      this.dragging = null;
+      this.host.setCameraEnabled(true);
+    }
+    for (const it of this.items.splice(0)) {
+      this.group.remove(it.mesh);
+      (it.mesh.children[0] as LineSegments).geometry.dispose();
+    }
+    this.lastTiles = [];
   }
 
   /** A new navmesh is shown: give it every box (when it takes obstacles) and rebuild. */
@@ -182,6 +198,8 @@ export class Obstacles {
         this.flash(r.tiles);
         this.host.updated(r);
       } catch (e) {
+        // A navmesh replaced meanwhile (a new bake, a new level) is disposed: its update failing says nothing.
+        if (this.host.navmesh() !== nav) continue;
         this.host.failed(e);
       } finally {
         this.inFlight--;

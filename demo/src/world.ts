@@ -33,10 +33,10 @@ export function parseWorld(buffer: ArrayBuffer, name: string): WorldGeometry {
   return { positions, indices };
 }
 
-/** Fetches world-N.bin from next to the page. */
-export async function fetchWorld(triangles: number): Promise<WorldGeometry> {
+/** Fetches world-N.bin from next to the page (signal: stops the download). */
+export async function fetchWorld(triangles: number, signal?: AbortSignal): Promise<WorldGeometry> {
   const name = `world-${triangles}.bin`;
-  const res = await fetch(new URL(name, document.baseURI));
+  const res = await fetch(new URL(name, document.baseURI), { signal });
   if (!res.ok) throw new Error(`${name}: HTTP ${res.status} (make demo generates it)`);
   return parseWorld(await res.arrayBuffer(), name);
 }

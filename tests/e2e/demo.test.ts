@@ -50,6 +50,8 @@ interface DemoState {
   } | null;
   path: { status: string; length: number; points: number[]; start: Vec3; end: Vec3 } | null;
   error: string | null;
+  source: string;
+  world: number | null;
   points: Record<'LEVEL_START' | 'LEVEL_END' | 'YARD_OUTSIDE' | 'YARD_INSIDE' | 'FLOOR_EDGE' | 'BELOW_FLOOR_EDGE', Vec3>;
 }
 type Rect = { x: number; y: number; width: number; height: number };
@@ -449,6 +451,15 @@ describe('demo page', () => {
     const clear = distanceToBox(p.points, ...box);
     expect(clear, JSON.stringify({ at, before: before.points, after: p.points })).toBeGreaterThan(0.15);
     expect(await page.textContent('#stats')).toMatch(/1 box · \d+ updates? · last rebuilt \d+ tiles?/);
+    // the stats follow the rebuilt navmesh once the box stands still (its .navbake size, polygons, surface)
+    await page.waitForFunction(
+      (baked) => {
+        const d = (window as any).__navbakeDemo;
+        return d.stats.bytes === d.saveBytes().length && d.stats.bytes !== baked;
+      },
+      s.stats!.bytes,
+      { timeout: 5_000 },
+    );
     // the inspection follows: the box carved walkable spans away (2.4 m square: about 64 cells)
     await page.waitForFunction((n) => (window as any).__navbakeDemo.inspectsDone > n, inspectedBefore.inspectsDone, {
       timeout: 30_000,
@@ -519,6 +530,53 @@ describe('demo page', () => {
     expect(consoleErrors).toEqual([]);
   });
 
+  it('a re-bake while a box moves gives no error: the update on the navmesh it replaces is dropped', async () => {
+    // the tiled navmesh of the tests before; a box moved every few milliseconds while the same level bakes again,
+    // so that an update() is running on the old navmesh when the new one replaces it (and disposes the old one)
+    expect((await phase(['baked'])).stats!.tiles).toBeGreaterThan(1);
+    const at = (await state()).points.YARD_OUTSIDE;
+    expect(await page.evaluate((p) => (window as any).__navbakeDemo.dropObstacle(p), at)).toBe(0);
+    for (let round = 0; round < 2; round++) {
+      const r = await page.evaluate(async (p) => {
+        const d = (window as any).__navbakeDemo;
+        const baking = d.bake();
+        let stop = false;
+        let moves = 0;
+        const mover = (async () => {
+          while (!stop) {
+            d.moveObstacle(0, [p[0] + (moves++ % 20) * 0.25, p[1], p[2]]);
+            await new Promise((ok) => setTimeout(ok, 5));
+          }
+        })();
+        await baking;
+        await new Promise((ok) => setTimeout(ok, 300));
+        stop = true;
+        await mover;
+        return { phase: d.phase, moves };
+      }, at);
+      expect(r.phase).toBe('baked');
+      expect(r.moves).toBeGreaterThan(5);
+      await obstaclesSettled();
+      expect(await page.textContent('#message')).toBe('');
+    }
+    // A box the navmesh refuses (a NaN corner) is not dropped: the boxes and the next bake are as they were.
+    const refused = await page.evaluate(() =>
+      (window as any).__navbakeDemo.dropObstacle([NaN, 0, 0]).then(
+        () => 'dropped',
+        (e: Error) => e.message,
+      ),
+    );
+    expect(refused).toMatch(/NaN|finite|number/i);
+    expect((await obstacleState()).count).toBe(1);
+    await page.evaluate(() => (window as any).__navbakeDemo.clearObstacles());
+    await obstaclesSettled();
+    expect((await obstacleState()).count).toBe(0);
+    await page.evaluate(() => (window as any).__navbakeDemo.bake());
+    expect((await state()).phase).toBe('baked');
+    expect(await page.textContent('#message')).toBe('');
+    expect(consoleErrors).toEqual([]);
+  });
+
   it('Cancel stops a long bake, the page keeps drawing, and the next bake completes', async () => {
     const before = (await phase(['baked', 'loaded'])).bakesDone; // the bake before (the page's first, run alone) is done
     // A tiny cell size makes a bake of many seconds.
@@ -534,6 +592,15 @@ describe('demo page', () => {
     expect(c.cancelMs).toBeLessThan(1_000);
     expect(c.bakesDone).toBe(before);
     expect(c.framesDuringBake).toBeGreaterThanOrEqual(1); // the page kept drawing while the worker baked
+    // The navmesh before is still the one in use, with its stats, its stage times and memory, and its stage views.
+    const kept = await inspected();
+    expect(kept.inspectPhase).toBe('done');
+    expect(kept.stats!.polygons).toBeGreaterThan(50);
+    expect(await page.textContent('#stats')).toMatch(/bake peak \d+\.\d MiB · wasm heap/);
+    expect(await page.textContent('#stage-times')).toMatch(/stage times/);
+    await setViews({ voxels: true });
+    expect(await page.evaluate(() => (window as any).__navbakeDemo.voxelCount())).toBe(kept.inspection!.spans);
+    await setViews({ voxels: false });
 
     await page.evaluate(() => void (window as any).__navbakeDemo.bake({ cellSize: 0.3 }));
     const s = await phase(['baked', 'error']);
@@ -542,6 +609,34 @@ describe('demo page', () => {
     expect(s.stats!.tiles).toBe(1);
     expect(s.path!.status).toBe('complete');
     expect(consoleErrors).toEqual([]);
+  });
+
+  it('a tiled bake replaced before it ends leaves none of its tiles drawn: the navmesh in use is what is drawn', async () => {
+    const before = await page.evaluate(() => (window as any).__navbakeDemo.drawn());
+    expect(before.inUse).toBe(true);
+    expect(before.triangles).toBeGreaterThan(100);
+    const polygons = (await state()).stats!.polygons;
+    // a slow tiled bake that draws its tiles as they come, replaced by a bake that is cancelled before it draws any
+    await page.evaluate(() => {
+      const d = (window as any).__navbakeDemo;
+      d.options.tileDrawMs = 0;
+      void d.bake({ cellSize: 0.1, tileSize: 16 });
+    });
+    await page.waitForFunction(() => (window as any).__navbakeDemo.partialDraws >= 2, undefined, { timeout: 20_000, polling: 10 });
+    const partial = await page.evaluate(() => (window as any).__navbakeDemo.drawn());
+    expect(partial.inUse).toBe(false);
+    await page.evaluate(() => {
+      const d = (window as any).__navbakeDemo;
+      d.options.tileDrawMs = 500;
+      void d.bake({ cellSize: 0.3, tileSize: 0 });
+      d.cancel();
+    });
+    const s = await phase(['cancelled', 'baked', 'error'], 10_000);
+    expect(s.phase).toBe('cancelled');
+    expect(s.stats!.polygons).toBe(polygons);
+    expect(await page.evaluate(() => (window as any).__navbakeDemo.drawn())).toEqual(before);
+    await page.evaluate(() => (window as any).__navbakeDemo.bake());
+    expect((await state()).phase).toBe('baked');
   });
 
   it('stays responsive while a long bake runs: no main-thread task over 200 ms (the bake is in a worker)', async () => {
@@ -608,6 +703,11 @@ describe('demo page', () => {
       'f 1 3 2', 'f 1 4 3',
       'f 8 7 11', 'f 8 11 12', 'f 5 9 12', 'f 5 12 8', 'f 6 7 11', 'f 6 11 10', 'f 9 10 11', 'f 9 11 12', 'f 5 6 7', 'f 5 7 8',
     ].join('\n');
+    // A box on the built-in level (baked solo: the page bakes it in tiles of 32 cells first) does not carry over to
+    // the new level, and the tile size goes back to the panel's.
+    expect((await state()).stats!.tiles).toBe(1);
+    expect(await page.evaluate(() => (window as any).__navbakeDemo.dropObstacle())).toBe(0);
+    expect(await page.evaluate(() => (window as any).__navbakeDemo.config.tileSize)).toBe(32);
     await page.evaluate((text) => {
       const dt = new DataTransfer();
       dt.items.add(new File([text], 'room.obj', { type: 'text/plain' }));
@@ -616,6 +716,9 @@ describe('demo page', () => {
     await page.waitForFunction(() => (window as any).__navbakeDemo.source === 'room.obj', undefined, { timeout: 5_000 });
     const s = await phase(['baked', 'error']);
     expect(s.error).toBeNull();
+    expect((await obstacleState()).count).toBe(0);
+    expect(s.stats!.tiles).toBe(1);
+    expect(await page.evaluate(() => (window as any).__navbakeDemo.config.tileSize)).toBe(0);
     const around = await page.evaluate(() => (window as any).__navbakeDemo.findPath([-6, 0, -8], [6, 0, -8]));
     expect(around.status).toBe('complete');
     expect(around.length).toBeGreaterThan(2 * Math.hypot(6, 12) - 1); // round the wall's end at z = 4
@@ -630,6 +733,29 @@ describe('demo page', () => {
     expect(loaded.phase).toBe('loaded');
     expect(loaded.after).toBe(loaded.polygons);
     expect(loaded.path.length).toBeCloseTo(around.length, 4);
+
+    // The loaded navmesh is not replaced behind the user's back: a box asks for a bake first (a loaded navmesh has no
+    // tile caches), a changed setting waits for Bake; Bake then shows the level's bake under its own name.
+    const started = (await state()).bakesStarted;
+    expect(await page.evaluate(() => (window as any).__navbakeDemo.dropObstacle())).toBe(-1);
+    expect(await page.textContent('#message')).toMatch(/room\.navbake is a loaded navmesh: it takes no obstacles/);
+    const radius = await page.evaluate(() => (window as any).__navbakeDemo.config.agentRadius);
+    const field = page.locator('.lil-controller').filter({ has: page.locator('.lil-name', { hasText: /^agentRadius$/ }) }).locator('input').last();
+    await field.fill(String(radius + 0.1));
+    await field.press('Enter');
+    await page.waitForTimeout(700); // bake on change starts 300 ms after a change
+    const still = await state();
+    expect(still.bakesStarted).toBe(started);
+    expect(still.phase).toBe('loaded');
+    expect(still.source).toBe('room.navbake (loaded)');
+    expect(await page.textContent('#message')).toMatch(/room\.navbake is a loaded navmesh: the settings apply to the next bake/);
+    const baked = await page.evaluate(async (r) => {
+      const d = (window as any).__navbakeDemo;
+      d.config.agentRadius = r;
+      await d.bake();
+      return { phase: d.phase, source: d.source };
+    }, radius);
+    expect(baked).toEqual({ phase: 'baked', source: 'room.obj' });
     expect(consoleErrors).toEqual([]);
   });
 
@@ -710,8 +836,107 @@ describe('demo page', () => {
       'level.gltf: names files beside it (level.bin), which a dropped file cannot reach: drop a .glb, or a .gltf with its data embedded',
     );
     expect(await drop('broken.gltf', '{ "asset": ')).toMatch(/^broken\.gltf: not a readable glTF file: \S/);
-    expect(await page.evaluate(() => (window as any).__navbakeDemo.source)).toBe(before);
+    // files that read but hold no triangles: an .obj without faces, one of garbage, a glTF without meshes
+    const empty = JSON.stringify({ asset: { version: '2.0' }, scenes: [{ nodes: [] }], scene: 0 });
+    for (const [name, text] of [['points.obj', 'v 0 0 0\nv 1 0 0\nv 0 0 1\n'], ['garbage.obj', 'not an obj file\n'], ['empty.gltf', empty]]) {
+      expect(await drop(name, text)).toBe(`${name}: no triangles in it to bake (the level shown stays)`);
+    }
+    // the level and its navmesh stay in use
+    const s = await state();
+    expect(s.source).toBe(before);
+    expect(s.phase).toBe('baked');
+    expect(await page.evaluate(() => (window as any).__navbakeDemo.findPath([-6, 0, -8], [6, 0, -8]).status)).toBe('complete');
     expect(consoleErrors).toEqual([]); // nothing was fetched
+  });
+
+  it('shows a dropped model whose bake fails with no navmesh: nothing drawn, no path, nothing to export', async () => {
+    // a triangle 30 km wide: 100000 columns at 0.3 m, too many for a solo bake (NB_ERR_TOO_LARGE, before any work)
+    await page.evaluate(() => ((window as any).__navbakeDemo.config.tileSize = 0));
+    const r = await page.evaluate(async () => {
+      const d = (window as any).__navbakeDemo;
+      await d.open(new File(['v 0 0 0\nv 30000 0 0\nv 0 0 30000\nf 1 2 3\n'], 'huge.obj'));
+      return { phase: d.phase, source: d.source, error: d.error, stats: d.stats, bytes: d.saveBytes(), drawn: d.drawn(), path: d.path };
+    });
+    expect(r.phase).toBe('error');
+    expect(r.error).toMatch(/^NB_ERR_TOO_LARGE/);
+    expect(r.source).toBe('huge.obj');
+    expect(r.stats).toBeNull();
+    expect(r.bytes).toBeNull();
+    expect(r.drawn).toEqual({ inUse: true, triangles: 0 });
+    expect(r.path).toBeNull();
+    expect(await page.textContent('#message')).toContain('huge.obj has no navmesh');
+    expect(await page.textContent('#path-info')).toBe('Path: no navmesh');
+    const exportButton = page.locator('.lil-controller').filter({ hasText: 'Export .navbake' }).locator('button');
+    expect(await exportButton.isDisabled()).toBe(true);
+  });
+
+  it('keeps the HUD in reach on a small page: it scrolls, and on a narrow page it sits along the bottom', async () => {
+    try {
+      await page.setViewportSize({ width: 800, height: 420 });
+      const low = await page.evaluate(() => {
+        const hud = document.getElementById('hud')!;
+        hud.scrollTop = hud.scrollHeight;
+        return {
+          hud: hud.getBoundingClientRect().toJSON(),
+          scrolls: hud.scrollHeight > hud.clientHeight,
+          info: document.getElementById('path-info')!.getBoundingClientRect().toJSON(),
+          height: innerHeight,
+        };
+      });
+      expect(low.scrolls).toBe(true);
+      expect(low.hud.bottom).toBeLessThanOrEqual(low.height);
+      // scrolled down, the path line (near the end) is in view
+      expect(low.info.bottom).toBeLessThanOrEqual(low.hud.bottom);
+      expect(low.info.top).toBeGreaterThanOrEqual(low.hud.top);
+      await page.setViewportSize({ width: 400, height: 700 });
+      const narrow = await page.evaluate(() => ({ hud: document.getElementById('hud')!.getBoundingClientRect().toJSON(), height: innerHeight }));
+      expect(narrow.hud.bottom).toBeLessThanOrEqual(narrow.height);
+      expect(narrow.hud.top).toBeGreaterThan(narrow.height / 2); // along the bottom, the level above it
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+    }
+  });
+
+  it('a level chosen while a generated world downloads wins; Cancel stops a download', async () => {
+    // the world's file comes late, as over a slow network
+    let delay = 1500;
+    const slow = async (route: import('playwright-core').Route) => {
+      await new Promise((ok) => setTimeout(ok, delay));
+      await route.continue().catch(() => undefined); // the page may have stopped the download
+    };
+    await page.route(/world-100000\.bin$/, slow);
+    try {
+      await page.evaluate(async () => {
+        const d = (window as any).__navbakeDemo;
+        const world = d.loadWorld(100000);
+        await new Promise((ok) => setTimeout(ok, 300));
+        await d.builtIn();
+        await world;
+      });
+      await page.waitForTimeout(1800); // past the world's arrival
+      const s = await state();
+      expect(s.phase).toBe('baked');
+      expect(s.source).toBe('built-in level');
+      expect(s.world).toBeNull();
+      expect(s.path?.status).toBe('complete');
+      // Cancel during a download: the level and navmesh before stay
+      delay = 5000;
+      await page.evaluate(() => void (window as any).__navbakeDemo.loadWorld(100000));
+      expect(await page.textContent('#progress-text')).toBe('downloading world-100000.bin…');
+      expect(await page.isEnabled('#cancel')).toBe(true);
+      await page.click('#cancel', { force: true });
+      const c = await phase(['cancelled', 'baked', 'error'], 10_000);
+      expect(c.phase).toBe('cancelled');
+      expect(c.source).toBe('built-in level');
+      await page.waitForTimeout(500);
+      const after = await state();
+      expect(after.world).toBeNull();
+      expect(after.stats!.polygons).toBe(s.stats!.polygons);
+      expect(await page.evaluate(() => (window as any).__navbakeDemo.drawn().inUse)).toBe(true);
+    } finally {
+      await page.unroute(/world-100000\.bin$/, slow);
+    }
+    expect(consoleErrors).toEqual([]);
   });
 
   it('shows the generated world and bakes it in tiles, nearest the view first, drawing the tiles as they come', async () => {
