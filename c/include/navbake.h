@@ -782,7 +782,8 @@ nb_status nb_query_raycast(nb_query* q, nb_poly_ref start_ref, const float start
                            const nb_query_filter* filter, float* t, float hit_normal[3], nb_poly_ref* path,
                            int32_t* path_count, int32_t max_path);
 
-/* Random points, area-weighted, deterministic for a given *rng state (updated). */
+/* Random points, area-weighted, deterministic for a given *rng state (updated). With no usable polygon (an empty
+ * navmesh, a filter excluding every polygon, a start_ref not usable) the status is NB_OK, *ref 0 and point 0,0,0. */
 nb_status nb_query_random_point(nb_query* q, const nb_query_filter* filter, uint64_t* rng, nb_poly_ref* ref,
                                 float point[3]);
 nb_status nb_query_random_point_around(nb_query* q, nb_poly_ref start_ref, const float center[3], float radius,

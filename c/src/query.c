@@ -1555,6 +1555,7 @@ NB_COLD NB_NOINLINE nb_status nb_query_random_point(nb_query* q, const nb_query_
         return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: rng is NULL", fn);
     if (!point)
         return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: point is NULL", fn);
+    point[0] = point[1] = point[2] = 0.0f; /* what a caller reads when there is no point (ref 0) */
     CHECK_(check_filter(ctx, fn, filter));
     const nb_navmesh* nav = q->nav;
     float verts[NB_MAX_VERTS_PER_POLY * 3];
@@ -1701,6 +1702,7 @@ NB_COLD NB_NOINLINE nb_status nb_query_random_point_around(nb_query* q, nb_poly_
         return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: rng is NULL", fn);
     if (!point)
         return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: point is NULL", fn);
+    point[0] = point[1] = point[2] = 0.0f; /* what a caller reads when there is no point (ref 0) */
     CHECK_(check_vec(ctx, fn, "center", center));
     CHECK_(check_positive(ctx, fn, "radius", radius));
     CHECK_(check_filter(ctx, fn, filter));

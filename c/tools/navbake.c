@@ -786,7 +786,8 @@ static int cmd_query(nb_context* ctx, const options* o)
     nb_status st = status && lengths && offsets ? nb_query_create(ctx, nav, 0, &q) : NB_ERR_OUT_OF_MEMORY;
     if (st == NB_OK && !pairs) {
         /* Random start/end points on the navmesh, area-weighted, from the seed. */
-        pairs = (float*)malloc((size_t)n * 6 * sizeof(float));
+        /* zeroed: an empty navmesh gives no points, and its pairs stay at the origin (finding nothing) */
+        pairs = (float*)calloc((size_t)n * 6, sizeof(float));
         uint64_t rng = o->seed;
         for (long i = 0; pairs && i < n * 2 && st == NB_OK; ++i) {
             nb_poly_ref ref;

@@ -665,6 +665,19 @@ static void test_random_points(void)
         CHECK_INT(nb_query_random_point_around(q, cref, c, 30.0f, &f, &s, &r, p), NB_OK);
         CHECK(p[0] < 6);
     }
+    /* No usable polygon (a filter that excludes them all): ref 0 and the point at the origin, never left as it
+     * was (the native tool's pairs were uninitialized memory, now and then NaN). */
+    nb_query_filter none;
+    nb_query_filter_init(&none);
+    none.exclude_flags = 0xffff;
+    float p[3] = { NAN, NAN, NAN };
+    nb_poly_ref r = 99;
+    CHECK_INT(nb_query_random_point(q, &none, &s, &r, p), NB_OK);
+    CHECK(r == 0 && p[0] == 0.0f && p[1] == 0.0f && p[2] == 0.0f);
+    p[0] = p[1] = p[2] = NAN;
+    r = 99;
+    CHECK_INT(nb_query_random_point_around(q, cref, c, 1.5f, &none, &s, &r, p), NB_OK);
+    CHECK(r == 0 && p[0] == 0.0f && p[1] == 0.0f && p[2] == 0.0f);
     nb_query_destroy(ctx, q);
     nb_navmesh_destroy(ctx, nav);
 }
