@@ -84,11 +84,11 @@ function drawnRanges(mesh: Mesh, skipInvisible: boolean): [number, number][] {
   const n = g.index ? g.index.count : (g.getAttribute('position')?.count ?? 0);
   const lo = Math.min(Math.max(0, g.drawRange.start), n);
   const hi = Math.min(n, lo + g.drawRange.count);
-  const shown = (m: unknown) => m != null && !(skipInvisible && (m as { visible?: boolean }).visible === false);
+  const drawn = (m: unknown) => m != null && !(skipInvisible && (m as { visible?: boolean }).visible === false);
   const spans: [number, number][] = [];
   if (Array.isArray(mesh.material)) {
     for (const group of g.groups) {
-      if (!shown(mesh.material[group.materialIndex ?? 0])) continue;
+      if (!drawn(mesh.material[group.materialIndex ?? 0])) continue;
       spans.push([Math.max(lo, group.start), Math.min(hi, group.start + group.count)]);
     }
   } else if (!(skipInvisible && (mesh.material as { visible?: boolean } | undefined)?.visible === false)) {
