@@ -123,7 +123,8 @@ typedef enum nb_partition {
     NB_PARTITION_DEFAULT = 0, /* = watershed */
     NB_PARTITION_WATERSHED = 1,
     NB_PARTITION_MONOTONE = 2,
-    NB_PARTITION_LAYERS = 3
+    NB_PARTITION_LAYERS = 3,
+    NB_PARTITION_WAVEFRONT = 4 /* few large convex regions: high-order polygons with verts_per_poly up to 12 */
 } nb_partition;
 
 /* Fields where zero is a meaningful value take NB_ZERO to ask for zero explicitly (plain 0 = default). */
@@ -375,6 +376,14 @@ nb_status nb_build_regions_monotone(nb_context* ctx, nb_compact_heightfield* chf
                                     int32_t min_region_area, int32_t merge_region_area);
 nb_status nb_build_regions_layers(nb_context* ctx, nb_compact_heightfield* chf, int32_t border_size,
                                   int32_t min_region_area);
+/* Wavefront partition (seed 004): regions grow one at a time from the free span farthest from the walls (ties:
+ * lowest span index), each kept digitally convex (every 17 consecutive rows and columns of it), with no two
+ * spans of one column; fewer, larger convex regions than watershed or monotone, which polygonize into fewer
+ * polygons when verts_per_poly allows (up to 12). Clean-up, statuses and tile borders as above; builds the
+ * distance field first when chf->dist is NULL (it stays, even on failure), and asks the progress callback about
+ * every 1/32 of the spans. */
+nb_status nb_build_regions_wavefront(nb_context* ctx, nb_compact_heightfield* chf, int32_t border_size,
+                                     int32_t min_region_area, int32_t merge_region_area);
 
 /* ------------------------------------------------------------------------------------------------ */
 /* Contours                                                                                         */

@@ -373,7 +373,7 @@ nb_status nb_bake_from_compact(nb_context* ctx, const nb_config* cfg, const nb_c
 /* A stage's last report says done == total: a progress bar reaches its end (total is never 0). */
 #define END_(stage) CHECK_(nb_report_end(ctx, stage))
 
-    /* ---- regions (watershed needs the distance field first) ---- */
+    /* ---- regions (watershed and wavefront need the distance field first) ---- */
     CHECK_(nb_report(ctx, NB_STAGE_REGIONS, 0, 1));
     switch (cfg->partition) {
     case NB_PARTITION_MONOTONE:
@@ -381,6 +381,11 @@ nb_status nb_bake_from_compact(nb_context* ctx, const nb_config* cfg, const nb_c
         break;
     case NB_PARTITION_LAYERS:
         CHECK_(nb_build_regions_layers(ctx, chf, border_size, cells->min_region_area));
+        break;
+    case NB_PARTITION_WAVEFRONT: /* seeds by the distance field, like watershed */
+        CHECK_(nb_build_distance_field(ctx, chf));
+        LAP_(NB_STAT_MS_DISTANCE);
+        CHECK_(nb_build_regions_wavefront(ctx, chf, border_size, cells->min_region_area, cells->merge_region_area));
         break;
     default:
         CHECK_(nb_build_distance_field(ctx, chf));

@@ -156,8 +156,8 @@ nb_status nb_config_resolve(nb_context* ctx, const nb_config* in, nb_config* out
         return bad(ctx, "detail_sample_dist", "0 (no sampling) or >= 0.9 * cell_size", c.detail_sample_dist);
     if (!(c.detail_sample_max_error >= 0.0f && c.detail_sample_max_error <= 1e6f))
         return bad(ctx, "detail_sample_max_error", ">= 0", c.detail_sample_max_error);
-    if ((int)c.partition < NB_PARTITION_WATERSHED || (int)c.partition > NB_PARTITION_LAYERS)
-        return bad(ctx, "partition", "1 (watershed), 2 (monotone) or 3 (layers)", (double)c.partition);
+    if ((int)c.partition < NB_PARTITION_WATERSHED || (int)c.partition > NB_PARTITION_WAVEFRONT)
+        return bad(ctx, "partition", "1 (watershed), 2 (monotone), 3 (layers) or 4 (wavefront)", (double)c.partition);
     if (c.tile_size != 0 && (c.tile_size < 16 || c.tile_size > 4096))
         return bad(ctx, "tile_size", "0 (one tile) or between 16 and 4096 cells", (double)c.tile_size);
 

@@ -359,8 +359,8 @@ static NB_NOINLINE int scan_row(const nb_compact_heightfield* chf, const uint16_
     return 1;
 }
 
-nb_status nb_region_merge_and_filter(nb_context* ctx, const char* fn, nb_compact_heightfield* chf, uint16_t* reg,
-                                     uint16_t id_count, int min_area, int merge_area)
+static nb_status merge_and_filter(nb_context* ctx, const char* fn, nb_compact_heightfield* chf, uint16_t* reg,
+                                  uint16_t id_count, int min_area, int merge_area, int merge_enclosed)
 {
     const uint32_t nreg = id_count;
     nb_status st = NB_OK;
@@ -424,7 +424,7 @@ nb_status nb_region_merge_and_filter(nb_context* ctx, const char* fn, nb_compact
             region* rg = &regions[r];
             if (rg->id == 0 || rg->overlap || rg->span_count == 0)
                 continue;
-            if (rg->span_count > (uint32_t)merge_area && touches_null(&pool, rg))
+            if (rg->span_count > (uint32_t)merge_area && (!merge_enclosed || touches_null(&pool, rg)))
                 continue;
             uint32_t smallest = UINT32_MAX;
             uint16_t target = rg->id;
@@ -472,6 +472,18 @@ cleanup:
     nb_free(ctx, group);
     nb_free(ctx, totals);
     return st;
+}
+
+nb_status nb_region_merge_and_filter(nb_context* ctx, const char* fn, nb_compact_heightfield* chf, uint16_t* reg,
+                                     uint16_t id_count, int min_area, int merge_area)
+{
+    return merge_and_filter(ctx, fn, chf, reg, id_count, min_area, merge_area, 1);
+}
+
+nb_status nb_region_merge_small(nb_context* ctx, const char* fn, nb_compact_heightfield* chf, uint16_t* reg,
+                                uint16_t id_count, int min_area, int merge_area)
+{
+    return merge_and_filter(ctx, fn, chf, reg, id_count, min_area, merge_area, 0);
 }
 
 /* ---- layer grouping ------------------------------------------------------------------------------------------- */

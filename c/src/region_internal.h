@@ -37,6 +37,11 @@ nb_status nb_region_sweep_rows(nb_context* ctx, const char* fn, const nb_compact
 nb_status nb_region_merge_and_filter(nb_context* ctx, const char* fn, nb_compact_heightfield* chf, uint16_t* reg,
                                      uint16_t id_count, int min_area, int merge_area);
 
+/* The same, except that a region above merge_area stays even when no wall touches it (all around are other
+ * regions): the wavefront partition's regions are convex pieces, and merging one would undo that. */
+nb_status nb_region_merge_small(nb_context* ctx, const char* fn, nb_compact_heightfield* chf, uint16_t* reg,
+                                uint16_t id_count, int min_area, int merge_area);
+
 /* Clean-up of the layer partition: unites neighbouring monotone regions into layers that never hold two spans
  * of one column, drops layers smaller than min_area spans (unless they touch the tile border), compacts ids
  * and rewrites reg. Sets chf->max_regions. */

@@ -9,7 +9,7 @@
  *   navbake world [--seed S] [--triangles N] -o world.obj|.bin   writes the big test world (terrain, buildings, ...)
  *
  * Config flags are the config field names with dashes (--cell-size 0.3, --agent-radius 0.6, ...,
- * --partition watershed|monotone|layers); a typed 0 means zero, never "the default". Flags and numbers are
+ * --partition watershed|monotone|layers|wavefront); a typed 0 means zero, never "the default". Flags and numbers are
  * checked as the Node tool (web/bin) checks them. Exit codes: 0 ok, 1 the bake failed or the output could not
  * be written, 2 bad arguments or file. */
 #include "navbake.h"
@@ -112,7 +112,7 @@ static void usage(FILE* f)
         char flag[64];
         flag_of_field(nb_config_field_name(i), flag, sizeof(flag));
         if (strcmp(flag, "--partition") == 0)
-            fprintf(f, "  %-28s watershed|monotone|layers (default watershed)\n", flag);
+            fprintf(f, "  %-28s watershed|monotone|layers|wavefront (default watershed)\n", flag);
         else if (strcmp(flag, "--tile-size") == 0)
             fprintf(f, "  %-28s default 0 (one tile), else 16..4096 cells a tile\n", flag);
         else
@@ -203,8 +203,8 @@ static int parse_vec3(const char* flag, const char* text, float out[3])
 
 static int parse_partition(const char* s, double* out)
 {
-    static const char* names[] = { "watershed", "monotone", "layers" };
-    for (int i = 0; i < 3; ++i)
+    static const char* names[] = { "watershed", "monotone", "layers", "wavefront" };
+    for (int i = 0; i < 4; ++i)
         if (strcmp(s, names[i]) == 0) {
             *out = i + 1;
             return 0;
@@ -238,7 +238,7 @@ static int parse_config_flag(const char* flag, int field, const char* v, nb_conf
     double value;
     if (strcmp(name, "partition") == 0) {
         if (parse_partition(v, &value) != 0) {
-            fprintf(stderr, "navbake: --partition must be watershed, monotone or layers (got '%s')\n", v);
+            fprintf(stderr, "navbake: --partition must be watershed, monotone, layers or wavefront (got '%s')\n", v);
             return -1;
         }
         nb_config_set(config, field, value);
@@ -518,7 +518,8 @@ static void warn_nothing_walkable(void)
 
 static const char* partition_name(nb_partition p)
 {
-    return p == NB_PARTITION_MONOTONE ? "monotone" : p == NB_PARTITION_LAYERS ? "layers" : "watershed";
+    return p == NB_PARTITION_MONOTONE ? "monotone" : p == NB_PARTITION_LAYERS ? "layers"
+         : p == NB_PARTITION_WAVEFRONT ? "wavefront" : "watershed";
 }
 
 static int cmd_bake(nb_context* ctx, const options* o, const nb_obj* obj, nb_stage stop)

@@ -58,7 +58,7 @@ describe('config', () => {
       names.push(name);
       const ts = (DEFAULTS as Record<string, unknown>)[name];
       const c = m._nbw_config_default(i);
-      if (name === 'partition') expect(ts).toBe(['watershed', 'monotone', 'layers'][c - 1]);
+      if (name === 'partition') expect(ts).toBe(['watershed', 'monotone', 'layers', 'wavefront'][c - 1]);
       else expect(Math.fround(ts as number), name).toBe(Math.fround(c));
     }
     expect(Object.keys(DEFAULTS)).toEqual(names);
@@ -94,7 +94,7 @@ describe('config', () => {
 
   it('partition names select the C partitions', async () => {
     const counts: number[] = [];
-    for (const partition of ['watershed', 'monotone', 'layers'] as const) {
+    for (const partition of ['watershed', 'monotone', 'layers', 'wavefront'] as const) {
       const m = await bake(dungeon, { partition }, { workers: false });
       counts.push(m.polygons().length);
       m.dispose();
@@ -496,7 +496,7 @@ describe('errors: every code the API can produce', () => {
       [{ cellSize: '0.3' }, /must be a number/],
       [{ cellSize: null }, /config\.cellSize must be a number \(got null\)/],
       // partition is a name: C's enum numbers were taken, 1.5 truncated, -1 wrapped to 4294967295
-      [{ partition: 2 }, /config\.partition must be one of watershed, monotone, layers \(got 2\)/],
+      [{ partition: 2 }, /config\.partition must be one of watershed, monotone, layers, wavefront \(got 2\)/],
       [{ partition: true }, /config\.partition must be one of .* \(got true\)/],
       // 32-bit integers in C: 2^32 + 6 arrived as a negative number
       [{ vertsPerPoly: 2 ** 32 + 6 }, /config\.vertsPerPoly is out of range \(got 4294967302\)/],

@@ -1,0 +1,553 @@
+/* Wavefront partition (seed 004, "iterative wavefront edge expansions"): one region at a time grows from a seed as
+ * a convex shape whose four axis fronts (+x, -x, +z, -z) advance a cell per round until walls, other regions or
+ * the shape's convexity stop them, then the next seed. Regions come out as few large convex pieces that the
+ * polygon stage keeps whole up to verts_per_poly, instead of the round blobs (watershed) or long strips
+ * (monotone) of the other partitions.
+ *
+ * Grid translation of the paper. A region is a set of cells, one span each, whose rows and columns are intervals:
+ * rows z0..z1, row z = [lo, hi] in x; columns likewise in z. A front is one line family and one end: +x moves the
+ * hi end of each row, +z the top end of each column. Per round each front offers every line still moving its next
+ * cell; the cell joins when its span is linked from the line's end span, has no region, has the seed's area, is
+ * linked both ways with every neighbouring cell already in the region (one span per column, no internal walls),
+ * extends both its row and its column contiguously, and the shape stays digitally convex. The paper's edge split
+ * falls out of this: a front blocked in the middle keeps its free parts moving for as long as the outline stays
+ * convex, which bends it into a new (digital) diagonal edge.
+ *
+ * Convexity rule. A side of the shape is a sequence of integers along the lines (hi per row, -lo per row, top and
+ * -bottom per column); it must be digitally concave: each value lies less than one cell below the upper convex hull
+ * of the values. Over the whole shape that is exact digital convexity (every cell of the hull of the cell centres is
+ * in the region), which a staircase of any slope satisfies. Checked incrementally and within WINDOW lines of each
+ * change (side_ok), which keeps the cost per cell bounded: every run of WINDOW + 1 consecutive rows or columns of a
+ * region is digitally convex, while bends over longer runs (a curve of radius above about WINDOW^2 / 2 cells) may
+ * pass.
+ *
+ * Clean-up as in the other partitions (islands below min_region_area dropped, regions below merge_region_area
+ * merged into a neighbour), except that a larger region with no wall around it stays (nb_region_merge_small):
+ * merging it would undo its convexity.
+ *
+ * Growth order. Each round the fronts take turns (+x, +z, -x, -z), each offering its lines nearest the seed first;
+ * a line made earlier in the round (the new column of +x) already moves in that round, so an open room grows as
+ * a rectangle, one ring per round.
+ *
+ * Cost. A line whose next cell is taken, a wall or another area stops for good. One refused by the shape waits on
+ * the line whose value was too low (only that line's rise can lift the refusal); one refused for a gap waits for
+ * the neighbouring line to reach the gap. So a line is offered a cell again only when something it depends on
+ * moved: per added cell the work is O(WINDOW), near-linear in the spans (a 12 x 55550 corridor is one region of
+ * 55550 short rounds).
+ *
+ * Seeds are deterministic: the free span farthest from the walls (distance field), ties by lowest span index. */
+#include "region_internal.h"
+
+#define WINDOW 16 /* convexity holds over every run of WINDOW + 1 rows or columns */
+
+/* A line's state in a front. PARKED: the shape refused its cell (it waits on the line that was too low, see
+ * side_ok); GAP: its cell would leave a gap in the crossing line (it waits for a neighbouring line to close it);
+ * DONE: its cell can never join. */
+enum { LINE_NONE = 0, LINE_ACTIVE, LINE_PARKED, LINE_GAP, LINE_DONE };
+enum { ADD_OK, ADD_SHAPE, ADD_GAP, ADD_NEVER };
+enum { END_LO, END_HI, END_NEW };
+enum { SIDE_LO = 0, SIDE_HI = 1 };
+
+/* One family of lines: rows (indexed by z, cells along x) or columns (indexed by x, cells along z). */
+typedef struct wf_lines {
+    int32_t* lo;       /* lowest cell of each line */
+    int32_t* hi;       /* highest */
+    uint32_t* lo_span; /* the region's span in those cells */
+    uint32_t* hi_span;
+    int32_t first, last; /* the region holds lines first..last */
+} wf_lines;
+
+/* One front (by direction: 0 -x, 1 +z, 2 +x, 3 -z). Lines that keep moving stay in `keep`, in the order of the
+ * round; lines that start or restart are collected in `added` as sort keys and merged in before the next round, so
+ * each round visits its lines nearest the seed first without sorting the whole front. */
+typedef struct wf_front {
+    uint8_t* state;  /* LINE_* per line */
+    uint32_t* cur;   /* this round's lines */
+    uint32_t* keep;  /* next round: lines still moving, in order */
+    uint64_t* added; /* next round: lines (re)started, as distance << 32 | line */
+    uint32_t ncur, nkeep, nadded;
+    int32_t node0; /* this front's first waiting-list node */
+} wf_front;
+
+/* Parked lines wait in lists, one per side of each line (the line whose value was too low), as intrusive doubly
+ * linked nodes, one per (front, line). */
+typedef struct wf_wait {
+    int32_t* head; /* per list: first node, -1 = none; list = list0[family][side] + line */
+    int32_t* next; /* per node */
+    int32_t* prev;
+    int32_t* list; /* per node: its list, -1 = none */
+    int32_t list0[2][2];
+} wf_wait;
+
+typedef struct wavefront {
+    const nb_compact_heightfield* chf;
+    const uint32_t* nbr; /* 4 neighbour span indices per span, NB_NO_SPAN for none */
+    uint16_t* reg;
+    wf_lines lines[2];   /* [0] rows, [1] columns */
+    wf_front fronts[4];
+    wf_wait wait;
+    int32_t seed_line[2]; /* the seed's row (z) and column (x) */
+    uint16_t id;
+    uint8_t area;
+} wavefront;
+
+static inline int front_family(int dir) { return dir & 1; } /* -x, +x move rows; +z, -z move columns */
+static inline int front_side(int dir) { return dir == 1 || dir == 2 ? SIDE_HI : SIDE_LO; }
+static inline int side_front(int family, int side) { return family == 0 ? (side ? 2 : 0) : (side ? 1 : 3); }
+
+static inline int in_region(const wavefront* wf, int x, int z)
+{
+    const wf_lines* rows = &wf->lines[0];
+    return z >= rows->first && z <= rows->last && x >= rows->lo[z] && x <= rows->hi[z];
+}
+
+/* After side value f(c) = sign * v[c] moved outwards (or line c was added at an end): is every run of WINDOW + 1
+ * lines through c still digitally concave? A run is digitally concave when no triple i < j < k in it has f(j) a
+ * whole cell or more below the chord from i to k. Every run was before, and raising f(c) only helps where c is the
+ * middle of a triple, so only triples with c as an end need checking: for c = i, each k must see the chord's
+ * slope (f(k) - f(c)) / (k - c) below every (f(j) + 1 - f(c)) / (j - c) of the j between; mirrored for c = k.
+ * Exact integer arithmetic, O(WINDOW). Returns -1, or the line j of a failing triple (the one too low: only its
+ * rise can lift this refusal). */
+static int side_ok(const int32_t* v, int sign, int first, int last, int c)
+{
+    const int64_t fc = (int64_t)sign * v[c];
+    for (int step = -1; step <= 1; step += 2) {
+        const int reach = step < 0 ? nb_mini(WINDOW, c - first) : nb_mini(WINDOW, last - c);
+        if (reach < 2)
+            continue;
+        /* smallest (f(j) + 1 - fc) / dj so far, from j = c +- 1 on */
+        int64_t min_num = (int64_t)sign * v[c + step] + 1 - fc, min_den = 1;
+        int min_line = c + step;
+        for (int d = 2; d <= reach; ++d) {
+            const int i = c + step * d;
+            const int64_t t = (int64_t)sign * v[i] - fc, tm = t * min_den, md = min_num * d;
+            if (tm >= md)
+                return min_line;
+            if (tm + min_den < md) {
+                min_num = t + 1;
+                min_den = d;
+                min_line = i;
+            }
+        }
+    }
+    return -1;
+}
+
+static inline uint64_t line_key(const wavefront* wf, int dir, uint32_t line)
+{
+    const int64_t d = (int64_t)line - wf->seed_line[front_family(dir)];
+    return (uint64_t)(d < 0 ? -d : d) << 32 | line;
+}
+
+static void wait_unlink(wf_wait* w, int32_t node)
+{
+    const int32_t l = w->list[node];
+    if (l < 0)
+        return;
+    if (w->prev[node] >= 0)
+        w->next[w->prev[node]] = w->next[node];
+    else
+        w->head[l] = w->next[node];
+    if (w->next[node] >= 0)
+        w->prev[w->next[node]] = w->prev[node];
+    w->list[node] = w->next[node] = w->prev[node] = -1;
+}
+
+/* Puts a line that starts (or restarts) moving into its front's next round. */
+static void activate(wavefront* wf, int dir, int32_t line)
+{
+    wf_front* f = &wf->fronts[dir];
+    if (f->state[line] == LINE_PARKED)
+        wait_unlink(&wf->wait, f->node0 + line);
+    f->state[line] = LINE_ACTIVE;
+    f->added[f->nadded++] = line_key(wf, dir, (uint32_t)line);
+}
+
+/* Line `line` of front dir waits until side `side` of line j (family `family`) moves. */
+static void park(wavefront* wf, int dir, int32_t line, int family, int side, int32_t j)
+{
+    wf_wait* w = &wf->wait;
+    const int32_t node = wf->fronts[dir].node0 + line, l = w->list0[family][side] + j;
+    wf->fronts[dir].state[line] = LINE_PARKED;
+    w->list[node] = l;
+    w->prev[node] = -1;
+    w->next[node] = w->head[l];
+    if (w->head[l] >= 0)
+        w->prev[w->head[l]] = node;
+    w->head[l] = node;
+}
+
+/* Side `side` of line j (family) moved: the lines waiting on it, and that line's own front on that side (its next
+ * cell changed), get another try next round. */
+static void side_moved(wavefront* wf, int family, int side, int32_t j)
+{
+    wf_wait* w = &wf->wait;
+    const int32_t l = w->list0[family][side] + j;
+    while (w->head[l] >= 0) {
+        const int32_t node = w->head[l];
+        int dir = 3;
+        while (node < wf->fronts[dir].node0) /* node0 grows with dir */
+            --dir;
+        activate(wf, dir, node - wf->fronts[dir].node0);
+    }
+    const int dir = side_front(family, side);
+    const uint8_t st = wf->fronts[dir].state[j];
+    if (st == LINE_NONE || st == LINE_PARKED || st == LINE_GAP)
+        activate(wf, dir, j);
+}
+
+/* Which end of its line (family, line) cell position pos would extend: END_LO, END_HI, END_NEW (a new line next to
+ * the region), or -1 when it would leave a gap. */
+static int line_end(const wf_lines* ln, int line, int pos)
+{
+    if (line >= ln->first && line <= ln->last) {
+        if (pos == ln->hi[line] + 1)
+            return END_HI;
+        if (pos == ln->lo[line] - 1)
+            return END_LO;
+        return -1;
+    }
+    return line == ln->last + 1 || line == ln->first - 1 ? END_NEW : -1;
+}
+
+/* Tries to add span s in cell (x, z) to the region; see the file comment for the rules. On ADD_SHAPE, *block gets
+ * family << 2 | side << 1 and *block_line the line that must move first. */
+static int try_add(wavefront* wf, int x, int z, uint32_t s, int* block, int32_t* block_line)
+{
+    const uint32_t* nbr = wf->nbr;
+    const uint16_t id = wf->id;
+    if (wf->reg[s] != 0 || wf->chf->areas[s] != wf->area || in_region(wf, x, z))
+        return ADD_NEVER;
+    int end[2];
+    const int line[2] = { z, x }, pos[2] = { x, z };
+    for (int f = 0; f < 2; ++f) {
+        end[f] = line_end(&wf->lines[f], line[f], pos[f]);
+        if (end[f] < 0)
+            return ADD_GAP;
+    }
+    for (int dir = 0; dir < 4; ++dir) {
+        if (!in_region(wf, x + nb_dir_offset_x(dir), z + nb_dir_offset_z(dir)))
+            continue;
+        const uint32_t o = nbr[(size_t)s * 4 + dir];
+        if (o == NB_NO_SPAN || wf->reg[o] != id || nbr[(size_t)o * 4 + ((dir + 2) & 3)] != s)
+            return ADD_NEVER; /* the region's span there is another floor: the cells can never be one region */
+    }
+
+    /* Apply to both families, check the sides that moved, undo on refusal. */
+    int32_t saved[2][6];
+    for (int f = 0; f < 2; ++f) {
+        wf_lines* ln = &wf->lines[f];
+        const int l = line[f];
+        saved[f][0] = ln->first;
+        saved[f][1] = ln->last;
+        saved[f][2] = ln->lo[l];
+        saved[f][3] = ln->hi[l];
+        saved[f][4] = (int32_t)ln->lo_span[l];
+        saved[f][5] = (int32_t)ln->hi_span[l];
+        if (end[f] == END_NEW) {
+            ln->lo[l] = ln->hi[l] = pos[f];
+            ln->lo_span[l] = ln->hi_span[l] = s;
+            if (l > ln->last)
+                ln->last = l;
+            else
+                ln->first = l;
+        } else if (end[f] == END_HI) {
+            ln->hi[l] = pos[f];
+            ln->hi_span[l] = s;
+        } else {
+            ln->lo[l] = pos[f];
+            ln->lo_span[l] = s;
+        }
+    }
+    int bad = -1;
+    for (int f = 0; f < 2 && bad < 0; ++f) {
+        const wf_lines* ln = &wf->lines[f];
+        if (end[f] != END_LO && (bad = side_ok(ln->hi, 1, ln->first, ln->last, line[f])) >= 0)
+            *block = f << 2 | SIDE_HI << 1;
+        if (bad < 0 && end[f] != END_HI && (bad = side_ok(ln->lo, -1, ln->first, ln->last, line[f])) >= 0)
+            *block = f << 2 | SIDE_LO << 1;
+    }
+    if (bad >= 0) {
+        for (int f = 0; f < 2; ++f) {
+            wf_lines* ln = &wf->lines[f];
+            const int l = line[f];
+            ln->first = saved[f][0];
+            ln->last = saved[f][1];
+            ln->lo[l] = saved[f][2];
+            ln->hi[l] = saved[f][3];
+            ln->lo_span[l] = (uint32_t)saved[f][4];
+            ln->hi_span[l] = (uint32_t)saved[f][5];
+        }
+        *block_line = bad;
+        return ADD_SHAPE;
+    }
+
+    wf->reg[s] = id;
+    for (int f = 0; f < 2; ++f) {
+        if (end[f] != END_HI)
+            side_moved(wf, f, SIDE_LO, line[f]);
+        if (end[f] != END_LO)
+            side_moved(wf, f, SIDE_HI, line[f]);
+        /* A line of this family next to the cell whose next cell lies on this cell's crossing line waited for
+         * exactly this cell to close its gap. */
+        const wf_lines* ln = &wf->lines[f];
+        for (int l = line[f] - 1; l <= line[f] + 1; l += 2)
+            if (l >= ln->first && l <= ln->last) {
+                if (ln->hi[l] + 1 == pos[f] && wf->fronts[side_front(f, SIDE_HI)].state[l] == LINE_GAP)
+                    activate(wf, side_front(f, SIDE_HI), l);
+                if (ln->lo[l] - 1 == pos[f] && wf->fronts[side_front(f, SIDE_LO)].state[l] == LINE_GAP)
+                    activate(wf, side_front(f, SIDE_LO), l);
+            }
+    }
+    return ADD_OK;
+}
+
+/* Offers line `line` of front dir its next cell; parks or retires it when refused. Returns whether it moved. */
+static int advance(wavefront* wf, int dir, int line)
+{
+    const int f = front_family(dir);
+    const wf_lines* ln = &wf->lines[f];
+    const int hi = front_side(dir) == SIDE_HI;
+    const int pos = hi ? ln->hi[line] + 1 : ln->lo[line] - 1;
+    const uint32_t from = hi ? ln->hi_span[line] : ln->lo_span[line];
+    const uint32_t s = wf->nbr[(size_t)from * 4 + dir];
+    int block = 0;
+    int32_t block_line = 0;
+    const int r = s == NB_NO_SPAN ? ADD_NEVER
+                  : f == 0        ? try_add(wf, pos, line, s, &block, &block_line)
+                                  : try_add(wf, line, pos, s, &block, &block_line);
+    if (r == ADD_SHAPE)
+        park(wf, dir, line, block >> 2, (block >> 1) & 1, block_line);
+    else if (r == ADD_GAP)
+        wf->fronts[dir].state[line] = LINE_GAP;
+    else if (r == ADD_NEVER)
+        wf->fronts[dir].state[line] = LINE_DONE;
+    return r == ADD_OK;
+}
+
+/* This round's lines of a front: the lines still moving (in order) merged with the sorted new ones. */
+static void start_round(wavefront* wf, int dir)
+{
+    wf_front* f = &wf->fronts[dir];
+    /* Shell sort (gaps 1, 4, 13, ...): usually a handful of keys, occasionally a few hundred. */
+    uint64_t* a = f->added;
+    const uint32_t m = f->nadded;
+    uint32_t gap = 1;
+    while (gap < m / 3)
+        gap = gap * 3 + 1;
+    for (; gap > 0; gap /= 3)
+        for (uint32_t i = gap; i < m; ++i) {
+            const uint64_t v = a[i];
+            uint32_t j = i;
+            for (; j >= gap && a[j - gap] > v; j -= gap)
+                a[j] = a[j - gap];
+            a[j] = v;
+        }
+    uint32_t i = 0, j = 0, n = 0;
+    while (i < f->nkeep || j < m) {
+        if (j >= m || (i < f->nkeep && line_key(wf, dir, f->keep[i]) < a[j]))
+            f->cur[n++] = f->keep[i++];
+        else
+            f->cur[n++] = (uint32_t)(a[j++] & 0xffffffffu);
+    }
+    f->ncur = n;
+    f->nkeep = f->nadded = 0;
+}
+
+/* Grows region wf->id from span seed in cell (sx, sz) until no front can move. Returns the spans it took. */
+static uint32_t grow_region(wavefront* wf, uint32_t seed, int sx, int sz)
+{
+    wf->area = wf->chf->areas[seed];
+    wf->reg[seed] = wf->id;
+    wf->seed_line[0] = sz;
+    wf->seed_line[1] = sx;
+    const int pos[2] = { sx, sz };
+    for (int f = 0; f < 2; ++f) {
+        wf_lines* ln = &wf->lines[f];
+        const int l = wf->seed_line[f];
+        ln->first = ln->last = l;
+        ln->lo[l] = ln->hi[l] = pos[f];
+        ln->lo_span[l] = ln->hi_span[l] = seed;
+        activate(wf, side_front(f, SIDE_LO), l);
+        activate(wf, side_front(f, SIDE_HI), l);
+    }
+    uint32_t taken = 1;
+    static const int order[4] = { 2, 1, 0, 3 }; /* +x, +z, -x, -z */
+    for (;;) {
+        int moving = 0;
+        for (int dir = 0; dir < 4; ++dir)
+            moving |= wf->fronts[dir].nkeep > 0 || wf->fronts[dir].nadded > 0;
+        if (!moving)
+            break;
+        /* Each front takes its lines when its turn comes, so a line made earlier in the round (the new column of the
+         * +x front) moves in the same round: a rectangle grows into the next larger rectangle in one round. */
+        for (int k = 0; k < 4; ++k) {
+            const int dir = order[k];
+            wf_front* f = &wf->fronts[dir];
+            start_round(wf, dir);
+            for (uint32_t i = 0; i < f->ncur; ++i)
+                if (advance(wf, dir, (int)f->cur[i])) {
+                    ++taken;
+                    f->keep[f->nkeep++] = f->cur[i];
+                }
+            f->ncur = 0;
+        }
+    }
+    /* Clear this region's line states and waiting lists for the next (only the lines it used: cost in proportion
+     * to it). */
+    for (int f = 0; f < 2; ++f) {
+        const wf_lines* ln = &wf->lines[f];
+        for (int l = ln->first; l <= ln->last; ++l)
+            for (int side = 0; side < 2; ++side) {
+                wf_front* fr = &wf->fronts[side_front(f, side)];
+                fr->state[l] = LINE_NONE;
+                const int32_t node = fr->node0 + l;
+                wf->wait.next[node] = wf->wait.prev[node] = wf->wait.list[node] = -1;
+                wf->wait.head[wf->wait.list0[f][side] + l] = -1;
+            }
+    }
+    return taken;
+}
+
+nb_status nb_build_regions_wavefront(nb_context* ctx, nb_compact_heightfield* chf, int32_t border_size,
+                                     int32_t min_region_area, int32_t merge_region_area)
+{
+    static const char* fn = "nb_build_regions_wavefront";
+    nb_status st = nb_region_check_args(ctx, fn, chf, border_size, min_region_area, merge_region_area);
+    if (st != NB_OK)
+        return st;
+    if (!chf->dist) {
+        st = nb_build_distance_field(ctx, chf);
+        if (st != NB_OK)
+            return st;
+    }
+
+    const uint32_t n = chf->span_count;
+    const int w = chf->width, h = chf->height;
+    const size_t nlines = (size_t)w + (size_t)h;
+    const uint32_t ndist = (uint32_t)chf->max_distance + 1;
+    wavefront wf;
+    memset(&wf, 0, sizeof(wf));
+    wf.chf = chf;
+    uint32_t* nbr = (uint32_t*)nb_alloc(ctx, (size_t)n * 4 * sizeof(uint32_t) + 1);
+    wf.reg = (uint16_t*)nb_calloc(ctx, (size_t)n + 1, sizeof(uint16_t));
+    uint32_t* order = (uint32_t*)nb_alloc(ctx, ((size_t)n + 1) * sizeof(uint32_t));
+    uint32_t* column = (uint32_t*)nb_alloc(ctx, ((size_t)n + 1) * sizeof(uint32_t));
+    uint32_t* bucket = (uint32_t*)nb_calloc(ctx, (size_t)ndist + 1, sizeof(uint32_t));
+    /* Per line: lo, hi, lo_span, hi_span (both families), cur and keep (both fronts of each family). */
+    uint32_t* words = (uint32_t*)nb_alloc(ctx, (nlines * 8 + 1) * sizeof(uint32_t));
+    uint64_t* added = (uint64_t*)nb_alloc(ctx, (nlines * 2 + 1) * sizeof(uint64_t));
+    uint8_t* states = (uint8_t*)nb_calloc(ctx, nlines * 2 + 1, 1);
+    /* Waiting lists: heads (one per side of each line), then next, prev and list per node (one per front line). */
+    int32_t* waits = (int32_t*)nb_alloc(ctx, (nlines * 8 + 1) * sizeof(int32_t));
+    if (!nbr || !wf.reg || !order || !column || !bucket || !words || !added || !states || !waits) {
+        st = nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "%s: out of memory '%s' (%u)", fn,
+                     !nbr ? "neighbours" : !wf.reg ? "reg" : !order ? "order" : !column ? "columns"
+                     : !bucket ? "buckets" : !words ? "lines" : !added ? "added" : !states ? "states" : "waits",
+                     !bucket ? ndist : (!nbr || !wf.reg || !order || !column) ? n : (uint32_t)nlines);
+        goto cleanup;
+    }
+    nb_region_build_neighbours(chf, nbr);
+    wf.nbr = nbr;
+    {
+        uint32_t* p = words;
+        for (int f = 0; f < 2; ++f) {
+            const size_t len = f == 0 ? (size_t)h : (size_t)w;
+            wf_lines* ln = &wf.lines[f];
+            ln->lo = (int32_t*)p;
+            ln->hi = (int32_t*)(p + len);
+            ln->lo_span = p + 2 * len;
+            ln->hi_span = p + 3 * len;
+            p += 4 * len;
+        }
+        for (size_t i = 0; i < nlines * 8; ++i)
+            waits[i] = -1;
+        wf.wait.head = waits;
+        wf.wait.next = waits + nlines * 2;
+        wf.wait.prev = waits + nlines * 4;
+        wf.wait.list = waits + nlines * 6;
+        wf.wait.list0[0][SIDE_LO] = 0;
+        wf.wait.list0[0][SIDE_HI] = h;
+        wf.wait.list0[1][SIDE_LO] = 2 * h;
+        wf.wait.list0[1][SIDE_HI] = 2 * h + w;
+        uint64_t* q = added;
+        uint8_t* s = states;
+        for (int dir = 0; dir < 4; ++dir) {
+            const size_t len = front_family(dir) == 0 ? (size_t)h : (size_t)w;
+            wf_front* f = &wf.fronts[dir];
+            f->cur = p;
+            f->keep = p + len;
+            f->added = q;
+            f->state = s;
+            f->node0 = (int32_t)(s - states); /* 0, h, h + w, 2h + w: grows with dir */
+            p += 2 * len;
+            q += len;
+            s += len;
+        }
+    }
+
+    uint16_t next_id = 1;
+    nb_region_paint_border(chf, border_size, wf.reg, &next_id);
+
+    /* ---- seed order: free walkable spans by distance to the walls, farthest first, ties in span order
+     * (counting sort) ---- */
+    const uint16_t* dist = chf->dist;
+    uint32_t total = 0;
+    for (int col = 0; col < w * h; ++col) {
+        const nb_compact_cell c = chf->cells[col];
+        for (uint32_t i = c.index; i < c.index + c.count; ++i) {
+            column[i] = (uint32_t)col;
+            if (chf->areas[i] != NB_NULL_AREA && !wf.reg[i]) {
+                ++bucket[ndist - 1 - nb_mini(dist[i], (int)ndist - 1) + 1];
+                ++total;
+            }
+        }
+    }
+    for (uint32_t b = 1; b <= ndist; ++b)
+        bucket[b] += bucket[b - 1];
+    for (uint32_t i = 0; i < n; ++i)
+        if (chf->areas[i] != NB_NULL_AREA && !wf.reg[i])
+            order[bucket[ndist - 1 - nb_mini(dist[i], (int)ndist - 1)]++] = i;
+
+    /* ---- grow one region per seed ---- */
+    uint32_t done = 0, next_report = 0;
+    for (uint32_t k = 0; k < total; ++k) {
+        const uint32_t seed = order[k];
+        if (wf.reg[seed])
+            continue;
+        if (done >= next_report) {
+            st = nb_report(ctx, NB_STAGE_REGIONS, done, total);
+            if (st != NB_OK)
+                goto cleanup;
+            next_report = done + nb_maxi((int)(total / 32), 1);
+        }
+        if (next_id > NB_MAX_REGION_ID) {
+            st = nb_fail(ctx, NB_ERR_TOO_LARGE, "%s: more than %d regions; bake in tiles", fn, NB_MAX_REGION_ID);
+            goto cleanup;
+        }
+        wf.id = next_id++;
+        done += grow_region(&wf, seed, (int)(column[seed] % (uint32_t)w), (int)(column[seed] / (uint32_t)w));
+    }
+    st = nb_report(ctx, NB_STAGE_REGIONS, total, total ? total : 1);
+    if (st != NB_OK)
+        goto cleanup;
+
+    st = nb_region_merge_small(ctx, fn, chf, wf.reg, next_id, min_region_area, merge_region_area);
+    if (st == NB_OK) {
+        chf->border_size = border_size;
+        for (uint32_t i = 0; i < n; ++i)
+            chf->spans[i].reg = wf.reg[i];
+    }
+
+cleanup:
+    nb_free(ctx, nbr);
+    nb_free(ctx, wf.reg);
+    nb_free(ctx, order);
+    nb_free(ctx, column);
+    nb_free(ctx, bucket);
+    nb_free(ctx, words);
+    nb_free(ctx, added);
+    nb_free(ctx, states);
+    nb_free(ctx, waits);
+    return st;
+}
