@@ -259,7 +259,8 @@ void nb_filter_walkable(int32_t walkable_height, int32_t walkable_climb, nb_heig
 
 /* Dense occupancy of the solid heightfield: 1 bit per voxel, 32 voxels per uint32.
  * Size: dims = {width, depth, height} where depth = the number of cell_height layers between bmin[1] and
- * bmax[1], ceil((bmax[1] - bmin[1]) / cell_height) (at most NB_SPAN_MAX_HEIGHT).
+ * bmax[1], ceil((bmax[1] - bmin[1]) / cell_height), or up to the highest span top where one reaches above that (a
+ * surface exactly at bmax[1] rasterizes into the layer above it); at most NB_SPAN_MAX_HEIGHT.
  * Layout: voxel (x, y, z) -- column x, layer y (from bmin[1] up), row z -- is bit (i & 31) of word i >> 5,
  * with i = x + width * (z + height * y): x fastest, then z, then y, so each horizontal slice is contiguous.
  * Bit set = solid (inside some span [smin, smax)). Unused bits of the last word are 0.

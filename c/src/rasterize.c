@@ -741,7 +741,13 @@ nb_status nb_heightfield_occupancy(nb_context* ctx, const nb_heightfield* hf, ui
     static const char* fn = "nb_heightfield_occupancy";
     if (!hf)
         return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: hf is NULL", fn);
+    /* The bounds' layers, and more where a span reaches above them: a surface exactly at bmax[1] lies on a layer
+     * boundary and rasterizes into the layer above it (span tops round up). Cutting it off would lose the top of
+     * the level's highest floors. */
     int depth = (int)ceilf((hf->bmax[1] - hf->bmin[1]) / hf->cell_height);
+    for (uint64_t c = 0, n = (uint64_t)hf->width * (uint64_t)hf->height; c < n; ++c)
+        for (uint32_t s = hf->columns[c]; s; s = hf->spans[s].next)
+            depth = nb_maxi(depth, (int)hf->spans[s].smax);
     depth = nb_clampi(depth, 1, NB_SPAN_MAX_HEIGHT);
     const uint64_t bits = (uint64_t)hf->width * (uint64_t)hf->height * (uint64_t)depth;
     const uint64_t need = (bits + 31) / 32;

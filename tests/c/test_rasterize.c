@@ -198,6 +198,17 @@ static void test_occupancy_round_trip(void)
             }
     CHECK_INT(set, 3 + 8 + 1 + 1);
     CHECK_INT(words[4] >> (150 & 31), 0); /* unused tail bits are clear */
+
+    /* A span reaching above the bounds' 10 layers (a floor exactly at bmax rounds up into layer 10) deepens the
+     * grid instead of being cut off. */
+    CHECK_INT(nb_heightfield_add_span(ctx, hf, 1, 1, 10, 11, 0, 0), NB_OK);
+    CHECK_STATUS(ctx, nb_heightfield_occupancy(ctx, hf, NULL, 0, &need, dims), NB_ERR_BUFFER_TOO_SMALL, "need");
+    CHECK_INT(dims[1], 11);
+    uint32_t deeper[6];
+    CHECK_INT(need, 6);
+    CHECK_INT(nb_heightfield_occupancy(ctx, hf, deeper, 6, &need, dims), NB_OK);
+    const int top = 1 + 5 * (1 + 3 * 10);
+    CHECK_INT((int)((deeper[top >> 5] >> (top & 31)) & 1u), 1);
     nb_heightfield_destroy(ctx, hf);
 }
 
