@@ -269,6 +269,64 @@ nb_status nb_heightfield_occupancy(nb_context* ctx, const nb_heightfield* hf, ui
                                    size_t* words_needed, int32_t dims[3]);
 
 /* ------------------------------------------------------------------------------------------------ */
+/* 3D path search through voxels (walk, climb walls, fly) on an occupancy grid                      */
+/* ------------------------------------------------------------------------------------------------ */
+
+/* An occupancy grid as nb_heightfield_occupancy writes it (same layout and dims order: x, layers y, rows z). The
+ * grid is only read; the caller keeps `words` alive while a search runs. Voxels outside the grid are free space
+ * (the grid's bounds are not walls), but every voxel of a path lies inside it. */
+typedef struct nb_voxel_grid {
+    const uint32_t* words;
+    int32_t dims[3];   /* x, y, z counts, each >= 1; their product below 2^32 */
+    float cell_size;   /* [world] > 0: voxel size along x and z (moves cost their length in world units) */
+    float cell_height; /* [world] > 0: voxel size along y */
+} nb_voxel_grid;
+
+typedef enum nb_voxel_move {
+    /* Stands on the ground: the voxel below the agent's box is solid; moves to the 8 neighbouring columns,
+     * stepping up or down at most max_climb voxels (no corner cutting past solid columns). */
+    NB_VOXEL_WALK = 0,
+    /* Clings to any surface: some solid voxel touches the agent's box by a face (floor, wall, ceiling) or lies
+     * diagonally below one of its bottom edges (to round a ledge); moves to the 26 neighbours. */
+    NB_VOXEL_CLIMB = 1,
+    /* Any free space; moves to the 26 neighbours. */
+    NB_VOXEL_FLY = 2
+} nb_voxel_move;
+
+typedef struct nb_voxel_path_params {
+    int32_t move;         /* nb_voxel_move */
+    int32_t agent_height; /* [voxels] >= 1: the agent's box is agent_height voxels tall, from the voxel it is at up */
+    int32_t agent_radius; /* [voxels] >= 0: and extends agent_radius voxels to each side along x and z */
+    int32_t max_climb;    /* [voxels] >= 0: NB_VOXEL_WALK's largest step up or down between neighbouring columns */
+    int32_t smooth;       /* 1: drop path voxels while the straight line between the kept ones stays where the agent
+                             can be (see nb_voxel_find_path); 0: every voxel of the search */
+} nb_voxel_path_params;
+
+typedef struct nb_voxel_query nb_voxel_query;
+
+/* A voxel query owns its node pool (max_nodes search nodes; 0 = 65536) and its hash of visited voxels; searches
+ * never allocate. One query serves any grid. */
+nb_status nb_voxel_query_create(nb_context* ctx, uint32_t max_nodes, nb_voxel_query** out);
+void nb_voxel_query_destroy(nb_context* ctx, nb_voxel_query* q);
+
+/* The voxel nearest to `voxel` (x, y, z; may lie outside the grid) where the agent can be under params, searching
+ * the cube within max_distance voxels (Chebyshev); the nearest by Euclidean distance in world units wins, ties by
+ * lowest index. *found = 0 (and out untouched) when there is none. */
+nb_status nb_voxel_nearest(nb_voxel_query* q, const nb_voxel_grid* grid, const nb_voxel_path_params* params,
+                           const int32_t voxel[3], int32_t max_distance, int32_t out[3], int* found);
+
+/* A* (costs and heuristic in world units) from voxel start to voxel end, both places the agent can be (else
+ * NB_ERR_INVALID_ARG naming which). path receives x, y, z per voxel from start to end; it needs at most max_nodes
+ * voxels, so a buffer of that size always suffices (NB_ERR_BUFFER_TOO_SMALL with *path_count = the count needed
+ * otherwise). *status: NB_PATH_COMPLETE, or NB_PATH_PARTIAL when the end cannot be reached or the node pool ran
+ * out first: the path then ends at the reached voxel nearest the end. With params->smooth the path keeps only the
+ * voxels where it turns: a straight segment between two kept voxels passes only through voxels where the agent
+ * can be (for walk: through neighbouring columns within max_climb of each other). */
+nb_status nb_voxel_find_path(nb_voxel_query* q, const nb_voxel_grid* grid, const nb_voxel_path_params* params,
+                             const int32_t start[3], const int32_t end[3], int32_t* path, uint32_t path_capacity,
+                             uint32_t* path_count, int* status);
+
+/* ------------------------------------------------------------------------------------------------ */
 /* Compact heightfield (open spans with neighbour links)                                            */
 /* ------------------------------------------------------------------------------------------------ */
 

@@ -1,0 +1,1111 @@
+/* 3D path search through voxels on a bit-packed occupancy grid (nb_heightfield_occupancy's layout): walk on floors,
+ * climb any surface, or fly. A* over voxels with a binary heap, costs and heuristic in world units, then optional
+ * string pulling. The BFS "can stay here" rule of seed 001 grown into an agent with a size.
+ *
+ * Exact semantics (navbake.h states them briefly; these are the precise rules):
+ *  - solid(x, y, z): the voxel is inside the grid and its bit is set. Everything outside the grid is free.
+ *  - The agent's box at voxel (x, y, z): columns x-r..x+r and z-r..z+r, layers y..y+h-1 (r = agent_radius,
+ *    h = agent_height). free(p): no voxel of the box is solid. A path voxel always lies inside the grid.
+ *  - can_be(p) for WALK: free(p) and solid(x, y-1, z) (the voxel under the box's centre column).
+ *    For CLIMB: free(p) and "clingable": a solid voxel touches the box by a face or lies diagonally below a
+ *    bottom edge, i.e. a solid voxel in layer y+h over the footprint (above), or in layers y-1..y+h-1 over the
+ *    footprint grown by one voxel along x or along z but not both (below, beside, and diagonally below a bottom
+ *    edge; the four corner columns of the grown footprint never count). For FLY: free(p).
+ *  - FLY / CLIMB moves: to the 26 neighbours (inside the grid). A move is legal when every position of its
+ *    bounding block (the 2, 4 or 8 voxels p + e, e taking each non-zero component of the move or 0) is free: the
+ *    agent never cuts a corner or an edge. CLIMB also needs the destination clingable (the block's other corners
+ *    only need to be free: the agent swings around an edge). Cost: the move's Euclidean length (cell_size along
+ *    x and z, cell_height along y).
+ *  - WALK moves: to the 8 neighbouring columns. The landing in column (x+dx, z+dz) is the standable voxel y'
+ *    (can_be under WALK) with |y'-y| <= max_climb, the smallest |y'-y| first and, between y-k and y+k, the lower
+ *    one. Only that landing is tried. Stepping between two heights needs the box free at the higher height over the
+ *    lower end's column too (headroom: up, the agent rises over its own column; down, it walks out at its height
+ *    and then drops). A diagonal move also needs both orthogonal moves from the origin, (dx, 0) and (0, dz), to be
+ *    legal walk moves (any landing): no corner cutting past a wall or a too high step. Cost: the Euclidean length
+ *    of the move between the two voxel centres.
+ *  - Smoothing (string pulling): the straight segment between kept voxels a and b is valid when the conservative
+ *    supercover walk of the line a -> b (a 3D DDA between voxel centres; where the line crosses an edge or a
+ *    corner exactly, one diagonal move over it) is a sequence of legal moves of the mode. For WALK the walk is the
+ *    2D supercover of the columns (x, z): each step a legal walk move from the current height (its landing), and
+ *    the last landing must be b's height. So every raw step is a valid segment. From the current kept voxel i the
+ *    next kept one is found by galloping: try i+2, i+4, i+8, ... (and the last voxel) while the segment is valid,
+ *    then bisect between the last valid and the first invalid try. Endpoints are always kept.
+ *  - Search: A* popping the least cost + heuristic (see heuristic()), ties to the larger cost from
+ *    the start, then heap order (which depends only on the inputs). A closed voxel is never reopened (the
+ *    heuristic is consistent). When a new voxel is needed and the pool is full the search stops: the path goes to
+ *    the end if it was already reached (COMPLETE, then not necessarily the shortest), else PARTIAL. PARTIAL paths
+ *    end at the reached voxel nearest the end (Euclidean, world units, double precision), ties to the lowest
+ *    linear index.
+ *
+ * Memory: nb_voxel_query_create allocates nodes, heap, hash slots and a path scratch once. The hash is open
+ * addressing (linear probing, Fibonacci hashing of the voxel's linear index); a slot holds the node's cost and
+ * heuristic too, so testing a neighbour and lowering its cost touch only the slot (and the heap). A new search
+ * empties the slots the previous one filled (one write per node it made). During the search the path scratch holds
+ * each open node's heap position.
+ *
+ * Speed: for FLY and CLIMB with agent_radius <= 13 one expansion reads the rows around the node once (a window
+ * 2r+5 bits wide, one or two words per row) and derives the free/clingable verdicts of all 26 neighbours by ORing
+ * rows, instead of testing 26 boxes; up to radius 5 the three neighbour rows are ORed at once in 16-bit lanes of a
+ * uint64 (hood_packed); wider agents fall back on box tests (same verdicts). The legal moves then come out of the
+ * 27 verdict bits with a few masks (a bounding block is free when ANDing each position with its neighbours towards
+ * the centre along x, z and y leaves it set). */
+#include "nb_internal.h"
+
+#include <math.h>
+
+#define VOXEL_DEFAULT_NODES 65536u
+#define VOXEL_MAX_NODES (1u << 22)
+#define VOXEL_MAX_SIZE 4096   /* agent_height, agent_radius, max_climb */
+#define VOXEL_MAX_DIM (1 << 30) /* keeps every coordinate +- a few agent sizes inside int32 */
+#define FAST_MAX_RADIUS 13     /* 2r+5 bit rows fit one uint32 */
+#define PACK_MAX_RADIUS 5      /* 2r+5 bit rows fit a 16-bit lane: three lanes in one uint64 */
+
+
+/* A search node. Its cost and heuristic live in its hash slot, which the neighbour tests read anyway. */
+typedef struct vnode {
+    int32_t x, y, z;
+    uint32_t parent; /* node index + 1, 0 = none */
+    uint32_t slot;   /* its hash slot */
+} vnode;
+
+typedef struct vheap {
+    uint64_t key; /* total's bits << 32 | ~cost's bits: least total first, then larger cost */
+    uint32_t node;
+} vheap;
+
+/* A hash slot: empty when node1 is 0. node1: the node's index + 1, | SLOT_CLOSED once expanded. Keeping cost and
+ * heuristic here lets a neighbour test and a decrease-key run without touching the node. */
+typedef struct vslot {
+    uint32_t key;  /* the voxel's linear index */
+    uint32_t node1;
+    float cost;    /* from the start, world units */
+    float hdist;   /* heuristic(): a lower bound of the cost to the end, world units */
+} vslot;
+
+#define SLOT_CLOSED 0x80000000u
+
+struct nb_voxel_query {
+    nb_context* ctx;
+    uint32_t max_nodes;
+    vnode* nodes;
+    vheap* heap;
+    vslot* slots;
+    uint32_t slot_mask, slot_shift;
+    uint32_t used;     /* nodes of the last search: their slots are emptied before the next one */
+    uint32_t* chain;   /* path scratch: node indices, max_nodes; during the search, each node's heap position */
+    uint32_t sink;     /* where the slot prefetch's loads go, so that they are not optimized away */
+};
+
+/* The grid and params as the search reads them. */
+typedef struct vgrid {
+    const uint32_t* words;
+    int32_t d0, d1, d2; /* x, layers y, rows z */
+    float cs, ch;
+    int32_t move, h, r, climb_max;
+    /* hood_packed: row zi of the window goes to the 16-bit lanes oz whose footprint (fmul) or climb rows just
+     * beyond it (emul) contain it; multiplying copies the row into each such lane */
+    uint64_t fmul[2 * PACK_MAX_RADIUS + 5], emul[2 * PACK_MAX_RADIUS + 5];
+} vgrid;
+
+/* ================================================================================================ */
+/* Occupancy reads                                                                                  */
+/* ================================================================================================ */
+
+static inline int inside(const vgrid* g, int x, int y, int z)
+{
+    return (unsigned)x < (unsigned)g->d0 && (unsigned)y < (unsigned)g->d1 && (unsigned)z < (unsigned)g->d2;
+}
+
+static inline uint32_t lin(const vgrid* g, int x, int y, int z)
+{
+    return (uint32_t)x + (uint32_t)g->d0 * ((uint32_t)z + (uint32_t)g->d2 * (uint32_t)y);
+}
+
+static inline int solid(const vgrid* g, int x, int y, int z)
+{
+    if (!inside(g, x, y, z))
+        return 0;
+    const uint32_t i = lin(g, x, y, z);
+    return (int)((g->words[i >> 5] >> (i & 31)) & 1u);
+}
+
+/* Any solid voxel in the box [x0, x1] x [y0, y1] x [z0, z1] (inclusive; clipped to the grid). Each row is a run of
+ * bits: tested a word at a time. */
+static int any_solid(const vgrid* g, int x0, int x1, int y0, int y1, int z0, int z1)
+{
+    x0 = nb_maxi(x0, 0);
+    x1 = nb_mini(x1, g->d0 - 1);
+    y0 = nb_maxi(y0, 0);
+    y1 = nb_mini(y1, g->d1 - 1);
+    z0 = nb_maxi(z0, 0);
+    z1 = nb_mini(z1, g->d2 - 1);
+    if (x0 > x1 || y0 > y1 || z0 > z1)
+        return 0;
+    const uint32_t* w = g->words;
+    for (int y = y0; y <= y1; ++y)
+        for (int z = z0; z <= z1; ++z) {
+            const uint32_t b = lin(g, x0, y, z), e = b + (uint32_t)(x1 - x0);
+            const uint32_t w0 = b >> 5, w1 = e >> 5;
+            const uint32_t m0 = ~0u << (b & 31), m1 = ~0u >> (31 - (e & 31));
+            if (w0 == w1) {
+                if (w[w0] & m0 & m1)
+                    return 1;
+            } else {
+                if (w[w0] & m0)
+                    return 1;
+                for (uint32_t k = w0 + 1; k < w1; ++k)
+                    if (w[k])
+                        return 1;
+                if (w[w1] & m1)
+                    return 1;
+            }
+        }
+    return 0;
+}
+
+/* Bits of voxels xs..xs+len-1 (len <= 32) of row (layer l, row z): bit j = solid(xs + j, l, z). */
+static inline uint32_t row_bits(const vgrid* g, int xs, int len, int l, int z)
+{
+    if ((unsigned)l >= (unsigned)g->d1 || (unsigned)z >= (unsigned)g->d2)
+        return 0;
+    int lo = xs, hi = xs + len - 1, shift = 0;
+    if (lo < 0) {
+        shift = -lo;
+        lo = 0;
+    }
+    if (hi >= g->d0)
+        hi = g->d0 - 1;
+    if (lo > hi)
+        return 0;
+    const int n = hi - lo + 1;
+    const uint32_t b = lin(g, lo, l, z), off = b & 31;
+    uint64_t v = (uint64_t)g->words[b >> 5] >> off;
+    if ((int)off + n > 32)
+        v |= (uint64_t)g->words[(b >> 5) + 1] << (32 - off);
+    v &= (n >= 32) ? 0xffffffffull : ((1ull << n) - 1);
+    return (uint32_t)(v << shift);
+}
+
+static inline int box_free(const vgrid* g, int x, int y, int z)
+{
+    return !any_solid(g, x - g->r, x + g->r, y, y + g->h - 1, z - g->r, z + g->r);
+}
+
+/* The climb rule's surfaces (see the file comment), the box itself assumed free. */
+static int clingable(const vgrid* g, int x, int y, int z)
+{
+    const int r = g->r, h = g->h;
+    return any_solid(g, x - r - 1, x + r + 1, y - 1, y + h - 1, z - r, z + r) ||
+           any_solid(g, x - r, x + r, y - 1, y + h - 1, z - r - 1, z - r - 1) ||
+           any_solid(g, x - r, x + r, y - 1, y + h - 1, z + r + 1, z + r + 1) ||
+           any_solid(g, x - r, x + r, y + h, y + h, z - r, z + r);
+}
+
+/* Why the agent cannot be at p: NULL when it can. */
+static const char* cannot_be(const vgrid* g, int x, int y, int z)
+{
+    if (!box_free(g, x, y, z))
+        return "its box is not free";
+    if (g->move == NB_VOXEL_WALK && !solid(g, x, y - 1, z))
+        return "walk: no solid voxel below";
+    if (g->move == NB_VOXEL_CLIMB && !clingable(g, x, y, z))
+        return "climb: no solid voxel touches its box";
+    return NULL;
+}
+
+static inline int can_be(const vgrid* g, int x, int y, int z)
+{
+    if (!inside(g, x, y, z) || solid(g, x, y, z))
+        return 0;
+    if (g->move == NB_VOXEL_WALK && !solid(g, x, y - 1, z))
+        return 0;
+    return cannot_be(g, x, y, z) == NULL;
+}
+
+/* ================================================================================================ */
+/* Moves                                                                                            */
+/* ================================================================================================ */
+
+static inline int standable(const vgrid* g, int x, int y, int z)
+{
+    return y >= 1 && y < g->d1 && solid(g, x, y - 1, z) && !solid(g, x, y, z) && box_free(g, x, y, z);
+}
+
+/* A walk move to column (x+dx, z+dz) without the diagonal rule: the landing (*ny) and its headroom. */
+static int walk_land(const vgrid* g, int x, int y, int z, int dx, int dz, int* ny)
+{
+    const int nx = x + dx, nz = z + dz, r = g->r, h = g->h;
+    if ((unsigned)nx >= (unsigned)g->d0 || (unsigned)nz >= (unsigned)g->d2)
+        return 0;
+    int land = -1;
+    if (standable(g, nx, y, nz))
+        land = y;
+    for (int k = 1; land < 0 && k <= g->climb_max; ++k) {
+        if (y - k < 1 && y + k >= g->d1)
+            break;
+        if (standable(g, nx, y - k, nz))
+            land = y - k;
+        else if (standable(g, nx, y + k, nz))
+            land = y + k;
+    }
+    if (land < 0)
+        return 0;
+    if (land > y && any_solid(g, x - r, x + r, y + h, land + h - 1, z - r, z + r))
+        return 0; /* no room to rise over the own column */
+    if (land < y && any_solid(g, nx - r, nx + r, land + h, y + h - 1, nz - r, nz + r))
+        return 0; /* no room to walk out at the own height before dropping */
+    *ny = land;
+    return 1;
+}
+
+static int walk_step(const vgrid* g, int x, int y, int z, int dx, int dz, int* ny)
+{
+    int t;
+    if (dx && dz && (!walk_land(g, x, y, z, dx, 0, &t) || !walk_land(g, x, y, z, 0, dz, &t)))
+        return 0;
+    return walk_land(g, x, y, z, dx, dz, ny);
+}
+
+static inline int nbr_index(int dx, int dy, int dz) { return (dx + 1) + 3 * ((dz + 1) + 3 * (dy + 1)); }
+
+/* nbr_index's inverse */
+static const int8_t nbr_dx[27] = { -1, 0, 1, -1, 0, 1, -1, 0, 1, -1, 0, 1, -1, 0, 1, -1, 0, 1, -1, 0, 1, -1, 0, 1, -1, 0, 1 };
+static const int8_t nbr_dz[27] = { -1, -1, -1, 0, 0, 0, 1, 1, 1, -1, -1, -1, 0, 0, 0, 1, 1, 1, -1, -1, -1, 0, 0, 0, 1, 1, 1 };
+static const int8_t nbr_dy[27] = { -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1 };
+
+/* A fly or climb move by (dx, dy, dz) from a voxel where the agent can be. */
+static int free_move(const vgrid* g, int x, int y, int z, int dx, int dy, int dz)
+{
+    const int nx = x + dx, ny = y + dy, nz = z + dz, r = g->r;
+    if (!inside(g, nx, ny, nz))
+        return 0;
+    /* the union of the bounding block's boxes is one box */
+    if (any_solid(g, nb_mini(x, nx) - r, nb_maxi(x, nx) + r, nb_mini(y, ny), nb_maxi(y, ny) + g->h - 1,
+                  nb_mini(z, nz) - r, nb_maxi(z, nz) + r))
+        return 0;
+    return g->move != NB_VOXEL_CLIMB || clingable(g, nx, ny, nz);
+}
+
+/* Free and clingable verdicts of the 27 positions around (x, y, z) (bit nbr_index), from one read of the rows
+ * around it: per layer, OR the 2r+1 rows of each neighbour's footprint (and for climb the rows just beyond it),
+ * accumulate over each neighbour's layers, then shift by the neighbour's x offset. Window bit j <-> x-r-2+j. */
+static void hood_fast(const vgrid* g, int x, int y, int z, uint32_t* free_bits, uint32_t* cling_bits)
+{
+    const int r = g->r, h = g->h, climb = g->move == NB_VOXEL_CLIMB;
+    const int xs = x - r - 2, zs = z - r - 2, width = 2 * r + 5;
+    const int l0 = climb ? y - 2 : y - 1, l1 = climb ? y + h + 1 : y + h;
+    const int zi0 = climb ? 0 : 1, zi1 = climb ? 2 * r + 4 : 2 * r + 3;
+    uint32_t v[3][3] = { { 0 } }, a[3][3] = { { 0 } }, b[3][3] = { { 0 } }, t[3][3] = { { 0 } };
+    uint32_t rows[2 * FAST_MAX_RADIUS + 5];
+    for (int l = nb_maxi(l0, 0); l <= l1 && l < g->d1; ++l) {
+        uint32_t any = 0;
+        for (int zi = zi0; zi <= zi1; ++zi) {
+            rows[zi] = row_bits(g, xs, width, l, zs + zi);
+            any |= rows[zi];
+        }
+        if (!any)
+            continue;
+        for (int oz = 0; oz < 3; ++oz) {
+            uint32_t f = 0;
+            for (int zi = oz + 1; zi <= oz + 1 + 2 * r; ++zi)
+                f |= rows[zi];
+            const uint32_t e = climb ? rows[oz] | rows[oz + 2 * r + 2] : 0;
+            for (int oy = 0; oy < 3; ++oy) {
+                const int base = y + oy - 1;
+                if (l >= base && l <= base + h - 1)
+                    v[oy][oz] |= f;
+                if (climb) {
+                    if (l >= base - 1 && l <= base + h - 1) {
+                        a[oy][oz] |= f;
+                        b[oy][oz] |= e;
+                    } else if (l == base + h) {
+                        t[oy][oz] = f;
+                    }
+                }
+            }
+        }
+    }
+    const uint32_t m1 = (1u << (2 * r + 1)) - 1, m3 = (1u << (2 * r + 3)) - 1;
+    uint32_t fb = 0, cb = 0;
+    for (int oy = 0; oy < 3; ++oy)
+        for (int oz = 0; oz < 3; ++oz)
+            for (int ox = 0; ox < 3; ++ox) {
+                const uint32_t bit = 1u << (ox + 3 * (oz + 3 * oy));
+                if (!((v[oy][oz] >> (ox + 1)) & m1))
+                    fb |= bit;
+                if (((a[oy][oz] >> ox) & m3) | ((b[oy][oz] >> (ox + 1)) & m1) | ((t[oy][oz] >> (ox + 1)) & m1))
+                    cb |= bit;
+            }
+    *free_bits = fb;
+    *cling_bits = cb;
+}
+
+/* OR of v >> k for k in 0..n-1: bit j then says whether any of bits j..j+n-1 was set. */
+static inline uint64_t smear(uint64_t v, int n)
+{
+    uint64_t s = v;
+    for (int k = 1; k < n; k *= 2) {
+        const int step = k * 2 <= n ? k : n - k;
+        s |= s >> step;
+    }
+    return s;
+}
+
+/* Lanes 0..2 (16 bits each) of v, bits 0..2 of each: 9 bits, bit ox + 3 * oz. */
+static inline uint32_t gather9(uint64_t v)
+{
+    return (uint32_t)((v & 7u) | ((v >> 13) & 0x38u) | ((v >> 26) & 0x1c0u));
+}
+
+/* hood_fast's verdicts for agents with r <= PACK_MAX_RADIUS, in fewer operations: per layer the footprint ORs of
+ * the three neighbour rows oz are built in the three 16-bit lanes of one uint64 (each window row multiplied into
+ * the lanes it belongs to, g->fmul), so the accumulation over layers and the final shifts work on all three rows
+ * at once. Rows inside the grid along x are read directly (one or two words), without row_bits' clipping. */
+static inline void hood_packed(const vgrid* g, int climb, int x, int y, int z, uint32_t* free_bits,
+                               uint32_t* cling_bits)
+{
+    const int r = g->r, h = g->h;
+    const int xs = x - r - 2, zs = z - r - 2, width = 2 * r + 5;
+    const int zi0 = nb_maxi(climb ? 0 : 1, -zs), zi1 = nb_mini(climb ? 2 * r + 4 : 2 * r + 3, g->d2 - 1 - zs);
+    const int l0 = nb_maxi(climb ? y - 2 : y - 1, 0), l1 = nb_mini(climb ? y + h + 1 : y + h, g->d1 - 1);
+    const int in_x = xs >= 0 && xs + width <= g->d0;
+    const uint32_t row_mask = (1u << width) - 1, d0 = (uint32_t)g->d0;
+    const uint32_t* w = g->words;
+    uint64_t v[3] = { 0, 0, 0 }, a[3] = { 0, 0, 0 }, b[3] = { 0, 0, 0 }, t[3] = { 0, 0, 0 };
+    for (int l = l0; l <= l1; ++l) {
+        uint64_t f = 0, e = 0;
+        if (in_x) {
+            uint32_t bit = lin(g, xs, l, zs + zi0);
+            for (int zi = zi0; zi <= zi1; ++zi, bit += d0) {
+                const uint32_t off = bit & 31, wi = bit >> 5;
+                uint64_t row = w[wi] >> off;
+                if (off + (uint32_t)width > 32)
+                    row |= (uint64_t)w[wi + 1] << (32 - off);
+                row &= row_mask;
+                f |= row * g->fmul[zi];
+                if (climb)
+                    e |= row * g->emul[zi];
+            }
+        } else {
+            for (int zi = zi0; zi <= zi1; ++zi) {
+                const uint64_t row = row_bits(g, xs, width, l, zs + zi);
+                f |= row * g->fmul[zi];
+                if (climb)
+                    e |= row * g->emul[zi];
+            }
+        }
+        if (!(f | e))
+            continue;
+        const int d = l - y; /* neighbour layer oy's box spans d = oy-1 .. oy+h-2 */
+        for (int oy = 0; oy < 3; ++oy) {
+            if (d >= oy - 1 && d <= oy + h - 2)
+                v[oy] |= f;
+            if (climb) {
+                if (d >= oy - 2 && d <= oy + h - 2) {
+                    a[oy] |= f;
+                    b[oy] |= e;
+                } else if (d == oy + h - 1) {
+                    t[oy] = f;
+                }
+            }
+        }
+    }
+    uint32_t fb = 0, cb = 0;
+    for (int oy = 0; oy < 3; ++oy) {
+        fb |= (~gather9(smear(v[oy], 2 * r + 1) >> 1) & 0x1ffu) << (9 * oy);
+        if (climb)
+            cb |= gather9(smear(a[oy], 2 * r + 3) | (smear(b[oy] | t[oy], 2 * r + 1) >> 1)) << (9 * oy);
+    }
+    *free_bits = fb;
+    *cling_bits = cb;
+}
+
+/* The same verdicts by box tests, for agents too wide for hood_fast. */
+static void hood_slow(const vgrid* g, int x, int y, int z, uint32_t* free_bits, uint32_t* cling_bits)
+{
+    uint32_t fb = 0, cb = 0;
+    for (int dy = -1; dy <= 1; ++dy)
+        for (int dz = -1; dz <= 1; ++dz)
+            for (int dx = -1; dx <= 1; ++dx) {
+                const uint32_t bit = 1u << nbr_index(dx, dy, dz);
+                if (box_free(g, x + dx, y + dy, z + dz)) {
+                    fb |= bit;
+                    if (g->move == NB_VOXEL_CLIMB && clingable(g, x + dx, y + dy, z + dz))
+                        cb |= bit;
+                }
+            }
+    *free_bits = fb;
+    *cling_bits = cb;
+}
+
+typedef struct vcand {
+    int32_t x, y, z;
+    uint32_t key; /* linear index */
+    float step;
+} vcand;
+
+static inline float step_len(const vgrid* g, int dx, int dy, int dz)
+{
+    const float hx = (float)dx * g->cs, hy = (float)dy * g->ch, hz = (float)dz * g->cs;
+    return sqrtf(hx * hx + hy * hy + hz * hz);
+}
+
+/* The legal moves from (x, y, z), in a fixed order. */
+static int expand(const vgrid* g, const float* steps, const uint32_t* koff, int x, int y, int z, uint32_t key,
+                  vcand* out)
+{
+    int n = 0;
+    if (g->move == NB_VOXEL_WALK) {
+        static const int8_t dirs[8][2] = { { -1, 0 }, { 0, 1 }, { 1, 0 }, { 0, -1 },
+                                           { -1, -1 }, { -1, 1 }, { 1, 1 }, { 1, -1 } };
+        int ok[4], ny;
+        for (int d = 0; d < 8; ++d) {
+            const int dx = dirs[d][0], dz = dirs[d][1];
+            if (d < 4) {
+                ok[d] = walk_land(g, x, y, z, dx, dz, &ny);
+                if (!ok[d])
+                    continue;
+            } else {
+                /* orthogonal parts: dx is direction 0 (-1) or 2 (+1), dz direction 3 (-1) or 1 (+1) */
+                if (!ok[dx < 0 ? 0 : 2] || !ok[dz < 0 ? 3 : 1] || !walk_land(g, x, y, z, dx, dz, &ny))
+                    continue;
+            }
+            out[n].x = x + dx;
+            out[n].y = ny;
+            out[n].z = z + dz;
+            out[n].key = lin(g, x + dx, ny, z + dz);
+            out[n].step = ny == y ? steps[nbr_index(dx, 0, dz)] : step_len(g, dx, ny - y, dz);
+            ++n;
+        }
+        return n;
+    }
+    uint32_t fb, cb;
+    if (g->r <= PACK_MAX_RADIUS && g->move == NB_VOXEL_CLIMB)
+        hood_packed(g, 1, x, y, z, &fb, &cb); /* one copy per mode, the mode's tests folded away */
+    else if (g->r <= PACK_MAX_RADIUS)
+        hood_packed(g, 0, x, y, z, &fb, &cb);
+    else if (g->r <= FAST_MAX_RADIUS)
+        hood_fast(g, x, y, z, &fb, &cb);
+    else
+        hood_slow(g, x, y, z, &fb, &cb);
+    if (g->move != NB_VOXEL_CLIMB)
+        cb = ~0u;
+    /* A move is legal when its whole bounding block is free: AND each position with the position nearer the
+     * centre along x (the ox = 1 bits copied one to each side), then the same along z and y. */
+    enum { OX1 = 0x2492492, OZ1 = 0x38 | 0x38 << 9 | 0x38 << 18, OY1 = 0x1ff << 9 };
+    uint32_t m = fb | 1u << 13; /* the origin is known free */
+    m &= (m & OX1) | (m & OX1) >> 1 | (m & OX1) << 1;
+    m &= (m & OZ1) | (m & OZ1) >> 3 | (m & OZ1) << 3;
+    m &= (m & OY1) | (m & OY1) >> 9 | (m & OY1) << 9;
+    m &= cb & ~(1u << 13);
+    /* neighbours outside the grid */
+    if (x == 0)
+        m &= ~0x1249249u;
+    if (x == g->d0 - 1)
+        m &= ~(0x1249249u << 2);
+    if (z == 0)
+        m &= ~(0x7u | 0x7u << 9 | 0x7u << 18);
+    if (z == g->d2 - 1)
+        m &= ~(0x1c0u | 0x1c0u << 9 | 0x1c0u << 18);
+    if (y == 0)
+        m &= ~0x1ffu;
+    if (y == g->d1 - 1)
+        m &= ~(0x1ffu << 18);
+    while (m) {
+        const int i = __builtin_ctz(m); /* ascending: the order of nbr_index */
+        m &= m - 1;
+        out[n].x = x + nbr_dx[i];
+        out[n].y = y + nbr_dy[i];
+        out[n].z = z + nbr_dz[i];
+        out[n].key = key + koff[i];
+        out[n].step = steps[i];
+        ++n;
+    }
+    return n;
+}
+
+/* ================================================================================================ */
+/* Straight segments (smoothing)                                                                    */
+/* ================================================================================================ */
+
+/* The supercover walk from a to b (see the file comment). Crossing k (0-based) of axis i happens at
+ * t = (k + 1/2) / n_i; compared exactly by cross-multiplying. */
+static int segment_ok(const vgrid* g, const int32_t* a, const int32_t* b)
+{
+    const int walk = g->move == NB_VOXEL_WALK;
+    int64_t n[3], k[3] = { 0, 0, 0 };
+    int s[3], cur[3] = { a[0], a[1], a[2] };
+    for (int i = 0; i < 3; ++i) {
+        const int64_t d = (int64_t)b[i] - a[i];
+        n[i] = d < 0 ? -d : d;
+        s[i] = d < 0 ? -1 : 1;
+    }
+    if (walk)
+        n[1] = 0; /* walk follows the ground: the landing decides the height */
+    for (;;) {
+        int best = -1;
+        for (int i = 0; i < 3; ++i)
+            if (k[i] < n[i] && (best < 0 || (2 * k[i] + 1) * n[best] < (2 * k[best] + 1) * n[i]))
+                best = i;
+        if (best < 0)
+            break;
+        int o[3] = { 0, 0, 0 };
+        const int64_t tn = 2 * k[best] + 1, td = n[best]; /* the crossing's t = tn / (2 td) */
+        for (int i = 0; i < 3; ++i)
+            if (k[i] < n[i] && (2 * k[i] + 1) * td == tn * n[i]) {
+                o[i] = s[i];
+                ++k[i];
+            }
+        if (walk) {
+            int ny;
+            if (!walk_step(g, cur[0], cur[1], cur[2], o[0], o[2], &ny))
+                return 0;
+            cur[1] = ny;
+        } else {
+            if (!free_move(g, cur[0], cur[1], cur[2], o[0], o[1], o[2]))
+                return 0;
+            cur[1] += o[1];
+        }
+        cur[0] += o[0];
+        cur[2] += o[2];
+    }
+    return cur[1] == b[1];
+}
+
+/* String pulling of chain[0..n) (node indices) in place; returns the kept count. */
+static uint32_t smooth_chain(const vgrid* g, const vnode* nodes, uint32_t* chain, uint32_t n)
+{
+    if (n <= 2)
+        return n;
+    uint32_t kept = 1, i = 0;
+    const uint32_t last = n - 1;
+    while (i < last) {
+        const vnode* a = &nodes[chain[i]];
+        const int32_t pa[3] = { a->x, a->y, a->z };
+#define SEG_OK(j) segment_ok(g, pa, (const int32_t[3]){ nodes[chain[j]].x, nodes[chain[j]].y, nodes[chain[j]].z })
+        uint32_t ok = i + 1, bad = 0, step = 2;
+        for (;;) { /* gallop */
+            const uint32_t j = (i + step > last || i + step < i) ? last : i + step;
+            if (j <= ok)
+                break;
+            if (!SEG_OK(j)) {
+                bad = j;
+                break;
+            }
+            ok = j;
+            if (j == last)
+                break;
+            step *= 2;
+        }
+        while (bad && bad - ok > 1) { /* bisect */
+            const uint32_t mid = ok + (bad - ok) / 2;
+            if (SEG_OK(mid))
+                ok = mid;
+            else
+                bad = mid;
+        }
+#undef SEG_OK
+        chain[kept++] = chain[ok];
+        i = ok;
+    }
+    return kept;
+}
+
+/* ================================================================================================ */
+/* Validation                                                                                       */
+/* ================================================================================================ */
+
+/* Not NB_COLD: every call passes through these, and GCC would then treat the whole search as cold code. */
+static nb_status check_inputs(nb_context* ctx, const char* fn, const nb_voxel_grid* grid, const nb_voxel_path_params* p,
+                              vgrid* g)
+{
+    if (!grid)
+        return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: grid is NULL", fn);
+    if (!grid->words)
+        return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: grid->words is NULL", fn);
+    if (!p)
+        return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: params is NULL", fn);
+    for (int i = 0; i < 3; ++i)
+        if (grid->dims[i] < 1 || grid->dims[i] > VOXEL_MAX_DIM)
+            return nb_fail(ctx, NB_ERR_INVALID_ARG, "%s: grid->dims[%d] must be 1..2^30 (got %d)", fn, i,
+                           grid->dims[i]);
+    if ((uint64_t)grid->dims[0] * (uint64_t)grid->dims[1] * (uint64_t)grid->dims[2] >= (1ull << 32))
+        return nb_fail(ctx, NB_ERR_INVALID_ARG, "%s: grid %d x %d x %d has 2^32 voxels or more", fn, grid->dims[0],
+                       grid->dims[1], grid->dims[2]);
+    if (!(isfinite(grid->cell_size) && grid->cell_size > 0.0f))
+        return nb_fail(ctx, NB_ERR_INVALID_ARG, "%s: grid->cell_size must be finite and > 0 (got %g)", fn,
+                       (double)grid->cell_size);
+    if (!(isfinite(grid->cell_height) && grid->cell_height > 0.0f))
+        return nb_fail(ctx, NB_ERR_INVALID_ARG, "%s: grid->cell_height must be finite and > 0 (got %g)", fn,
+                       (double)grid->cell_height);
+    if (p->move < NB_VOXEL_WALK || p->move > NB_VOXEL_FLY)
+        return nb_fail(ctx, NB_ERR_INVALID_ARG, "%s: params->move must be 0 (walk), 1 (climb) or 2 (fly) (got %d)", fn,
+                       p->move);
+    if (p->agent_height < 1 || p->agent_height > VOXEL_MAX_SIZE)
+        return nb_fail(ctx, NB_ERR_INVALID_ARG, "%s: params->agent_height must be >= 1 and <= %d (got %d)", fn,
+                       VOXEL_MAX_SIZE, p->agent_height);
+    if (p->agent_radius < 0 || p->agent_radius > VOXEL_MAX_SIZE)
+        return nb_fail(ctx, NB_ERR_INVALID_ARG, "%s: params->agent_radius must be 0..%d (got %d)", fn, VOXEL_MAX_SIZE,
+                       p->agent_radius);
+    if (p->max_climb < 0 || p->max_climb > VOXEL_MAX_SIZE)
+        return nb_fail(ctx, NB_ERR_INVALID_ARG, "%s: params->max_climb must be 0..%d (got %d)", fn, VOXEL_MAX_SIZE,
+                       p->max_climb);
+    if (p->smooth != 0 && p->smooth != 1)
+        return nb_fail(ctx, NB_ERR_INVALID_ARG, "%s: params->smooth must be 0 or 1 (got %d)", fn, p->smooth);
+    g->words = grid->words;
+    g->d0 = grid->dims[0];
+    g->d1 = grid->dims[1];
+    g->d2 = grid->dims[2];
+    g->cs = grid->cell_size;
+    g->ch = grid->cell_height;
+    g->move = p->move;
+    g->h = p->agent_height;
+    g->r = p->agent_radius;
+    g->climb_max = p->max_climb;
+    if (g->r <= PACK_MAX_RADIUS)
+        for (int zi = 0; zi < 2 * g->r + 5; ++zi) {
+            g->fmul[zi] = g->emul[zi] = 0;
+            for (int oz = 0; oz < 3; ++oz) {
+                if (zi >= oz + 1 && zi <= oz + 1 + 2 * g->r)
+                    g->fmul[zi] |= 1ull << (16 * oz);
+                if (zi == oz || zi == oz + 2 * g->r + 2)
+                    g->emul[zi] |= 1ull << (16 * oz);
+            }
+        }
+    return NB_OK;
+}
+
+static nb_status check_endpoint(nb_context* ctx, const char* fn, const char* name, const vgrid* g, const int32_t* v)
+{
+    if (!inside(g, v[0], v[1], v[2]))
+        return nb_fail(ctx, NB_ERR_INVALID_ARG, "%s: %s (%d, %d, %d) is outside the grid %d x %d x %d", fn, name, v[0],
+                       v[1], v[2], g->d0, g->d1, g->d2);
+    const char* why = cannot_be(g, v[0], v[1], v[2]);
+    if (why)
+        return nb_fail(ctx, NB_ERR_INVALID_ARG, "%s: %s (%d, %d, %d) is not a place the agent can be (%s)", fn, name,
+                       v[0], v[1], v[2], why);
+    return NB_OK;
+}
+
+/* ================================================================================================ */
+/* Query object                                                                                     */
+/* ================================================================================================ */
+
+NB_COLD void nb_voxel_query_destroy(nb_context* ctx, nb_voxel_query* q)
+{
+    if (!q)
+        return;
+    nb_free(ctx, q->nodes);
+    nb_free(ctx, q->heap);
+    nb_free(ctx, q->slots);
+    nb_free(ctx, q->chain);
+    nb_free(ctx, q);
+}
+
+NB_COLD nb_status nb_voxel_query_create(nb_context* ctx, uint32_t max_nodes, nb_voxel_query** out)
+{
+    static const char* fn = "nb_voxel_query_create";
+    if (!out)
+        return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: out is NULL", fn);
+    *out = NULL;
+    if (!ctx)
+        return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: ctx is NULL", fn);
+    if (max_nodes == 0)
+        max_nodes = VOXEL_DEFAULT_NODES;
+    if (max_nodes > VOXEL_MAX_NODES)
+        return nb_fail(ctx, NB_ERR_INVALID_ARG, "%s: max_nodes must be 0..%u (got %u)", fn, VOXEL_MAX_NODES,
+                       max_nodes);
+    nb_status st = NB_OK;
+    nb_voxel_query* q = (nb_voxel_query*)nb_calloc(ctx, 1, sizeof(nb_voxel_query));
+    if (!q)
+        return nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "%s: out of memory 'query' (%zu)", fn, sizeof(nb_voxel_query));
+    q->ctx = ctx;
+    q->max_nodes = max_nodes;
+    /* slots: a power of two >= 2 * max_nodes, so linear probing runs at load <= 1/2 */
+    uint32_t bits = 4;
+    while ((1u << bits) < 2 * max_nodes)
+        ++bits;
+    q->slot_mask = (1u << bits) - 1;
+    q->slot_shift = 32 - bits;
+    q->nodes = (vnode*)nb_alloc(ctx, sizeof(vnode) * max_nodes);
+    if (!q->nodes) {
+        st = nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "%s: out of memory 'nodes' (%u)", fn, max_nodes);
+        goto cleanup;
+    }
+    q->heap = (vheap*)nb_alloc(ctx, sizeof(vheap) * max_nodes);
+    if (!q->heap) {
+        st = nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "%s: out of memory 'heap' (%u)", fn, max_nodes);
+        goto cleanup;
+    }
+    q->slots = (vslot*)nb_calloc(ctx, (size_t)q->slot_mask + 1, sizeof(vslot));
+    if (!q->slots) {
+        st = nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "%s: out of memory 'slots' (%u)", fn, q->slot_mask + 1);
+        goto cleanup;
+    }
+    q->chain = (uint32_t*)nb_alloc(ctx, sizeof(uint32_t) * max_nodes);
+    if (!q->chain) {
+        st = nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "%s: out of memory 'chain' (%u)", fn, max_nodes);
+        goto cleanup;
+    }
+    *out = q;
+    return NB_OK;
+
+cleanup:
+    nb_voxel_query_destroy(ctx, q);
+    return st;
+}
+
+/* ================================================================================================ */
+/* Nearest                                                                                          */
+/* ================================================================================================ */
+
+static inline double dist2(const vgrid* g, int64_t dx, int64_t dy, int64_t dz)
+{
+    const double cs = g->cs, ch = g->ch;
+    return (double)(dx * dx + dz * dz) * (cs * cs) + (double)(dy * dy) * (ch * ch);
+}
+
+nb_status nb_voxel_nearest(nb_voxel_query* q, const nb_voxel_grid* grid, const nb_voxel_path_params* params,
+                           const int32_t voxel[3], int32_t max_distance, int32_t out[3], int* found)
+{
+    static const char* fn = "nb_voxel_nearest";
+    if (!q)
+        return nb_fail(NULL, NB_ERR_NULL_ARG, "%s: q is NULL", fn);
+    nb_context* ctx = q->ctx;
+    if (!found)
+        return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: found is NULL", fn);
+    *found = 0;
+    if (!voxel || !out)
+        return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: %s is NULL", fn, !voxel ? "voxel" : "out");
+    vgrid g;
+    nb_status st = check_inputs(ctx, fn, grid, params, &g);
+    if (st != NB_OK)
+        return st;
+    if (max_distance < 0)
+        return nb_fail(ctx, NB_ERR_INVALID_ARG, "%s: max_distance must be >= 0 (got %d)", fn, max_distance);
+
+    /* Shells of growing Chebyshev radius k; every voxel of shell k is at least k * min(cell sizes) away, so the
+     * scan stops once that bound passes the best distance. Shells that miss the grid are skipped. */
+    const int64_t c[3] = { voxel[0], voxel[1], voxel[2] };
+    const int64_t dim[3] = { g.d0, g.d1, g.d2 };
+    int64_t kmin = 0, kmax = 0;
+    for (int i = 0; i < 3; ++i) {
+        const int64_t below = -c[i], above = c[i] - (dim[i] - 1);
+        kmin = below > kmin ? below : kmin;
+        kmin = above > kmin ? above : kmin;
+        const int64_t far = c[i] > dim[i] - 1 - c[i] ? c[i] : dim[i] - 1 - c[i];
+        kmax = far > kmax ? far : kmax;
+    }
+    if (kmax > max_distance)
+        kmax = max_distance;
+    const double step = g.cs < g.ch ? g.cs : g.ch;
+    double best_d2 = 0.0;
+    uint32_t best_idx = 0;
+    int have = 0, bx = 0, by = 0, bz = 0;
+    for (int64_t k = kmin; k <= kmax; ++k) {
+        if (have && (double)k * step * ((double)k * step) > best_d2)
+            break;
+        const int64_t y0 = c[1] - k < 0 ? 0 : c[1] - k, y1 = c[1] + k > dim[1] - 1 ? dim[1] - 1 : c[1] + k;
+        const int64_t z0 = c[2] - k < 0 ? 0 : c[2] - k, z1 = c[2] + k > dim[2] - 1 ? dim[2] - 1 : c[2] + k;
+        const int64_t x0 = c[0] - k < 0 ? 0 : c[0] - k, x1 = c[0] + k > dim[0] - 1 ? dim[0] - 1 : c[0] + k;
+        for (int64_t y = y0; y <= y1; ++y)
+            for (int64_t z = z0; z <= z1; ++z) {
+                const int face = y == c[1] - k || y == c[1] + k || z == c[2] - k || z == c[2] + k;
+                /* inside the shell's faces every x; elsewhere only the two x faces */
+                for (int64_t x = face ? x0 : c[0] - k; x <= (face ? x1 : c[0] + k);
+                     x += face ? 1 : (k > 0 ? 2 * k : 1)) {
+                    if (x < x0 || x > x1)
+                        continue;
+                    if (!can_be(&g, (int)x, (int)y, (int)z))
+                        continue;
+                    const double d2 = dist2(&g, x - c[0], y - c[1], z - c[2]);
+                    const uint32_t idx = lin(&g, (int)x, (int)y, (int)z);
+                    if (!have || d2 < best_d2 || (d2 == best_d2 && idx < best_idx)) {
+                        have = 1;
+                        best_d2 = d2;
+                        best_idx = idx;
+                        bx = (int)x;
+                        by = (int)y;
+                        bz = (int)z;
+                    }
+                }
+            }
+    }
+    if (have) {
+        out[0] = bx;
+        out[1] = by;
+        out[2] = bz;
+        *found = 1;
+    }
+    return NB_OK;
+}
+
+/* ================================================================================================ */
+/* A*                                                                                               */
+/* ================================================================================================ */
+
+/* The heuristic: the exact cost of the move sequence in an empty grid, a lower bound on any real path and consistent
+ * (tighter than the Euclidean distance, which on a grid leaves A* flooding around the straight line). Fly and climb:
+ * as many 3-axis diagonals as the smallest axis count, then 2-axis diagonals on the two axes left, then straight
+ * moves (each diagonal is shorter than the moves it replaces, so using them greedily is optimal). Walk: the larger
+ * of the octile distance over the columns and the Euclidean distance (walk moves may change height by several
+ * layers at once). */
+typedef struct vheur {
+    float c3, c2xz, c2y, cs, ch; /* move lengths: 3-axis, xz diagonal, diagonal with y, straight x/z, straight y */
+    int walk;
+} vheur;
+
+static inline float heuristic(const vheur* hc, int dx, int dy, int dz)
+{
+    const int ax = nb_absi(dx), ay = nb_absi(dy), az = nb_absi(dz);
+    if (hc->walk) {
+        const int lo = nb_mini(ax, az), hi = nb_maxi(ax, az);
+        const float oct = (float)lo * hc->c2xz + (float)(hi - lo) * hc->cs;
+        const float hx = (float)ax * hc->cs, hy = (float)ay * hc->ch, hz = (float)az * hc->cs;
+        const float eu = sqrtf(hx * hx + hy * hy + hz * hz);
+        return oct > eu ? oct : eu;
+    }
+    const int m3 = nb_mini(ax, nb_mini(ay, az));
+    const int rx = ax - m3, ry = ay - m3, rz = az - m3; /* at least one is 0 */
+    float h = (float)m3 * hc->c3;
+    if (ry == 0) { /* x and z left */
+        const int lo = nb_mini(rx, rz);
+        h += (float)lo * hc->c2xz + (float)(nb_maxi(rx, rz) - lo) * hc->cs;
+    } else { /* y and one of x, z left */
+        const int other = rx + rz, lo = nb_mini(other, ry);
+        h += (float)lo * hc->c2y + (float)(other - lo) * hc->cs + (float)(ry - lo) * hc->ch;
+    }
+    return h;
+}
+
+static inline uint32_t fbits(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof(u));
+    return u;
+}
+
+/* Costs are >= 0, whose IEEE bits order like the values. */
+static inline uint64_t heap_key(float cost, float hdist)
+{
+    return ((uint64_t)fbits(cost + hdist) << 32) | (uint64_t)(~fbits(cost));
+}
+
+/* Binary heap of open nodes; pos[node] is the node's place in it (a small array of its own, so that moving entries
+ * writes to few cache lines). */
+static inline void heap_up(vheap* h, uint32_t* pos, uint32_t slot, uint32_t node, uint64_t key)
+{
+    while (slot > 0) {
+        const uint32_t parent = (slot - 1) >> 1;
+        if (h[parent].key <= key)
+            break;
+        h[slot] = h[parent];
+        pos[h[slot].node] = slot;
+        slot = parent;
+    }
+    h[slot].key = key;
+    h[slot].node = node;
+    pos[node] = slot;
+}
+
+static inline uint32_t heap_pop(vheap* h, uint32_t* pos, uint32_t* size)
+{
+    const uint32_t top = h[0].node;
+    const uint32_t n = --*size;
+    if (n == 0)
+        return top;
+    const vheap last = h[n];
+    uint32_t slot = 0;
+    for (;;) {
+        uint32_t child = slot * 2 + 1;
+        if (child >= n)
+            break;
+        if (child + 1 < n && h[child + 1].key < h[child].key)
+            ++child;
+        if (h[child].key >= last.key)
+            break;
+        h[slot] = h[child];
+        pos[h[slot].node] = slot;
+        slot = child;
+    }
+    h[slot] = last;
+    pos[last.node] = slot;
+    return top;
+}
+
+/* A voxel's home slot: the Fibonacci hash of its linear index. */
+static inline uint32_t slot_home(uint32_t key, uint32_t shift) { return (key * 2654435761u) >> shift; }
+
+/* The slot of key (whose home is i): its node, or the empty slot where it goes (linear probing). */
+static inline vslot* slot_find(vslot* slots, uint32_t mask, uint32_t i, uint32_t key)
+{
+    for (;;) {
+        vslot* s = &slots[i];
+        if (!s->node1 || s->key == key)
+            return s;
+        i = (i + 1) & mask;
+    }
+}
+
+nb_status nb_voxel_find_path(nb_voxel_query* q, const nb_voxel_grid* grid, const nb_voxel_path_params* params,
+                             const int32_t start[3], const int32_t end[3], int32_t* path, uint32_t path_capacity,
+                             uint32_t* path_count, int* status)
+{
+    static const char* fn = "nb_voxel_find_path";
+    if (!q)
+        return nb_fail(NULL, NB_ERR_NULL_ARG, "%s: q is NULL", fn);
+    nb_context* ctx = q->ctx;
+    if (!path_count || !status)
+        return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: %s is NULL", fn, !path_count ? "path_count" : "status");
+    *path_count = 0;
+    *status = NB_PATH_NONE;
+    if (!start || !end)
+        return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: %s is NULL", fn, !start ? "start" : "end");
+    if (!path && path_capacity > 0)
+        return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: path is NULL (with path_capacity %u)", fn, path_capacity);
+    vgrid g;
+    nb_status st = check_inputs(ctx, fn, grid, params, &g);
+    if (st == NB_OK)
+        st = check_endpoint(ctx, fn, "start", &g, start);
+    if (st == NB_OK)
+        st = check_endpoint(ctx, fn, "end", &g, end);
+    if (st != NB_OK)
+        return st;
+
+    /* reset the pool: empty the slots the last search filled */
+    vnode* nodes = q->nodes;
+    vslot* slots = q->slots;
+    for (uint32_t i = 0; i < q->used; ++i)
+        slots[nodes[i].slot].node1 = 0;
+    q->used = 0;
+    vheap* heap = q->heap;
+    uint32_t* hpos = q->chain; /* the chain is only built after the search */
+    const uint32_t mask = q->slot_mask, shift = q->slot_shift, max_nodes = q->max_nodes;
+    float steps[27];
+    uint32_t koff[27]; /* linear index offsets of the neighbours (modulo 2^32) */
+    for (int dy = -1; dy <= 1; ++dy)
+        for (int dz = -1; dz <= 1; ++dz)
+            for (int dx = -1; dx <= 1; ++dx) {
+                steps[nbr_index(dx, dy, dz)] = step_len(&g, dx, dy, dz);
+                koff[nbr_index(dx, dy, dz)] =
+                    (uint32_t)dx + (uint32_t)g.d0 * ((uint32_t)dz + (uint32_t)g.d2 * (uint32_t)dy);
+            }
+    vheur hc;
+    hc.c3 = steps[nbr_index(1, 1, 1)];
+    hc.c2xz = steps[nbr_index(1, 0, 1)];
+    hc.c2y = steps[nbr_index(1, 1, 0)];
+    hc.cs = steps[nbr_index(1, 0, 0)];
+    hc.ch = steps[nbr_index(0, 1, 0)];
+    hc.walk = g.move == NB_VOXEL_WALK;
+    const int ex = end[0], ey = end[1], ez = end[2];
+    const uint32_t end_key = lin(&g, ex, ey, ez);
+
+    uint32_t count = 1, heap_size = 0, target = UINT32_MAX, best = 0;
+    double best_d2;
+    {
+        vnode* s = &nodes[0];
+        s->x = start[0];
+        s->y = start[1];
+        s->z = start[2];
+        s->parent = 0;
+        best_d2 = dist2(&g, ex - s->x, ey - s->y, ez - s->z);
+        const uint32_t key = lin(&g, s->x, s->y, s->z);
+        vslot* sl = slot_find(slots, mask, slot_home(key, shift), key);
+        sl->key = key;
+        sl->node1 = 1;
+        sl->cost = 0.0f;
+        sl->hdist = heuristic(&hc, ex - s->x, ey - s->y, ez - s->z);
+        s->slot = (uint32_t)(sl - slots);
+        heap_up(heap, hpos, heap_size++, 0, heap_key(sl->cost, sl->hdist));
+    }
+    uint32_t best_key = lin(&g, start[0], start[1], start[2]);
+    int exhausted = 0;
+    vcand cand[26];
+    uint32_t home[26];
+    while (heap_size > 0 && !exhausted) {
+        const uint32_t cur = heap_pop(heap, hpos, &heap_size);
+        const vnode* cn = &nodes[cur];
+        vslot* cs = &slots[cn->slot];
+        cs->node1 |= SLOT_CLOSED;
+        if (cn->x == ex && cn->y == ey && cn->z == ez) {
+            target = cur;
+            break;
+        }
+        const int nc = expand(&g, steps, koff, cn->x, cn->y, cn->z, cs->key, cand);
+        const float base = cs->cost;
+        /* The neighbours' slots are scattered over the table: load them all first, independently of each other,
+         * so that their cache misses overlap instead of following one another. */
+        uint32_t touch = 0;
+        for (int c = 0; c < nc; ++c) {
+            home[c] = slot_home(cand[c].key, shift);
+            touch ^= slots[home[c]].node1;
+        }
+        q->sink = touch;
+        for (int c = 0; c < nc; ++c) {
+            const uint32_t key = cand[c].key;
+            const float cost = base + cand[c].step;
+            vslot* sl = slot_find(slots, mask, home[c], key);
+            if (sl->node1) {
+                if ((sl->node1 & SLOT_CLOSED) || !(cost < sl->cost))
+                    continue;
+                const uint32_t mi = sl->node1 - 1;
+                sl->cost = cost;
+                nodes[mi].parent = cur + 1;
+                heap_up(heap, hpos, hpos[mi], mi, heap_key(cost, sl->hdist));
+                continue;
+            }
+            if (count >= max_nodes) {
+                exhausted = 1;
+                break;
+            }
+            const uint32_t ni = count++;
+            vnode* m = &nodes[ni];
+            m->x = cand[c].x;
+            m->y = cand[c].y;
+            m->z = cand[c].z;
+            m->parent = cur + 1;
+            m->slot = (uint32_t)(sl - slots);
+            const double d2 = dist2(&g, ex - m->x, ey - m->y, ez - m->z);
+            sl->key = key;
+            sl->node1 = ni + 1;
+            sl->cost = cost;
+            sl->hdist = heuristic(&hc, ex - m->x, ey - m->y, ez - m->z);
+            heap_up(heap, hpos, heap_size++, ni, heap_key(cost, sl->hdist));
+            if (d2 < best_d2 || (d2 == best_d2 && key < best_key)) {
+                best_d2 = d2;
+                best_key = key;
+                best = ni;
+            }
+        }
+    }
+    q->used = count;
+    if (target == UINT32_MAX && exhausted) {
+        const vslot* sl = slot_find(slots, mask, slot_home(end_key, shift), end_key);
+        if (sl->node1)
+            target = (sl->node1 & ~SLOT_CLOSED) - 1;
+    }
+    const int result = target != UINT32_MAX ? NB_PATH_COMPLETE : NB_PATH_PARTIAL;
+    if (target == UINT32_MAX)
+        target = best;
+
+    /* the chain from the start to target */
+    uint32_t n = 0;
+    for (uint32_t i = target + 1; i; i = nodes[i - 1].parent)
+        ++n;
+    uint32_t k = n;
+    for (uint32_t i = target + 1; i; i = nodes[i - 1].parent)
+        q->chain[--k] = i - 1;
+    if (params->smooth)
+        n = smooth_chain(&g, nodes, q->chain, n);
+    *status = result;
+    *path_count = n;
+    if (n > path_capacity)
+        return nb_fail(ctx, NB_ERR_BUFFER_TOO_SMALL, "%s: path needs %u voxels (capacity %u)", fn, n, path_capacity);
+    for (uint32_t i = 0; i < n; ++i) {
+        const vnode* v = &nodes[q->chain[i]];
+        path[3 * i] = v->x;
+        path[3 * i + 1] = v->y;
+        path[3 * i + 2] = v->z;
+    }
+    return NB_OK;
+}
