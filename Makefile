@@ -207,6 +207,7 @@ fuzz: $(FUZZ_BIN) $(BUILD)/fuzz/seed-navmesh/.ok
 bench: native wasm web node_modules/.npm-ok
 	node bench/stages.mjs
 	node bench/queries.mjs
+	node bench/voxels.mjs
 	node bench/package.mjs
 	node --expose-gc bench/world.mjs
 

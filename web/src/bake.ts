@@ -4,12 +4,12 @@
  * it, the same input gives a navmesh that saves to the same bytes.
  */
 import { configValues, type NavBakeConfig } from './config.js';
-import { abortSignal, bool, func, invalid as invalidArg, notDetached, numericArray, optionsObject, shown, vec3, workerCount } from './args.js';
-import { abortReason, NavBakeError } from './errors.js';
+import { abortSignal, bool, func, invalid as invalidArg, notDetached, numericArray, optionsObject, vec3, workerCount } from './args.js';
+import { abortedAs, abortReason, NavBakeError } from './errors.js';
 import { hardwareThreads } from './env.js';
 import { adoptNavmesh, attachTileCaches, markObstaclesBaking, type NavMesh, type Vec3Like } from './navmesh.js';
 import { TileCaches } from './obstacles.js';
-import { sharedPool, workersAvailable, type TaskHandle } from './pool.js';
+import { settle, sharedPool, workersAvailable, type TaskHandle } from './pool.js';
 import type { ProgressReply } from './protocol.js';
 import { mainWasm, wasmModule } from './runtime.js';
 import { bakeTilesHere, bakeTilesInWorkers, type TileEvent, type TiledJob } from './tiled.js';
@@ -38,6 +38,11 @@ export interface BakeProgress {
   stage: BakeStage;
   done: number;
   total: number;
+}
+
+/** A C progress report (nb_stage 1..9) as onProgress gets it. */
+export function progressOf(stage: number, done: number, total: number): BakeProgress {
+  return { stage: STAGES[stage - 1] ?? 'rasterize', done, total };
 }
 
 export interface BakeOptions {
@@ -264,17 +269,9 @@ export async function bake(geometry: Geometry, config?: NavBakeConfig, opts?: Ba
     config: values,
     testExitAtStage: options.testExitAtStage,
   };
-  const progress = (p: ProgressReply) => onProgress?.({ stage: STAGES[p.stage - 1] ?? 'rasterize', done: p.done, total: p.total });
-  const task: TaskHandle = pool.run(req, transfer, progress);
-  const onAbort = () => task.cancel(abortReason(signal!));
-  signal?.addEventListener('abort', onAbort, { once: true });
-  try {
-    const result = await task.promise;
-    if (signal?.aborted) throw abortReason(signal);
-    return adoptNavmesh(w, w.load(result.bytes!));
-  } finally {
-    signal?.removeEventListener('abort', onAbort);
-  }
+  const task: TaskHandle = pool.run(req, transfer, (p: ProgressReply) => onProgress?.(progressOf(p.stage, p.done, p.total)));
+  const result = await settle(task, signal);
+  return adoptNavmesh(w, w.load(result.bytes!));
 }
 
 /** A tiled bake: the navmesh exists from the start and fills up tile by tile (onTile). */
@@ -309,8 +306,7 @@ async function bakeTiled(
     if (signal?.aborted) throw abortReason(signal);
   } catch (e) {
     nav.dispose();
-    if (signal?.aborted && (e as NavBakeError)?.code === 'NB_ERR_CANCELLED') throw abortReason(signal);
-    throw e;
+    throw abortedAs(e, signal);
   }
   if (caches) attachTileCaches(nav, caches);
   return nav;
@@ -320,13 +316,12 @@ async function bakeTiled(
 function bakeHere(w: Wasm, mesh: MeshInput, values: Float64Array, options: BakeOptionsWithHooks): NavMesh {
   const { signal, onProgress } = options;
   const progress: CProgress = (stage, done, total) => {
-    onProgress?.({ stage: STAGES[stage - 1] ?? 'rasterize', done, total });
+    onProgress?.(progressOf(stage, done, total));
     return signal?.aborted === true;
   };
   try {
     return adoptNavmesh(w, w.bakeNavmesh(mesh, values, progress));
   } catch (e) {
-    if (signal?.aborted && (e as NavBakeError)?.code === 'NB_ERR_CANCELLED') throw abortReason(signal);
-    throw e;
+    throw abortedAs(e, signal);
   }
 }

@@ -5,7 +5,7 @@
  */
 import { isNode, nodeImport, nodeProcess } from './env.js';
 import { NavBakeError } from './errors.js';
-import { type BakeRequest, type InspectRequest, type WorkerReply, type WorkerRequest } from './protocol.js';
+import { type BakeRequest, type InspectRequest, type VoxelizeRequest, type WorkerReply, type WorkerRequest } from './protocol.js';
 import type { RebuildRequest, SessionCloseRequest, SessionOpenRequest, TileRequest } from './protocol.js';
 import { instantiate, type CProgress, type GridSession, type Wasm } from './wasm.js';
 
@@ -34,6 +34,7 @@ export function handleMessage(msg: WorkerRequest, wasm: Wasm, post: Post): void 
   const id = msg?.id ?? -1;
   try {
     if (msg?.type === 'inspect') return inspectRequest(msg, wasm, post);
+    if (msg?.type === 'voxelize') return voxelizeRequest(msg, wasm, post);
     if (msg?.type === 'open' || msg?.type === 'tile' || msg?.type === 'close') return sessionRequest(msg, wasm, post);
     if (msg?.type === 'rebuild') return rebuildRequest(msg, wasm, post);
     if (!msg || msg.type !== 'bake') {
@@ -78,6 +79,14 @@ function inspectRequest(msg: InspectRequest, wasm: Wasm, post: Post): void {
   const c = inspection.contours;
   const buffers = [s.x, s.y, s.z, s.area, s.region, c.region, c.area, c.offsets, c.vertices, c.rawOffsets, c.rawVertices];
   post({ id: msg.id, type: 'result', inspection }, buffers.map((a) => a.buffer as ArrayBuffer));
+}
+
+/** voxelize(): the occupancy words go back transferred. */
+function voxelizeRequest(msg: VoxelizeRequest, wasm: Wasm, post: Post): void {
+  const mesh = { positions: msg.positions, indices: msg.indices, areas: msg.areas };
+  const { origin, cellSize, cellHeight, dims, copy } = wasm.voxelize(mesh, msg.config, msg.headroom, true, progressPoster(msg.id, post));
+  const words = copy!;
+  post({ id: msg.id, type: 'result', voxels: { origin, cellSize, cellHeight, dims, words } }, [words.buffer as ArrayBuffer]);
 }
 
 // ---- tiled-bake sessions: open, tile, tile, ..., close ----

@@ -42,3 +42,8 @@ export class NavBakeError extends Error {
 export function abortReason(signal: AbortSignal): unknown {
   return signal.reason ?? new DOMException('The bake was aborted', 'AbortError');
 }
+
+/** What to throw for an error of work on this thread: the abort reason when the abort is what cancelled it. */
+export function abortedAs(e: unknown, signal: AbortSignal | undefined): unknown {
+  return signal?.aborted && (e as NavBakeError)?.code === 'NB_ERR_CANCELLED' ? abortReason(signal) : e;
+}

@@ -42,6 +42,16 @@ export { DEFAULTS, type NavBakeConfig, type Partition } from './config.js';
 export { NavBakeError, type NavBakeErrorCode } from './errors.js';
 export { terminateWorkers } from './pool.js';
 export {
+  voxelize,
+  VoxelGrid,
+  type VoxelGridData,
+  type VoxelizeOptions,
+  type VoxelLayout,
+  type VoxelMove,
+  type VoxelPathOptions,
+  type VoxelPathResult,
+} from './voxels.js';
+export {
   PATH_POINT,
   PATH_STATUS,
   STAGES,

@@ -5,12 +5,12 @@
  * returns arrays that grow with the level: use it on the level (or the one tile) being looked at. The polygons
  * themselves come from the NavMesh (`polygons()`, `toGeometry()`).
  */
-import { bakeOptions, meshInput, type BakeProgress, type Geometry } from './bake.js';
+import { bakeOptions, meshInput, progressOf, type BakeProgress, type Geometry } from './bake.js';
 import { configValues, type NavBakeConfig } from './config.js';
-import { abortReason, NavBakeError } from './errors.js';
-import { sharedPool, workersAvailable } from './pool.js';
+import { abortedAs, abortReason, NavBakeError } from './errors.js';
+import { settle, sharedPool, workersAvailable } from './pool.js';
 import { mainWasm, wasmModule } from './runtime.js';
-import { STAGES, type CProgress, type Vec3 } from './wasm.js';
+import type { CProgress, Vec3 } from './wasm.js';
 import { shown } from './args.js';
 
 export interface InspectOptions {
@@ -159,22 +159,16 @@ export async function inspect(geometry: Geometry, config?: NavBakeConfig, opts?:
     tile = Int32Array.from(t);
   }
   const mesh = meshInput(geometry, 'navbake.inspect').mesh; // links do not change the stages inspected
-  const toStage = (stage: number, done: number, total: number): BakeProgress => ({
-    stage: STAGES[stage - 1] ?? 'rasterize',
-    done,
-    total,
-  });
   const workers = options.workers ?? 1;
   if (workers === false || !workersAvailable()) {
     const progress: CProgress = (stage, done, total) => {
-      onProgress?.(toStage(stage, done, total));
+      onProgress?.(progressOf(stage, done, total));
       return signal?.aborted === true;
     };
     try {
       return w.inspect(mesh, values, tile, progress);
     } catch (e) {
-      if (signal?.aborted && (e as NavBakeError)?.code === 'NB_ERR_CANCELLED') throw abortReason(signal);
-      throw e;
+      throw abortedAs(e, signal);
     }
   }
 
@@ -190,15 +184,8 @@ export async function inspect(geometry: Geometry, config?: NavBakeConfig, opts?:
     tile,
   };
   const transfer = [req.positions.buffer, req.indices?.buffer, req.areas?.buffer].filter((b) => b) as ArrayBuffer[];
-  const task = pool.run(req, transfer, (p) => onProgress?.(toStage(p.stage, p.done, p.total)));
-  const onAbort = () => task.cancel(abortReason(signal!));
-  signal?.addEventListener('abort', onAbort, { once: true });
-  try {
-    const r = await task.promise;
-    if (signal?.aborted) throw abortReason(signal);
-    if (!r.inspection) throw new NavBakeError('NB_ERR_WORKER', 'navbake.inspect: the worker sent no inspection');
-    return r.inspection;
-  } finally {
-    signal?.removeEventListener('abort', onAbort);
-  }
+  const task = pool.run(req, transfer, (p) => onProgress?.(progressOf(p.stage, p.done, p.total)));
+  const r = await settle(task, signal);
+  if (!r.inspection) throw new NavBakeError('NB_ERR_WORKER', 'navbake.inspect: the worker sent no inspection');
+  return r.inspection;
 }

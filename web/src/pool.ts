@@ -10,7 +10,7 @@
  */
 import { isDetached } from './args.js';
 import { hardwareThreads, isNode, nodeImport } from './env.js';
-import { NavBakeError, type NavBakeErrorCode } from './errors.js';
+import { abortReason, NavBakeError, type NavBakeErrorCode } from './errors.js';
 import type { BakeRequest, InspectRequest, ProgressReply, RebuildRequest, ResultReply, WorkerReply, WorkerRequest } from './protocol.js';
 
 /** A worker as the pool sees it, browser or Node. */
@@ -78,6 +78,19 @@ export interface TaskHandle {
   promise: Promise<ResultReply>;
   /** Rejects the task with reason; a running task's worker is terminated. No effect once settled. */
   cancel(reason: unknown): void;
+}
+
+/** The task's reply; aborting the signal meanwhile cancels the task, which then rejects with the abort reason. */
+export async function settle(task: TaskHandle, signal: AbortSignal | undefined): Promise<ResultReply> {
+  const onAbort = () => task.cancel(abortReason(signal!));
+  signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    const r = await task.promise;
+    if (signal?.aborted) throw abortReason(signal);
+    return r;
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
+  }
 }
 
 type NodeWorker = {

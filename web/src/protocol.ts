@@ -2,6 +2,7 @@
 // transfer list, never copied twice.
 import type { Inspection, StageTimes } from './inspect.js';
 import type { VolumeData } from './volumes.js';
+import type { VoxelLayout } from './wasm.js';
 
 /** Sent once to each new worker: the compiled wasm, which it instantiates with its own memory. */
 export interface InitRequest {
@@ -37,6 +38,18 @@ export interface InspectRequest {
   config: Float64Array;
   /** [x, z] of a tile of the tiled grid, or null: a solo bake of the whole level */
   tile: Int32Array | null;
+}
+
+/** voxelize(): the occupancy grid of the solid voxels, sent back as its words. */
+export interface VoxelizeRequest {
+  id: number;
+  type: 'voxelize';
+  positions: Float32Array;
+  indices: Uint32Array | null;
+  areas: Uint8Array | null;
+  config: Float64Array;
+  /** empty voxel layers added above the mesh */
+  headroom: number;
 }
 
 /**
@@ -111,6 +124,7 @@ export type WorkerRequest =
   | InitRequest
   | BakeRequest
   | InspectRequest
+  | VoxelizeRequest
   | SessionOpenRequest
   | TileRequest
   | SessionCloseRequest
@@ -134,6 +148,8 @@ export interface ResultReply {
   empty?: boolean;
   /** inspect requests */
   inspection?: Inspection;
+  /** voxelize requests */
+  voxels?: VoxelLayout & { words: Uint32Array };
   /** the worker's wasm memory size in bytes after the request (the worker's post adds it) */
   memory?: number;
 }

@@ -227,6 +227,18 @@ export interface OffMeshLinkInfo {
 }
 
 /** Bits of PathDetails.pointFlags (the C library's NB_STRAIGHT_POINT_*). */
+/** Where an occupancy grid lies: voxel (x, y, z) spans origin + (x, y, z) * (cellSize, cellHeight, cellSize). */
+export interface VoxelLayout {
+  /** world position of voxel (0, 0, 0)'s minimum corner */
+  origin: Vec3;
+  /** [world] voxel size along x and z */
+  cellSize: number;
+  /** [world] voxel size along y */
+  cellHeight: number;
+  /** voxels along x, y, z */
+  dims: [number, number, number];
+}
+
 export const PATH_POINT = { START: 1, END: 2, OFFMESH: 4 } as const;
 
 export const PATH_STATUS = ['none', 'partial', 'complete'] as const;
@@ -1074,6 +1086,91 @@ export class Wasm {
     const i = (s + S_OUT) >> 2;
     const h = this.m.HEAPF32;
     return { distance: h[i], point: [h[i + 1], h[i + 2], h[i + 3]], normal: [h[i + 4], h[i + 5], h[i + 6]] };
+  }
+
+  // ---- voxels (web/src/voxels.ts; exports in c/src/wasm_voxels.c) ----
+
+  /**
+   * Rasterizes the mesh with the config's cell sizes: the occupancy grid's layout and its words, left in the heap
+   * (`words`: a pointer the caller frees with freeWords) or copied out (copy: true, for a worker's reply).
+   */
+  voxelize(mesh: MeshInput, config: Float64Array, headroom: number, copy: boolean, progress?: CProgress): VoxelLayout & { words: number; copy: Uint32Array | null } {
+    return this.withMesh(mesh, (args) => {
+      const m = this.m;
+      const n = m._nbw_voxel_info_count();
+      const cfg = this.copyIn(config);
+      const info = this.alloc(n * 8);
+      let words = 0;
+      try {
+        m._nbw_context_clear_error(this.ctx);
+        words = this.withProgress(progress, () => m._nbw_voxelize(this.ctx, ...args, cfg, headroom, info));
+        if (!words) throw this.error();
+        const v = m.HEAPF64.slice(info >> 3, (info >> 3) + n);
+        const layout: VoxelLayout = {
+          origin: [v[0], v[1], v[2]],
+          cellSize: v[3],
+          cellHeight: v[4],
+          dims: [v[5], v[6], v[7]],
+        };
+        if (!copy) return { ...layout, words, copy: null };
+        return { ...layout, words: 0, copy: m.HEAPU32.slice(words >> 2, (words >> 2) + v[8]) };
+      } finally {
+        m._free(cfg);
+        m._free(info);
+        if (copy && words) m._free(words);
+      }
+    });
+  }
+
+  /** Copies occupancy words into the heap (freed with freeWords). */
+  putWords(words: Uint32Array): number {
+    return this.copyIn(words);
+  }
+
+  freeWords(p: number): void {
+    this.m._free(p);
+  }
+
+  /** The heap's words as a live view (valid until the heap grows). */
+  wordsView(p: number, count: number): Uint32Array {
+    return this.m.HEAPU32.subarray(p >> 2, (p >> 2) + count);
+  }
+
+  voxelQueryCreate(maxNodes: number): number {
+    const q = this.m._nbw_voxel_query_create(this.ctx, maxNodes);
+    if (!q) throw this.error();
+    return q;
+  }
+
+  voxelQueryDestroy(q: number): void {
+    this.m._nbw_voxel_query_destroy(this.ctx, q);
+  }
+
+  /**
+   * nbw_voxel_find_path: args as laid out there (dims, move, height, radius, climb, smooth, start voxel, end
+   * voxel, search distance); capacity = the query's node count. The voxels used as start and end, the status
+   * (PATH_STATUS index) and the path's voxels (x, y, z each).
+   */
+  voxelFindPath(q: number, words: number, args: Int32Array, cellSize: number, cellHeight: number, capacity: number): { status: number; start: Vec3; end: Vec3; voxels: Int32Array } {
+    const m = this.m;
+    const buf = this.alloc(capacity * 12 + 8 * 4 + args.byteLength);
+    try {
+      const out = buf + capacity * 12;
+      const a = out + 8 * 4;
+      m.HEAP32.set(args, a >> 2);
+      m._nbw_context_clear_error(this.ctx);
+      this.check(m._nbw_voxel_find_path(q, words, a, cellSize, cellHeight, buf, capacity, out));
+      const o = m.HEAP32.subarray(out >> 2, (out >> 2) + 8);
+      const [count, status] = [o[0], o[1]];
+      return {
+        status,
+        start: [o[2], o[3], o[4]],
+        end: [o[5], o[6], o[7]],
+        voxels: m.HEAP32.slice(buf >> 2, (buf >> 2) + count * 3),
+      };
+    } finally {
+      m._free(buf);
+    }
   }
 
   // ---- inspect (web/src/inspect.ts; exports in c/src/wasm_inspect.c) ----

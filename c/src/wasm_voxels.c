@@ -1,0 +1,145 @@
+/* The WebAssembly exports of voxelize() and VoxelGrid (web/src/voxels.ts): the occupancy grid of a level's
+ * solid voxels, and 3D path searches through it (nb_voxel_find_path). JavaScript passes flat pointers and numbers;
+ * the structs of the C API are filled here. Emscripten builds only, like wasm_inspect.c. */
+#ifdef __EMSCRIPTEN__
+
+#include "nb_internal.h"
+#include "wasm_internal.h"
+
+#include <emscripten.h>
+#include <stdlib.h>
+
+/* Indices of nbw_voxelize's info output (web/src/wasm.ts reads them by the same numbers). */
+enum {
+    VINFO_ORIGIN = 0, /* 3: world position of voxel (0, 0, 0)'s minimum corner */
+    VINFO_CELL_SIZE = 3,
+    VINFO_CELL_HEIGHT = 4,
+    VINFO_DIMS = 5, /* 3: voxels along x, y, z */
+    VINFO_WORDS = 8,
+    VINFO_COUNT = 9
+};
+
+EMSCRIPTEN_KEEPALIVE int nbw_voxel_info_count(void) { return VINFO_COUNT; }
+
+/* Rasterizes the mesh (nb_bake up to the solid heightfield, with the config's cell sizes) and returns its
+ * occupancy words (free with free()) and their layout in info; NULL with the status in ctx on failure.
+ * headroom: empty layers added above the mesh's top (y is the slowest axis of the layout, so they are zero words
+ * appended), so that agents can stand on the highest surfaces and fly over them. */
+EMSCRIPTEN_KEEPALIVE uint32_t* nbw_voxelize(nb_context* ctx, const float* positions, uint32_t vertex_count,
+                                            const uint32_t* indices, uint32_t triangle_count, const uint8_t* areas,
+                                            const double* config, int32_t headroom, double* info)
+{
+    static const char* fn = "voxelize";
+    uint32_t* words = NULL;
+    nb_bake_result result;
+    memset(&result, 0, sizeof(result));
+    nb_config cfg;
+    nbw_config_from_values(config, &cfg);
+    const nb_bake_input input = nbw_input(positions, vertex_count, indices, triangle_count, areas, NULL, 0);
+    if (nb_bake(ctx, &input, &cfg, NB_STAGE_RASTERIZE, NB_KEEP_HEIGHTFIELD, &result) != NB_OK)
+        return NULL;
+    const nb_heightfield* hf = result.heightfield;
+    size_t need = 0;
+    int32_t dims[3] = {0, 0, 0};
+    nb_status st = nb_heightfield_occupancy(ctx, hf, NULL, 0, &need, dims);
+    if (st != NB_ERR_BUFFER_TOO_SMALL)
+        goto cleanup;
+    nb_context_clear_error(ctx);
+    if (headroom < 0 || headroom > NB_SPAN_MAX_HEIGHT) {
+        nb_fail(ctx, NB_ERR_INVALID_ARG, "%s: headroom must be 0..%d layers (got %d)", fn, NB_SPAN_MAX_HEIGHT, headroom);
+        goto cleanup;
+    }
+    const int32_t layers = dims[1];
+    dims[1] += headroom;
+    /* A voxel index is 32 bits in the path search (and the words must fit a wasm32 heap). */
+    const double voxels = (double)dims[0] * (double)dims[1] * (double)dims[2];
+    if (voxels >= 4294967296.0) {
+        nb_fail(ctx, NB_ERR_TOO_LARGE, "%s: the grid would be %d x %d x %d voxels (%.0f); at most 2^32 - 1: use a larger "
+                "cellSize or cellHeight", fn, dims[0], dims[1], dims[2], voxels);
+        goto cleanup;
+    }
+    const size_t total = (size_t)((voxels + 31.0) / 32.0);
+    words = (uint32_t*)calloc(total, sizeof(uint32_t));
+    if (!words) {
+        nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "%s: out of memory 'occupancy' (%.0f bytes)", fn, (double)total * 4.0);
+        goto cleanup;
+    }
+    int32_t mesh_dims[3];
+    st = nb_heightfield_occupancy(ctx, hf, words, need, &need, mesh_dims);
+    if (st != NB_OK || mesh_dims[1] != layers) {
+        free(words);
+        words = NULL;
+        goto cleanup;
+    }
+    need = total;
+    for (int k = 0; k < 3; ++k) {
+        info[VINFO_ORIGIN + k] = hf->bmin[k];
+        info[VINFO_DIMS + k] = dims[k];
+    }
+    info[VINFO_CELL_SIZE] = hf->cell_size;
+    info[VINFO_CELL_HEIGHT] = hf->cell_height;
+    info[VINFO_WORDS] = (double)need;
+cleanup:
+    nb_bake_result_release(ctx, &result);
+    return words;
+}
+
+EMSCRIPTEN_KEEPALIVE nb_voxel_query* nbw_voxel_query_create(nb_context* ctx, uint32_t max_nodes)
+{
+    nb_voxel_query* q = NULL;
+    return nb_voxel_query_create(ctx, max_nodes, &q) == NB_OK ? q : NULL;
+}
+
+EMSCRIPTEN_KEEPALIVE void nbw_voxel_query_destroy(nb_context* ctx, nb_voxel_query* q) { nb_voxel_query_destroy(ctx, q); }
+
+/* Layout of nbw_voxel_find_path's int32 arguments (web/src/wasm.ts writes them by the same numbers). */
+enum {
+    VA_DIMS = 0, /* 3 */
+    VA_MOVE = 3,
+    VA_HEIGHT = 4,
+    VA_RADIUS = 5,
+    VA_CLIMB = 6,
+    VA_SMOOTH = 7,
+    VA_START = 8,  /* 3: the voxel the start point is in (may be outside the grid) */
+    VA_END = 11,   /* 3 */
+    VA_SEARCH = 14, /* how far from those voxels to look for a place the agent can be [voxels, Chebyshev] */
+    VA_COUNT = 15
+};
+
+/* The voxels start and end snap to (nb_voxel_nearest within args[VA_SEARCH]), then the path between them.
+ * out[0] = path voxels written, out[1] = NB_PATH_* (NB_PATH_NONE when start or end has no place near it),
+ * out[2..4] / out[5..7] = the start and end voxels used. Returns the status of the first call that failed. */
+EMSCRIPTEN_KEEPALIVE int nbw_voxel_find_path(nb_voxel_query* q, const uint32_t* words, const int32_t* args,
+                                             float cell_size, float cell_height, int32_t* path, uint32_t capacity,
+                                             int32_t* out)
+{
+    nb_voxel_grid grid;
+    grid.words = words;
+    memcpy(grid.dims, args + VA_DIMS, sizeof(grid.dims));
+    grid.cell_size = cell_size;
+    grid.cell_height = cell_height;
+    nb_voxel_path_params params;
+    params.move = args[VA_MOVE];
+    params.agent_height = args[VA_HEIGHT];
+    params.agent_radius = args[VA_RADIUS];
+    params.max_climb = args[VA_CLIMB];
+    params.smooth = args[VA_SMOOTH];
+    memset(out, 0, 8 * sizeof(int32_t));
+    int found_start = 0, found_end = 0;
+    nb_status st = nb_voxel_nearest(q, &grid, &params, args + VA_START, args[VA_SEARCH], out + 2, &found_start);
+    if (st != NB_OK)
+        return (int)st;
+    st = nb_voxel_nearest(q, &grid, &params, args + VA_END, args[VA_SEARCH], out + 5, &found_end);
+    if (st != NB_OK || !found_start || !found_end)
+        return (int)st;
+    uint32_t count = 0;
+    int status = NB_PATH_NONE;
+    st = nb_voxel_find_path(q, &grid, &params, out + 2, out + 5, path, capacity, &count, &status);
+    if (st != NB_OK)
+        return (int)st;
+    out[0] = (int32_t)count;
+    out[1] = status;
+    return NB_OK;
+}
+
+#endif /* __EMSCRIPTEN__ */

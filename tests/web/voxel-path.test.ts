@@ -1,0 +1,306 @@
+// voxelize() and VoxelGrid: the occupancy grid through the package, in a worker and on the main thread, and 3D
+// path searches (walk, climb, fly) checked against the grid itself and against the navmesh of the same level.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bake, NavBakeError, terminateWorkers, voxelize, VoxelGrid, type NavMesh, type VoxelPathOptions } from '../../web/dist/index.js';
+import { loadMesh, runNative, meshesDir, type Mesh } from './helpers';
+import { resolve } from 'node:path';
+
+/** Triangles of axis-aligned boxes, outward-facing. */
+function boxes(list: [number, number, number, number, number, number][]): Mesh {
+  const pos: number[] = [];
+  const idx: number[] = [];
+  for (const [x0, y0, z0, x1, y1, z1] of list) {
+    const b = pos.length / 3;
+    for (let i = 0; i < 8; i++) pos.push(i & 1 ? x1 : x0, i & 2 ? y1 : y0, i & 4 ? z1 : z0);
+    const quads = [
+      [0, 1, 3, 2], // y0... faces as corner indices (bit 0 = x, bit 1 = y, bit 2 = z)
+      [4, 6, 7, 5],
+      [0, 4, 5, 1],
+      [2, 3, 7, 6],
+      [0, 2, 6, 4],
+      [1, 5, 7, 3],
+    ];
+    for (const [a, c, d, e] of quads) idx.push(b + a, b + c, b + d, b + a, b + d, b + e);
+  }
+  return { positions: new Float32Array(pos), indices: new Uint32Array(idx) };
+}
+
+async function expectCode(f: () => unknown, code: string, message?: RegExp): Promise<void> {
+  let err: unknown;
+  try {
+    await f();
+  } catch (e) {
+    err = e;
+  }
+  expect(err, `expected ${code}`).toBeInstanceOf(NavBakeError);
+  expect((err as NavBakeError).code, (err as Error).message).toBe(code);
+  if (message) expect((err as Error).message).toMatch(message);
+}
+
+const len = (p: Float32Array) => {
+  let s = 0;
+  for (let i = 3; i < p.length; i += 3) s += Math.hypot(p[i] - p[i - 3], p[i + 1] - p[i - 2], p[i + 2] - p[i - 1]);
+  return s;
+};
+
+/** The agent's box at voxel v is free (outside the grid counts as free). */
+function boxFree(g: VoxelGrid, v: ArrayLike<number>, h: number, r: number): boolean {
+  for (let y = v[1]; y < v[1] + h; y++)
+    for (let z = v[2] - r; z <= v[2] + r; z++) for (let x = v[0] - r; x <= v[0] + r; x++) if (g.isSolid(x, y, z)) return false;
+  return true;
+}
+
+/** Independent check of an unsmoothed path: each step is a neighbour and each voxel is a legal place. */
+function checkPath(g: VoxelGrid, voxels: Int32Array, move: 'walk' | 'climb' | 'fly', h: number, climb: number): void {
+  const [dx, dy, dz] = g.dims;
+  for (let i = 0; i < voxels.length; i += 3) {
+    const v = [voxels[i], voxels[i + 1], voxels[i + 2]];
+    expect(v[0] >= 0 && v[1] >= 0 && v[2] >= 0 && v[0] < dx && v[1] < dy && v[2] < dz, `voxel ${v} inside`).toBe(true);
+    expect(boxFree(g, v, h, 0), `voxel ${v} free`).toBe(true);
+    if (move === 'walk') expect(g.isSolid(v[0], v[1] - 1, v[2]), `voxel ${v} on the ground`).toBe(true);
+    if (move === 'climb') {
+      let touches = false;
+      for (const [ox, oy, oz] of [[1, 0, 0], [-1, 0, 0], [0, -1, 0], [0, h, 0], [0, 0, 1], [0, 0, -1], [1, -1, 0], [-1, -1, 0], [0, -1, 1], [0, -1, -1]]) {
+        for (let y = oy === 0 ? v[1] : v[1] + oy; y <= (oy === 0 ? v[1] + h - 1 : v[1] + oy); y++) touches ||= g.isSolid(v[0] + ox, y, v[2] + oz);
+      }
+      expect(touches, `voxel ${v} touches a surface`).toBe(true);
+    }
+    if (i > 0) {
+      const d = [0, 1, 2].map((k) => voxels[i + k] - voxels[i - 3 + k]);
+      if (move === 'walk') {
+        expect(Math.max(Math.abs(d[0]), Math.abs(d[2])), `step ${i / 3}`).toBe(1);
+        expect(Math.abs(d[1]), `step ${i / 3} height`).toBeLessThanOrEqual(climb);
+      } else {
+        expect(Math.max(...d.map(Math.abs)), `step ${i / 3}`).toBe(1);
+      }
+    }
+  }
+}
+
+describe('voxelize', () => {
+  let dungeon: Mesh;
+  beforeAll(() => {
+    dungeon = loadMesh('dungeon.obj');
+  });
+  afterAll(() => terminateWorkers());
+
+  it('gives the same grid in a worker and on the main thread, over the native tool\'s columns', async () => {
+    const a = await voxelize(dungeon);
+    const b = await voxelize(dungeon, {}, { workers: false });
+    const native = runNative(['voxels', resolve(meshesDir, 'dungeon.obj'), '--json']);
+    expect(native.status, native.stderr).toBe(0);
+    const grid = JSON.parse(native.stdout).grid as [number, number];
+    expect([a.dims[0], a.dims[2]]).toEqual(grid);
+    expect(a.dims).toEqual(b.dims);
+    expect(a.origin).toEqual(b.origin);
+    const wa = a.occupancy().words;
+    expect(Buffer.from(wa.buffer).equals(Buffer.from(b.occupancy().words.buffer))).toBe(true);
+    expect(wa.length).toBe(Math.ceil((a.dims[0] * a.dims[1] * a.dims[2]) / 32));
+    // a level has floors: some voxels are solid, most are air
+    let solid = 0;
+    for (const w of wa) for (let k = 0; k < 32; k++) solid += (w >>> k) & 1;
+    expect(solid).toBeGreaterThan(0);
+    expect(solid).toBeLessThan(a.dims[0] * a.dims[1] * a.dims[2] / 2);
+    a.dispose();
+    b.dispose();
+  });
+
+  it('puts a box\'s surface where the box is, at the config\'s voxel size', async () => {
+    // a floor slab 0..8 x 0..0.5 x 0..8 and a block 3..5 x 0..2 x 3..5 on it
+    const g = await voxelize(boxes([[0, 0, 0, 8, 0.5, 8], [3, 0, 3, 5, 2, 5]]), { cellSize: 0.5, cellHeight: 0.25 }, { workers: false });
+    expect(g.cellSize).toBe(0.5);
+    expect(g.cellHeight).toBe(0.25);
+    expect(g.dims[0]).toBe(16);
+    expect(g.dims[2]).toBe(16);
+    // The slab's top face (y 0.5) is solid in the voxel layer it lies in, and free above: as in the navmesh's
+    // rasterization, a floor on a layer boundary fills the layer above it (span tops round up).
+    const col = g.voxelAt([1, 0.5, 1]);
+    const firstFree = (x: number, z: number, from: number) => {
+      let y = from;
+      while (g.isSolid(x, y, z)) y++;
+      return y;
+    };
+    const top = [col[0], firstFree(col[0], col[2], col[1]), col[2]] as const;
+    expect(g.pointOf(top[0], top[1], top[2])[1]).toBeGreaterThanOrEqual(0.5);
+    expect(g.pointOf(top[0], top[1], top[2])[1]).toBeLessThanOrEqual(0.5 + 0.25);
+    for (let y = top[1]; y < g.dims[1]; y++) expect(g.isSolid(top[0], y, top[2])).toBe(false);
+    expect(g.isSolid(top[0], top[1] - 1, top[2])).toBe(true);
+    // on the block: free from just above y 2; its wall columns are solid all the way up
+    const onBlock = g.voxelAt([4, 0, 4]);
+    const blockTop = g.pointOf(onBlock[0], firstFree(onBlock[0], onBlock[2], g.voxelAt([4, 2, 4])[1]), onBlock[2])[1];
+    expect(blockTop).toBeGreaterThanOrEqual(2);
+    expect(blockTop).toBeLessThanOrEqual(2.25);
+    const side = g.voxelAt([3.1, 1.2, 4]);
+    expect(g.isSolid(side[0], side[1], side[2])).toBe(true);
+    // inside the block, between its floor and its top, is air (only surfaces are rasterized)
+    const inside = g.voxelAt([4, 1.2, 4]);
+    expect(g.isSolid(inside[0], inside[1], inside[2])).toBe(false);
+    expect(g.isSolid(-1, 0, 0)).toBe(false);
+    g.dispose();
+  });
+
+  it('adds headroom above the top so agents can stand on it', async () => {
+    const slab = boxes([[0, 0, 0, 6, 0.5, 6]]);
+    const config = { cellSize: 0.25, cellHeight: 0.25, agentHeight: 1 };
+    const bare = await voxelize(slab, config, { workers: false, headroom: 0 });
+    const roomy = await voxelize(slab, config, { workers: false }); // default: agentHeight, 4 layers
+    const tall = await voxelize(slab, config, { workers: false, headroom: 2.1 }); // rounded up: 9 layers
+    expect(roomy.dims[1]).toBe(bare.dims[1] + 4);
+    expect(tall.dims[1]).toBe(bare.dims[1] + 9);
+    expect(roomy.cellSize).toBe(0.25);
+    // the same solid voxels, and air above
+    for (const [x, z] of [[0, 0], [5, 7], [23, 23]]) {
+      for (let y = 0; y < bare.dims[1]; y++) expect(roomy.isSolid(x, y, z)).toBe(bare.isSolid(x, y, z));
+      for (let y = bare.dims[1]; y < roomy.dims[1]; y++) expect(roomy.isSolid(x, y, z)).toBe(false);
+    }
+    const walk = { agentHeight: 1, smooth: false } as const;
+    // Without headroom the slab's top is the grid's top: the only place to walk is the air inside the (hollow)
+    // slab, between its bottom and top faces. With it, the walk is on the top.
+    const under = bare.findPath([1, 0.6, 1], [5, 0.6, 5], walk);
+    expect(Array.from(under.points.filter((_, i) => i % 3 === 1)).every((y) => y < 0.5)).toBe(true);
+    const r = roomy.findPath([1, 0.6, 1], [5, 0.6, 5], walk);
+    expect(r.status).toBe('complete');
+    checkPath(roomy, r.voxels, 'walk', 4, 0);
+    expect(Array.from(r.points.filter((_, i) => i % 3 === 1)).every((y) => y >= 0.5)).toBe(true);
+    await expectCode(() => voxelize(slab, config, { headroom: -1 }), 'NB_ERR_INVALID_ARG', /headroom/);
+    for (const g of [bare, roomy, tall]) g.dispose();
+  });
+
+  it('checks its arguments and honours abort', async () => {
+    await expectCode(() => voxelize({ positions: new Float32Array([0, 0, 0, 1, 0, 0, NaN, 0, 1]) }, {}, { workers: false }), 'NB_ERR_NONFINITE');
+    await expectCode(() => voxelize(dungeon, { cellSize: -1 }), 'NB_ERR_INVALID_CONFIG', /cellSize/);
+    await expectCode(() => voxelize(dungeon, {}, { worker: false } as never), 'NB_ERR_INVALID_ARG', /worker/);
+    // two small triangles far apart: 3334 x 8000 x 3334 voxels
+    const far = new Float32Array([0, 0, 0, 0, 0, 1, 1, 0, 0, 999, 1600, 999, 999, 1600, 1000, 1000, 1600, 999]);
+    await expectCode(() => voxelize({ positions: far }), 'NB_ERR_TOO_LARGE', /3333 x 800[0-9]/);
+    const ac = new AbortController();
+    const reason = new Error('stop');
+    ac.abort(reason);
+    await expect(voxelize(dungeon, {}, { signal: ac.signal })).rejects.toBe(reason);
+    const ac2 = new AbortController();
+    const p = voxelize(dungeon, {}, { signal: ac2.signal, onProgress: () => ac2.abort(reason) });
+    await expect(p).rejects.toBe(reason);
+  });
+});
+
+describe('VoxelGrid.findPath', () => {
+  // A floor 0..12 x 0..12 (top at y = 0.5) split by a wall across it at x 5.5..6.5, 3 high, and a pillar.
+  const level = boxes([[0, 0, 0, 12, 0.5, 12], [5.5, 0.5, 0, 6.5, 3.5, 12], [2, 0.5, 8, 3, 4, 9]]);
+  let g: VoxelGrid;
+  const opts = { agentHeight: 1, agentClimb: 0.5 } as const;
+  beforeAll(async () => {
+    g = await voxelize(level, { cellSize: 0.25, cellHeight: 0.25 }, { workers: false });
+  });
+
+  it('walks around a pillar on the floor, each step legal', () => {
+    const r = g.findPath([1, 0.5, 10], [4, 0.5, 7], { ...opts, smooth: false });
+    expect(r.status).toBe('complete');
+    checkPath(g, r.voxels, 'walk', 4, 2);
+    expect(r.points[1]).toBeGreaterThanOrEqual(0.5); // on the floor (its layer rounds up, as for the navmesh)
+    expect(r.points[1]).toBeLessThanOrEqual(0.75);
+    const smooth = g.findPath([1, 0.5, 10], [4, 0.5, 7], opts);
+    expect(smooth.status).toBe('complete');
+    expect(smooth.points.length).toBeLessThan(r.points.length);
+    expect(len(smooth.points)).toBeLessThanOrEqual(len(r.points) + 1e-4);
+    // the smoothed path still starts and ends where the raw one does
+    expect(Array.from(smooth.voxels.slice(0, 3))).toEqual(Array.from(r.voxels.slice(0, 3)));
+    expect(Array.from(smooth.voxels.slice(-3))).toEqual(Array.from(r.voxels.slice(-3)));
+  });
+
+  it('cannot walk over the wall but climbs and flies over it', () => {
+    const from = [2, 0.5, 2];
+    const to = [10, 0.5, 2];
+    const walk = g.findPath(from, to, { ...opts, smooth: false });
+    expect(walk.status).toBe('partial');
+    expect(Math.max(...Array.from(walk.points.filter((_, i) => i % 3 === 0)))).toBeLessThan(5.5);
+    const climb = g.findPath(from, to, { ...opts, move: 'climb', smooth: false });
+    expect(climb.status).toBe('complete');
+    checkPath(g, climb.voxels, 'climb', 4, 0);
+    const fly = g.findPath(from, to, { ...opts, move: 'fly', smooth: false });
+    expect(fly.status).toBe('complete');
+    checkPath(g, fly.voxels, 'fly', 4, 0);
+    const top = (p: Float32Array) => Math.max(...Array.from(p.filter((_, i) => i % 3 === 1)));
+    expect(top(climb.points)).toBeGreaterThanOrEqual(3.5 - 1e-4); // over the wall's top
+    expect(top(fly.points)).toBeGreaterThanOrEqual(3.5 - 1e-4);
+    expect(len(fly.points)).toBeLessThanOrEqual(len(climb.points) + 1e-4); // flying may cut the corners climbing follows
+  });
+
+  it('needs room for the agent: a tall agent cannot fly through a gap a short one can', async () => {
+    // a ceiling slab at 1.5..2 over part of the floor: 1 unit of room under it
+    const low = await voxelize(boxes([[0, 0, 0, 10, 0.5, 4], [0, 0.5, 0, 4, 1.5, 4], [6, 0.5, 0, 10, 1.5, 4], [4, 1.5, 0, 6, 2, 4]]), { cellSize: 0.25, cellHeight: 0.25 }, { workers: false });
+    const under: VoxelPathOptions = { agentClimb: 0, smooth: false };
+    const short = low.findPath([4.5, 0.5, 2], [5.5, 0.5, 2], { ...under, agentHeight: 0.75 });
+    expect(short.status).toBe('complete');
+    const tall = low.findPath([4.5, 0.5, 2], [5.5, 0.5, 2], { ...under, agentHeight: 1.5, searchRadius: 0 });
+    expect(tall.status).toBe('none'); // no place under the ceiling for it at all
+    low.dispose();
+  });
+
+  it('is deterministic and survives occupancy() -> VoxelGrid.create()', async () => {
+    const a = g.findPath([1, 0.5, 1], [11, 0.5, 11], { ...opts, move: 'climb' });
+    const b = g.findPath([1, 0.5, 1], [11, 0.5, 11], { ...opts, move: 'climb' });
+    expect(Array.from(a.voxels)).toEqual(Array.from(b.voxels));
+    const copy = await VoxelGrid.create(g.occupancy());
+    const c = copy.findPath([1, 0.5, 1], [11, 0.5, 11], { ...opts, move: 'climb' });
+    expect(Array.from(c.voxels)).toEqual(Array.from(a.voxels));
+    copy.dispose();
+  });
+
+  it('runs out of nodes gracefully and reports nothing near a point far away', () => {
+    const r = g.findPath([1, 0.5, 1], [11, 0.5, 11], { ...opts, move: 'fly', maxNodes: 50, smooth: false });
+    expect(r.status).toBe('partial');
+    expect(r.voxels.length / 3).toBeLessThanOrEqual(50);
+    const none = g.findPath([1, 0.5, 1], [500, 0.5, 500], opts);
+    expect(none.status).toBe('none');
+    expect(none.points.length).toBe(0);
+  });
+
+  it('names bad arguments', async () => {
+    await expectCode(() => g.findPath([0, 0, 0], [1, 1, 1], { move: 'swim' as never }), 'NB_ERR_INVALID_ARG', /options\.move/);
+    await expectCode(() => g.findPath([0, 0, 0], [1, 1, 1], { agentRadius: -1 }), 'NB_ERR_INVALID_ARG', /agentRadius/);
+    await expectCode(() => g.findPath([0, 0, 0], [1, 1, 1], { agentHeight: 0 }), 'NB_ERR_INVALID_ARG', /agentHeight/);
+    await expectCode(() => g.findPath([0, 0, 0], [1, 1, 1], { maxNodes: 0 }), 'NB_ERR_INVALID_ARG', /maxNodes/);
+    await expectCode(() => g.findPath([0, 0, 0], [1, 1, 1], { searchRadius: 100 }), 'NB_ERR_INVALID_ARG', /searchRadius/);
+    await expectCode(() => g.findPath([0, NaN, 0], [1, 1, 1]), 'NB_ERR_NONFINITE', /start/);
+    await expectCode(() => g.findPath([0, 0, 0], [1, 1, 1], { speed: 2 } as never), 'NB_ERR_INVALID_ARG', /speed/);
+    await expectCode(() => g.isSolid(0.5, 0, 0), 'NB_ERR_INVALID_ARG', /isSolid: x/);
+    const data = g.occupancy();
+    await expectCode(() => VoxelGrid.create({ ...data, words: data.words.subarray(1) }), 'NB_ERR_INVALID_ARG', /words has/);
+    await expectCode(() => VoxelGrid.create({ ...data, dims: [0, 1, 1] }), 'NB_ERR_INVALID_ARG', /dims\[0\]/);
+    await expectCode(() => VoxelGrid.create({ ...data, dims: [100000, 100000, 1000] }), 'NB_ERR_TOO_LARGE');
+    await expectCode(() => VoxelGrid.create({ ...data, cellSize: 0 }), 'NB_ERR_INVALID_ARG', /cellSize/);
+    const gone = await VoxelGrid.create(data);
+    gone.dispose();
+    gone.dispose();
+    expect(gone.disposed).toBe(true);
+    await expectCode(() => gone.findPath([0, 0, 0], [1, 1, 1]), 'NB_ERR_DISPOSED');
+  });
+});
+
+describe('walking voxels agree with the navmesh', () => {
+  let nav: NavMesh;
+  let g: VoxelGrid;
+  beforeAll(async () => {
+    const dungeon = loadMesh('dungeon.obj');
+    nav = await bake(dungeon, {}, { workers: false });
+    g = await voxelize(dungeon, {}, { workers: false });
+  });
+
+  it('finds a walk wherever the navmesh has a path, no longer than it', () => {
+    // The navmesh keeps agents 0.6 from walls; a voxel walker of radius 0 has more room, so its path is at most
+    // the navmesh's (plus the grid's staircase: a smoothed 8-direction path is within a few percent).
+    let compared = 0;
+    for (let seed = 1; compared < 30 && seed < 200; seed++) {
+      const a = nav.randomPoint({ seed });
+      const b = nav.randomPoint({ seed: seed + 1000 });
+      if (!a || !b) continue;
+      const p = nav.findPath(a, b);
+      if (p.status !== 'complete') continue;
+      const v = g.findPath(a, b, { maxNodes: 1 << 20 });
+      expect(v.status, `seed ${seed}`).toBe('complete');
+      expect(len(v.points), `seed ${seed}`).toBeLessThanOrEqual(len(p.points) * 1.1 + 1);
+      compared++;
+    }
+    expect(compared).toBe(30);
+  });
+});

@@ -1,0 +1,371 @@
+/**
+ * Voxels: a level's solid space as a bit-packed occupancy grid (one bit per voxel), and 3D paths through it for
+ * agents a navmesh cannot carry -- ones that climb walls and ceilings, or fly -- as well as walkers.
+ *
+ * ```ts
+ * const grid = await voxelize({ positions, indices }, { cellSize: 0.25, cellHeight: 0.25 });
+ * const { status, points } = grid.findPath(from, to, { move: 'fly', agentHeight: 0.5, agentRadius: 0.25 });
+ * ```
+ */
+import { bool, f32, intIn, invalid, knownKeys, num, optionsObject, shown, vec3 } from './args.js';
+import { bakeOptions, meshInput, progressOf, type BakeProgress, type Geometry } from './bake.js';
+import { configValues, DEFAULTS, shortFloat, type NavBakeConfig } from './config.js';
+import { abortedAs, abortReason, NavBakeError } from './errors.js';
+import type { Vec3Like } from './navmesh.js';
+import { settle, sharedPool, workersAvailable } from './pool.js';
+import { mainWasm, wasmModule } from './runtime.js';
+import { PATH_STATUS, type CProgress, type PathStatus, type Vec3, type VoxelLayout, type Wasm } from './wasm.js';
+
+export type { VoxelLayout } from './wasm.js';
+
+export interface VoxelizeOptions {
+  /** `false` rasterizes on the calling thread (blocking it); a number runs it in the bake worker pool. @default a worker */
+  workers?: number | false;
+  /** Aborting rejects with the signal's reason and stops the work. */
+  signal?: AbortSignal;
+  /** Called as the triangles are rasterized (stage 'rasterize'). */
+  onProgress?: (p: BakeProgress) => void;
+  /**
+   * [world] empty space added above the mesh's top, so that agents can stand on its highest surfaces and fly over
+   * them (a path's voxels all lie inside the grid). Rounded up to whole voxels. @default config.agentHeight
+   */
+  headroom?: number;
+}
+
+/** An occupancy grid as data: its layout and its words (see {@link VoxelGrid.occupancy} for the bit order). */
+export interface VoxelGridData extends VoxelLayout {
+  words: Uint32Array;
+}
+
+/**
+ * How the agent moves: `walk` stands on solid ground and steps up or down at most `agentClimb` between
+ * neighbouring columns (8 directions); `climb` clings to any surface -- floors, walls, ceilings -- and rounds
+ * ledges (26 directions); `fly` goes anywhere free (26 directions). No move cuts a corner past solid voxels.
+ */
+export type VoxelMove = 'walk' | 'climb' | 'fly';
+
+const MOVES: Readonly<Record<VoxelMove, number>> = { walk: 0, climb: 1, fly: 2 };
+
+export interface VoxelPathOptions {
+  /** @default 'walk' */
+  move?: VoxelMove;
+  /** [world] the agent's height, rounded up to whole voxels (at least one). @default 2 (DEFAULTS.agentHeight) */
+  agentHeight?: number;
+  /** [world] how far the agent reaches to each side along x and z, rounded up to whole voxels. @default 0 (one voxel wide) */
+  agentRadius?: number;
+  /** [world] walk: the highest step up or down, rounded down to whole voxels. @default 0.9 (DEFAULTS.agentMaxClimb) */
+  agentClimb?: number;
+  /** Keep only the points where the path turns, where the agent can go straight between them. @default true */
+  smooth?: boolean;
+  /** A* search nodes: a path that needs more comes back 'partial'. 1..4194304. @default 65536 */
+  maxNodes?: number;
+  /**
+   * [world] how far from `start` and `end` to look for a voxel the agent can be at (a point on a floor is in the
+   * free voxel above it; one inside a wall finds the nearest free place); at most 64 voxels.
+   * @default agentHeight (capped at 64 voxels)
+   */
+  searchRadius?: number;
+}
+
+export interface VoxelPathResult {
+  /**
+   * 'complete': the path reaches the voxel found for `end`; 'partial': `end` cannot be reached (or maxNodes ran
+   * out) and the path ends at the reached voxel nearest to it; 'none': no voxel where the agent can be lies
+   * within searchRadius of `start` or of `end`.
+   */
+  status: PathStatus;
+  /** World points, x y z each: the bottom centre of each path voxel (the agent's feet). */
+  points: Float32Array;
+  /** The path's voxels, x y z each (grid coordinates). */
+  voxels: Int32Array;
+}
+
+const PATH_KEYS = ['move', 'agentHeight', 'agentRadius', 'agentClimb', 'smooth', 'maxNodes', 'searchRadius'] as const;
+const DEFAULT_NODES = 65536;
+const MAX_NODES = 4194304;
+/** nb_voxel_nearest scans a cube of (2 n + 1)^3 voxels at worst */
+const MAX_SEARCH_VOXELS = 64;
+/** layers of headroom: C's limit, NB_SPAN_MAX_HEIGHT */
+const MAX_HEADROOM = 8191;
+/** voxel coordinates handed to C stay well inside int32 whatever the point */
+const COORD_LIMIT = 1 << 30;
+
+/** Wasm objects of one grid; also what the FinalizationRegistry frees when a VoxelGrid is forgotten. */
+interface Handle {
+  w: Wasm;
+  words: number;
+  wordCount: number;
+  query: number;
+  queryNodes: number;
+}
+
+function release(h: Handle): void {
+  if (h.query) h.w.voxelQueryDestroy(h.query);
+  if (h.words) h.w.freeWords(h.words);
+  h.query = h.words = 0;
+}
+
+const registry = new FinalizationRegistry<Handle>(release);
+const ADOPT = Symbol('adopt');
+const at = (method: string, arg: string) => `navbake: VoxelGrid.${method}: ${arg}`;
+
+/** Rounded voxel counts: a tiny epsilon keeps 2.0 / 0.2 (10.000000000000002 in doubles) at 10. */
+const ceilVoxels = (v: number) => Math.ceil(v - 1e-6);
+const floorVoxels = (v: number) => Math.floor(v + 1e-6);
+
+/**
+ * Rasterizes the triangles (all of them: walkable or not, as bake() does before filtering) into solid voxels of
+ * config.cellSize x config.cellHeight x config.cellSize over the mesh's bounds; the other config fields do not
+ * matter here but are checked as bake() checks them. Rejects with a NavBakeError (bad geometry or config,
+ * NB_ERR_TOO_LARGE beyond 2^32 voxels) or the abort reason.
+ */
+export async function voxelize(geometry: Geometry, config?: NavBakeConfig, opts?: VoxelizeOptions): Promise<VoxelGrid> {
+  const options = bakeOptions('navbake.voxelize', opts, ['workers', 'signal', 'onProgress', 'headroom']);
+  const { signal, onProgress } = options;
+  if (signal?.aborted) throw abortReason(signal);
+  const w = await mainWasm();
+  if (signal?.aborted) throw abortReason(signal);
+  const values = configValues(w.fields, config);
+  const resolved = w.resolveConfig(values);
+  const field = (name: string) => resolved[w.fields.findIndex((f) => f.name === name)];
+  const room = options.headroom === undefined ? field('agentHeight') : num('navbake.voxelize: options.headroom', options.headroom);
+  if (!(room >= 0)) throw invalid(`navbake.voxelize: options.headroom must be >= 0 (got ${room})`);
+  const headroom = ceilVoxels(room / Math.fround(field('cellHeight')));
+  if (headroom > MAX_HEADROOM) {
+    throw invalid(`navbake.voxelize: options.headroom (${room}) is ${headroom} voxel layers; at most ${MAX_HEADROOM}`);
+  }
+  const mesh = meshInput(geometry, 'navbake.voxelize').mesh;
+  const workers = options.workers ?? 1;
+  if (workers === false || !workersAvailable()) {
+    const progress: CProgress = (stage, done, total) => {
+      onProgress?.(progressOf(stage, done, total));
+      return signal?.aborted === true;
+    };
+    try {
+      const v = w.voxelize(mesh, values, headroom, false, progress);
+      return new VoxelGrid(ADOPT, w, v, v.words);
+    } catch (e) {
+      throw abortedAs(e, signal);
+    }
+  }
+
+  const pool = sharedPool(() => wasmModule(), workers);
+  // The worker gets copies: the caller's arrays stay usable.
+  const req = {
+    type: 'voxelize' as const,
+    positions: mesh.positions.slice(),
+    indices: mesh.indices ? mesh.indices.slice() : null,
+    areas: mesh.areas ? mesh.areas.slice() : null,
+    config: values,
+    headroom,
+  };
+  const transfer = [req.positions.buffer, req.indices?.buffer, req.areas?.buffer].filter((b) => b) as ArrayBuffer[];
+  const task = pool.run(req, transfer, (p) => onProgress?.(progressOf(p.stage, p.done, p.total)));
+  const r = await settle(task, signal);
+  if (!r.voxels) throw new NavBakeError('NB_ERR_WORKER', 'navbake.voxelize: the worker sent no voxels');
+  return new VoxelGrid(ADOPT, w, r.voxels, w.putWords(r.voxels.words));
+}
+
+/** Voxels in a grid of these dims, checked: whole numbers >= 1 whose product is below 2^32. */
+function voxelCount(where: string, dims: unknown): number {
+  if (dims === null || typeof dims !== 'object' || (dims as ArrayLike<unknown>).length !== 3) {
+    throw invalid(`${where} must be [x, y, z], three voxel counts (got ${shown(dims)})`);
+  }
+  const d = dims as ArrayLike<unknown>;
+  let n = 1;
+  for (let k = 0; k < 3; k++) n *= intIn(`${where}[${k}]`, d[k], 1, 0x7fffffff);
+  if (n >= 2 ** 32) {
+    throw new NavBakeError('NB_ERR_TOO_LARGE', `${where}: ${d[0]} x ${d[1]} x ${d[2]} = ${n} voxels; at most 2^32 - 1`);
+  }
+  return n;
+}
+
+/**
+ * Solid voxels and 3D path searches through them. Made by {@link voxelize} or, from occupancy data of your own or
+ * a saved {@link occupancy}, by {@link VoxelGrid.create}. The words live in the main thread's wasm memory until
+ * dispose() (a FinalizationRegistry frees forgotten grids).
+ */
+export class VoxelGrid {
+  #h: Handle | null;
+  readonly #layout: VoxelLayout;
+
+  /** @internal use voxelize() or VoxelGrid.create() */
+  constructor(token: typeof ADOPT, w: Wasm, layout: VoxelLayout, words: number) {
+    if (token !== ADOPT) throw new TypeError('VoxelGrid: use voxelize() or VoxelGrid.create()');
+    const [x, y, z] = layout.dims;
+    // float32 sizes read as the decimal given (0.3, not 0.30000001192092896)
+    this.#layout = { origin: [...layout.origin], cellSize: shortFloat(layout.cellSize), cellHeight: shortFloat(layout.cellHeight), dims: [x, y, z] };
+    this.#h = { w, words, wordCount: Math.ceil((x * y * z) / 32), query: 0, queryNodes: 0 };
+    registry.register(this, this.#h, this);
+  }
+
+  /**
+   * A grid over occupancy words of your own (or from {@link occupancy}): voxel (x, y, z) is solid when bit
+   * `i & 31` of `words[i >> 5]` is set, with `i = x + dims[0] * (z + dims[2] * y)` (x fastest, then z, then y:
+   * each horizontal slice is contiguous). `words` must hold exactly ceil(x * y * z / 32) words; it is copied.
+   */
+  static async create(data: VoxelGridData): Promise<VoxelGrid> {
+    const where = 'navbake: VoxelGrid.create: data';
+    if (data === null || typeof data !== 'object') {
+      throw invalid(`${where} must be { words, dims, origin, cellSize, cellHeight } (got ${shown(data)})`);
+    }
+    knownKeys(where, data, ['words', 'dims', 'origin', 'cellSize', 'cellHeight'], 'field');
+    const n = voxelCount(`${where}.dims`, data.dims);
+    const origin = vec3(`${where}.origin`, data.origin);
+    for (const k of ['cellSize', 'cellHeight'] as const) {
+      if (!(f32(`${where}.${k}`, data[k]) > 0)) throw invalid(`${where}.${k} must be > 0 (got ${data[k]})`);
+    }
+    if (!(data.words instanceof Uint32Array)) throw invalid(`${where}.words must be a Uint32Array (got ${shown(data.words)})`);
+    const need = Math.ceil(n / 32);
+    if (data.words.length !== need) {
+      throw invalid(`${where}.words has ${data.words.length} words; dims ${data.dims.join(' x ')} need ${need}`);
+    }
+    const w = await mainWasm();
+    const layout: VoxelLayout = { origin, cellSize: data.cellSize, cellHeight: data.cellHeight, dims: [...data.dims] as [number, number, number] };
+    return new VoxelGrid(ADOPT, w, layout, w.putWords(data.words));
+  }
+
+  /** World position of voxel (0, 0, 0)'s minimum corner. */
+  get origin(): Vec3 {
+    return [...this.#layout.origin];
+  }
+
+  /** [world] voxel size along x and z */
+  get cellSize(): number {
+    return this.#layout.cellSize;
+  }
+
+  /** [world] voxel size along y */
+  get cellHeight(): number {
+    return this.#layout.cellHeight;
+  }
+
+  /** Voxels along x, y, z. */
+  get dims(): [number, number, number] {
+    return [...this.#layout.dims];
+  }
+
+  /** true once dispose() ran */
+  get disposed(): boolean {
+    return this.#h === null;
+  }
+
+  /** Whether voxel (x, y, z) is solid; false outside the grid. */
+  isSolid(x: number, y: number, z: number): boolean {
+    const h = this.#live();
+    const [dx, dy, dz] = this.#layout.dims;
+    for (const [name, v] of [['x', x], ['y', y], ['z', z]] as const) {
+      if (!Number.isInteger(v)) throw invalid(`${at('isSolid', name)} must be an integer (got ${shown(v)})`);
+    }
+    if (x < 0 || y < 0 || z < 0 || x >= dx || y >= dy || z >= dz) return false;
+    const i = x + dx * (z + dz * y);
+    return ((h.w.wordsView(h.words, h.wordCount)[i >>> 5] >>> (i & 31)) & 1) === 1;
+  }
+
+  /** The voxel a world point is in, [x, y, z] (it may lie outside the grid). */
+  voxelAt(point: Vec3Like): Vec3 {
+    this.#live();
+    return this.#voxelOf(vec3(at('voxelAt', 'point'), point));
+  }
+
+  /** The bottom centre of voxel (x, y, z) in world coordinates: where an agent standing in it has its feet. */
+  pointOf(x: number, y: number, z: number): Vec3 {
+    this.#live();
+    const { origin: o, cellSize: cs, cellHeight: ch } = this.#layout;
+    for (const [name, v] of [['x', x], ['y', y], ['z', z]] as const) {
+      if (!Number.isInteger(v)) throw invalid(`${at('pointOf', name)} must be an integer (got ${shown(v)})`);
+    }
+    return [Math.fround(o[0] + (x + 0.5) * cs), Math.fround(o[1] + y * ch), Math.fround(o[2] + (z + 0.5) * cs)];
+  }
+
+  /** A copy of the grid as data: for a worker, a file, or {@link VoxelGrid.create}. */
+  occupancy(): VoxelGridData {
+    const h = this.#live();
+    const l = this.#layout;
+    return { origin: [...l.origin], cellSize: l.cellSize, cellHeight: l.cellHeight, dims: [...l.dims], words: h.w.wordsView(h.words, h.wordCount).slice() };
+  }
+
+  /**
+   * A path from `start` to `end` (world points) for an agent moving as `options.move` says. Each end snaps to
+   * the nearest voxel the agent can be at within searchRadius. Runs on the calling thread; its cost is bounded
+   * by maxNodes. Bad arguments throw NavBakeError.
+   */
+  findPath(start: Vec3Like, end: Vec3Like, options?: VoxelPathOptions): VoxelPathResult {
+    const h = this.#live();
+    const o = optionsObject<VoxelPathOptions>(at('findPath', 'options'), options, PATH_KEYS);
+    const s = vec3(at('findPath', 'start'), start);
+    const e = vec3(at('findPath', 'end'), end);
+    const move = o.move ?? 'walk';
+    if (!Object.hasOwn(MOVES, move)) throw invalid(`${at('findPath', 'options.move')} must be 'walk', 'climb' or 'fly' (got ${shown(o.move)})`);
+    const world = (name: keyof VoxelPathOptions, fallback: number, min: number) => {
+      const v = o[name] === undefined ? fallback : num(at('findPath', `options.${name}`), o[name]);
+      if (!(v >= min)) throw invalid(`${at('findPath', `options.${name}`)} must be ${min > 0 ? '> 0' : '>= 0'} (got ${v})`);
+      return v;
+    };
+    const { cellSize: cs, cellHeight: ch, dims } = this.#layout;
+    const height = o.agentHeight === undefined ? DEFAULTS.agentHeight : num(at('findPath', 'options.agentHeight'), o.agentHeight);
+    if (!(height > 0)) throw invalid(`${at('findPath', 'options.agentHeight')} must be > 0 (got ${height})`);
+    const radius = world('agentRadius', 0, 0);
+    const climb = world('agentClimb', DEFAULTS.agentMaxClimb, 0);
+    const search = world('searchRadius', height, 0);
+    const smooth = bool(at('findPath', 'options.smooth'), o.smooth) ?? true;
+    const maxNodes = o.maxNodes === undefined ? DEFAULT_NODES : intIn(at('findPath', 'options.maxNodes'), o.maxNodes, 1, MAX_NODES);
+    const voxels = (name: string, v: number) => {
+      if (v > 4096) throw invalid(`${at('findPath', `options.${name}`)} is ${Math.round(v)} voxels; at most 4096`);
+      return v;
+    };
+    let searchVoxels = Math.max(ceilVoxels(search / cs), ceilVoxels(search / ch));
+    if (o.searchRadius === undefined) searchVoxels = Math.min(searchVoxels, MAX_SEARCH_VOXELS); // the default never throws
+    if (searchVoxels > MAX_SEARCH_VOXELS) {
+      throw invalid(`${at('findPath', 'options.searchRadius')} (${search}) is ${searchVoxels} voxels; at most ${MAX_SEARCH_VOXELS}`);
+    }
+    if (!h.query || h.queryNodes !== maxNodes) {
+      if (h.query) h.w.voxelQueryDestroy(h.query);
+      h.query = 0;
+      h.query = h.w.voxelQueryCreate(maxNodes);
+      h.queryNodes = maxNodes;
+    }
+    const args = new Int32Array([
+      ...dims,
+      MOVES[move],
+      voxels('agentHeight', Math.max(1, ceilVoxels(height / ch))),
+      voxels('agentRadius', ceilVoxels(radius / cs)),
+      voxels('agentClimb', floorVoxels(climb / ch)),
+      smooth ? 1 : 0,
+      ...this.#voxelOf(s),
+      ...this.#voxelOf(e),
+      searchVoxels,
+    ]);
+    const r = h.w.voxelFindPath(h.query, h.words, args, cs, ch, maxNodes);
+    const n = r.voxels.length / 3;
+    const points = new Float32Array(r.voxels.length);
+    const { origin: org } = this.#layout;
+    for (let i = 0; i < n; i++) {
+      points[3 * i] = org[0] + (r.voxels[3 * i] + 0.5) * cs;
+      points[3 * i + 1] = org[1] + r.voxels[3 * i + 1] * ch;
+      points[3 * i + 2] = org[2] + (r.voxels[3 * i + 2] + 0.5) * cs;
+    }
+    return { status: PATH_STATUS[r.status] ?? 'none', points, voxels: r.voxels };
+  }
+
+  /** Frees the wasm memory. Idempotent; any later call throws NavBakeError NB_ERR_DISPOSED. */
+  dispose(): void {
+    const h = this.#h;
+    if (!h) return;
+    this.#h = null;
+    registry.unregister(this);
+    release(h);
+  }
+
+  #voxelOf(p: Vec3): Vec3 {
+    const { origin: o, cellSize: cs, cellHeight: ch } = this.#layout;
+    const clamp = (v: number) => Math.min(COORD_LIMIT, Math.max(-COORD_LIMIT, Math.floor(v)));
+    return [clamp((p[0] - o[0]) / cs), clamp((p[1] - o[1]) / ch), clamp((p[2] - o[2]) / cs)];
+  }
+
+  #live(): Handle {
+    const h = this.#h;
+    if (!h) throw new NavBakeError('NB_ERR_DISPOSED', 'navbake: this VoxelGrid was disposed');
+    return h;
+  }
+}
