@@ -1,6 +1,7 @@
 // The navbake demo: bakes the built-in level (or a dropped model, or the big generated world) in Web Workers,
-// shows the navmesh with the package's three.js helpers, and finds paths between clicked points. Every bake option
-// is in the panel. After each bake, inspect() (also in the workers) fetches the intermediate stages for the debug
+// shows the navmesh with the package's three.js helpers, and finds paths between clicked points: on the navmesh, or
+// (the panel's "agent") through the level's voxels for an agent that walks, climbs walls or flies (voxels.ts). Every
+// bake option is in the panel. After each bake, inspect() (also in the workers) fetches the intermediate stages for the debug
 // views (voxels, regions, contours) and the stage times and memory in the stats panel.
 // window.__navbakeDemo exposes the state and a few actions for the browser tests (tests/e2e/demo.test.ts).
 import GUI, { type Controller } from 'lil-gui';
@@ -61,6 +62,7 @@ import {
   type LevelLink,
   type Vec3,
 } from './level';
+import { AGENT_LABELS, agentLabel, LevelVoxels, millions, pathLength, VOXEL_BUDGET, type Agent } from './voxels';
 import { fetchWorld, WORLD_SIZES, worldObject, type WorldGeometry } from './world';
 import './style.css';
 
@@ -69,11 +71,17 @@ import './style.css';
 type Phase = 'loading' | 'baking' | 'baked' | 'cancelled' | 'error' | 'loaded';
 
 interface PathState {
+  /** what found it: the navmesh, or a voxel agent */
+  mode: Agent;
   status: string;
   length: number;
   points: number[];
   start: Vec3;
   end: Vec3;
+  /** the level it was found on (demo.source when it was drawn) */
+  source: string;
+  /** the findPath call [ms] */
+  ms: number;
 }
 
 interface BakeStats {
@@ -114,6 +122,9 @@ type Views = {
   rawContours: boolean;
   links: boolean;
 };
+
+/** The shown level's voxel grid, for the voxel agents. */
+const levelVoxels = new LevelVoxels();
 
 const demo = {
   phase: 'loading' as Phase,
@@ -156,6 +167,10 @@ const demo = {
   inspectsDone: 0,
   inspection: null as InspectStats | null,
   path: null as PathState | null,
+  /** The latest paths drawn (up to 100), oldest first: what each was found by and on, for the tests. */
+  pathsShown: [] as { mode: Agent; status: string; length: number; source: string; level: number; grid: number[] | null }[],
+  /** The voxel grid of the shown level: its phase, voxel size and voxelize time; drops of grids no longer wanted. */
+  voxels: levelVoxels.info,
   error: null as string | null,
   /** What the shown navmesh comes from: the level's name, or `x.navbake (loaded)` for a loaded file. */
   source: 'built-in level',
@@ -175,7 +190,9 @@ const demo = {
   config: { ...DEFAULTS } as Required<NavBakeConfig>,
   /** tileDrawMs: during a tiled bake, the tiles so far are drawn at most this often [ms] (each draw of a big world's
    * navmesh takes tens of milliseconds). */
-  options: { workers: defaultWorkerCount(), autoBake: true, tileDrawMs: 500 },
+  /** agent: what finds the paths (the panel's "agent"); voxelBudget: the most voxels a level's grid may have before
+   * its voxels are made coarser. */
+  options: { workers: defaultWorkerCount(), autoBake: true, tileDrawMs: 500, agent: 'navmesh' as Agent, voxelBudget: VOXEL_BUDGET },
   views: {
     level: true,
     navmesh: true,
@@ -204,6 +221,18 @@ const demo = {
     endPoint = end;
     return updatePath();
   },
+  /** Picks the agent (as the panel does); resolves with the path drawn once the level's voxels are there if needed. */
+  setAgent: async (agent: Agent) => {
+    demo.options.agent = agent;
+    gui.controllersRecursive().forEach((c) => c.updateDisplay());
+    updatePath();
+    await levelVoxels.settled();
+    return demo.path;
+  },
+  /** Resolves once the voxel grid asked for last is made (or failed). */
+  voxelsSettled: () => levelVoxels.settled(),
+  /** The voxel grid the voxel agents' paths come from (null when none is made for the shown level). */
+  voxelGrid: () => levelVoxels.grid,
   /** A path query on the shown navmesh, without changing what is drawn. */
   findPath: (start: Vec3Like, end: Vec3Like) => {
     if (!nav) return null;
@@ -494,6 +523,7 @@ function showStats(): void {
     ['voxels', insp ? `${insp.spans} walkable spans, ${insp.regions} regions, ${insp.contours} contours` : inspectNote()],
     ['memory', insp ? `bake peak ${MiB(insp.peakBytes)} · wasm heap ${MiB(insp.heapBytes)}` : '—'],
     ['obstacles', obstacleNote()],
+    ['agent', agentNote()],
     ['frame', `${demo.fps.toFixed(0)} fps · ${demo.frameMs.toFixed(0)} ms/frame`],
     ['main thread', recent.length ? `longest task ${longest.toFixed(0)} ms (last 5 s)` : 'no task over 50 ms (last 5 s)'],
   ];
@@ -501,6 +531,22 @@ function showStats(): void {
   showStageTimes(insp);
   const p = demo.lastProgress;
   el('stages').textContent = p ? `last progress: ${p.stage} ${p.done}/${p.total} · ${demo.progressEvents} events` : '';
+}
+
+function agentNote(): string {
+  const agent = demo.options.agent;
+  if (agent === 'navmesh') return 'walk (navmesh)';
+  const v = demo.voxels;
+  const p = v.plan;
+  if (v.phase === 'refused') return `${agentLabel(agent)}: refused (${p?.refused})`;
+  if (v.phase === 'error') return `${agentLabel(agent)}: no voxels (${v.error})`;
+  if (!p) return agentLabel(agent);
+  const size = `${p.cellSize} x ${p.cellHeight} m`;
+  const coarse = p.coarsened ? ` (coarser than the bake's ${demo.config.cellSize} x ${demo.config.cellHeight} m: at most ${millions(demo.options.voxelBudget)} voxels)` : '';
+  const grid = `${p.dims.join(' x ')} = ${millions(p.voxels)} voxels of ${size}${coarse}`;
+  if (v.phase === 'running') return `${agentLabel(agent)}: voxelizing ${grid}…`;
+  const path = demo.path?.mode === agent ? ` · path ${demo.path.ms.toFixed(1)} ms` : '';
+  return `${agentLabel(agent)}: ${grid} · voxelized in ${(v.ms ?? 0).toFixed(0)} ms${path}`;
 }
 
 function obstacleNote(): string {
@@ -692,32 +738,103 @@ function pickTargets(): Object3D[] {
 
 // ---- path ----------------------------------------------------------------------------------------------------
 
+/** Draws the path between the markers as the agent finds it (and says so in the path line). */
 function updatePath(): PathState | null {
   startMarker.visible = startPoint !== null;
   endMarker.visible = endPoint !== null;
   if (startPoint) startMarker.position.fromArray(startPoint);
   if (endPoint) endMarker.position.fromArray(endPoint);
+  if (demo.options.agent !== 'navmesh') return updateVoxelPath(demo.options.agent);
   if (!nav || !startPoint || !endPoint) {
-    pathHelper.setPath(new Float32Array(0));
-    setTube([]);
-    demo.path = null;
-    el('path-info').textContent = !nav
-      ? `Path: no navmesh${running ? ' yet' : ''}`
-      : startPoint
-        ? 'Path: shift+click to set the end'
-        : 'Path: click to set the start';
-    return null;
+    return noPath(
+      !nav ? `Path: no navmesh${running ? ' yet' : ''}` : startPoint ? 'Path: shift+click to set the end' : 'Path: click to set the start',
+    );
   }
+  const t0 = performance.now();
   const r = nav.findPath(startPoint, endPoint);
-  pathHelper.setPath(r.points);
-  setTube(r.points);
-  demo.path = { status: r.status, length: r.length, points: Array.from(r.points), start: startPoint, end: endPoint };
+  const ms = performance.now() - t0;
+  showPath({ mode: 'navmesh', status: r.status, length: r.length, points: Array.from(r.points), start: startPoint, end: endPoint, source: demo.source, ms });
   el('path-info').textContent =
     r.status === 'none'
       ? 'Path: none (an end is off the navmesh)'
       : `Path: ${r.status}, ${r.length.toFixed(2)} m, ${r.points.length / 3} points`;
   return demo.path;
 }
+
+/** No path drawn; the path line says why. */
+function noPath(info: string): null {
+  pathHelper.setPath(new Float32Array(0));
+  setTube([]);
+  demo.path = null;
+  el('path-info').textContent = info;
+  return null;
+}
+
+/** Draws a path found on the navmesh, or on a voxel grid (of these dims). */
+function showPath(p: PathState, grid: number[] | null = null): void {
+  pathHelper.setPath(new Float32Array(p.points));
+  setTube(p.points);
+  demo.path = p;
+  demo.pathsShown.push({ mode: p.mode, status: p.status, length: p.length, source: p.source, level: levelSerial, grid });
+  if (demo.pathsShown.length > 100) demo.pathsShown.shift();
+}
+
+/**
+ * The path of a voxel agent through the shown level's voxel grid. The grid is made (in a worker) the first time an
+ * agent needs it for this level and voxel size; meanwhile no path is drawn, and the path is drawn when it is there.
+ * A grid of another level or size is never used (LevelVoxels disposes it once it is not the one asked for).
+ */
+function updateVoxelPath(agent: Exclude<Agent, 'navmesh'>): PathState | null {
+  const what = `Path, ${agentLabel(agent)}`;
+  if (!startPoint || !endPoint) return noPath(startPoint ? `${what}: shift+click to set the end` : `${what}: click to set the start`);
+  const cfg = demo.config;
+  const grid = levelVoxels.request(levelSerial, level, levelName, cfg, demo.options.voxelBudget, () => updatePath());
+  const info = levelVoxels.info;
+  if (!grid) {
+    const size = info.plan ? `${info.plan.cellSize} x ${info.plan.cellHeight} m` : '';
+    return noPath(
+      info.phase === 'refused'
+        ? `${what}: refused: ${info.plan?.refused}`
+        : info.phase === 'error'
+          ? `${what}: no voxels (${info.error})`
+          : `${what}: voxelizing the level (${millions(info.plan?.voxels ?? 0)} voxels of ${size})…`,
+    );
+  }
+  const opts = {
+    move: agent,
+    agentHeight: cfg.agentHeight,
+    agentRadius: cfg.agentRadius,
+    agentClimb: cfg.agentMaxClimb,
+    // An end snaps to a place for the agent within its height (the package looks at most 64 voxels away).
+    searchRadius: Math.min(cfg.agentHeight, 64 * Math.min(grid.cellSize, grid.cellHeight)),
+    maxNodes: VOXEL_NODES,
+  };
+  const t0 = performance.now();
+  let r;
+  try {
+    r = grid.findPath(startPoint, endPoint, opts);
+  } catch (e) {
+    // A setting the voxel search cannot take (an agent thousands of voxels tall, say)
+    return noPath(`${what}: ${(e as { code?: string }).code ?? 'error'}: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  const ms = performance.now() - t0;
+  const length = pathLength(r.points);
+  showPath({ mode: agent, status: r.status, length, points: Array.from(r.points), start: startPoint, end: endPoint, source: demo.source, ms }, grid.dims);
+  const [dx, dy, dz] = grid.dims;
+  const gridNote = `grid of ${millions(dx * dy * dz)} voxels, ${grid.cellSize} x ${grid.cellHeight} m`;
+  el('path-info').textContent =
+    r.status === 'none'
+      ? `${what}: none (an end has no place for the agent within ${opts.searchRadius.toFixed(1)} m) · ${gridNote}`
+      : `${what}: ${r.status}, ${length.toFixed(2)} m, ${r.points.length / 3} points · ${gridNote}`;
+  return demo.path;
+}
+
+/**
+ * A* nodes a voxel path may take: bounds the main thread's time per path. The package's default (65536) is too few
+ * for a flight across the built-in level (about 190000 nodes, some 300 ms); climbing there takes about 20000.
+ */
+const VOXEL_NODES = 262144;
+
 
 const raycaster = new Raycaster();
 
@@ -826,7 +943,8 @@ canvas.addEventListener('pointerup', (e) => {
   const hit = raycaster.intersectObjects(pickTargets(), true)[0];
   if (!hit) return;
   let p: Vec3 = [hit.point.x, hit.point.y, hit.point.z];
-  const near = nav?.nearestPoint(p);
+  // On the navmesh for a walker of the navmesh; a voxel agent takes the point hit, on a wall or a ceiling too.
+  const near = demo.options.agent === 'navmesh' ? nav?.nearestPoint(p) : null;
   if (near) p = near.point;
   if (e.button === 2 || e.shiftKey) endPoint = p;
   else startPoint = p;
@@ -1176,6 +1294,8 @@ function levelTileSize(tileSize: number): number {
 
 /** The name of the level shown: what a bake bakes. */
 let levelName = 'built-in level';
+/** Counts the levels shown: the voxel grid of one is never used for another. */
+let levelSerial = 0;
 
 /**
  * Counts the user's choices of what to show (the built-in level, a file, a generated world). One that is still
@@ -1189,6 +1309,8 @@ let levelChoice = 0;
  * the boxes, the path and the stats of the level before all go with it.
  */
 function useLevel(object: Object3D, name: string): void {
+  levelSerial++;
+  levelVoxels.reset(); // the grid of the level before (or its voxelize running) goes with it
   stopInspect();
   inspectInput = null;
   demo.bakeTimes = null;
@@ -1451,6 +1573,7 @@ function showBuiltIn(): Promise<void> {
   useLevel(buildLevel(), 'built-in level');
   startPoint = LEVEL_START;
   endPoint = LEVEL_END;
+  updatePath(); // the markers; a voxel agent's voxels are made meanwhile
   return runBake();
 }
 
@@ -1506,11 +1629,12 @@ const actions = {
 gui.add(actions, 'bake').name('Bake');
 gui.add(actions, 'cancel').name('Cancel');
 gui.add(demo.options, 'autoBake').name('bake on change');
+gui.add(demo.options, 'agent', AGENT_LABELS).name('agent').onChange(() => updatePath());
 const cfg = gui.addFolder('Config');
 const configObject = demo.config as unknown as Record<string, number | string>;
 for (const key of Object.keys(DEFAULTS) as (keyof NavBakeConfig)[]) {
   let c: Controller;
-  if (key === 'partition') c = cfg.add(configObject, key, ['watershed', 'monotone', 'layers']);
+  if (key === 'partition') c = cfg.add(configObject, key, ['watershed', 'monotone', 'layers', 'wavefront']);
   else {
     const r = RANGES[key];
     c = r ? cfg.add(configObject, key, r[0], r[1], r[2]) : cfg.add(configObject, key);

@@ -3,7 +3,7 @@
 // Run with `make test-pack` (part of `make test`; needs `make web` and /usr/bin/chromium).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -48,7 +48,18 @@ interface DemoState {
     heapBytes: number;
     ms: number;
   } | null;
-  path: { status: string; length: number; points: number[]; start: Vec3; end: Vec3 } | null;
+  path: { mode: string; status: string; length: number; points: number[]; start: Vec3; end: Vec3; source: string; ms: number } | null;
+  pathsShown: { mode: string; status: string; length: number; source: string; level: number; grid: Vec3 | null }[];
+  voxels: {
+    phase: string;
+    source: string;
+    plan: { cellSize: number; cellHeight: number; dims: Vec3; voxels: number; coarsened: boolean; refused: string | null } | null;
+    ms: number | null;
+    error: string | null;
+    started: number;
+    dropped: number;
+  };
+  config: Record<string, number | string>;
   error: string | null;
   source: string;
   world: number | null;
@@ -243,6 +254,58 @@ function distanceToBox(points: number[], x0: number, x1: number, z0: number, z1:
     }
   }
   return d;
+}
+/** The panel's "agent" dropdown. */
+const agentSelect = () =>
+  page.locator('.lil-controller').filter({ has: page.locator('.lil-name', { hasText: /^agent$/ }) }).locator('select');
+/**
+ * The shown path checked against the voxel grid it came from: every sample along it (each 5 cm, at the middle of the
+ * voxel its feet are in) in a free voxel; at every point, the agent's whole box (agentRadius to each side,
+ * agentHeight tall, in voxels as the package rounds them) free, and whether a solid voxel touches that box (a
+ * surface to cling to: beside, below or above). `control`: the voxel just under the tower's top is solid.
+ */
+function checkVoxelPath() {
+  return page.evaluate(() => {
+    const d = (window as any).__navbakeDemo;
+    const g = d.voxelGrid();
+    const pts: number[] = d.path.points;
+    const ch: number = g.cellHeight;
+    const r = Math.ceil(d.config.agentRadius / g.cellSize - 1e-6);
+    const h = Math.max(1, Math.ceil(d.config.agentHeight / ch - 1e-6));
+    const feet = (i: number) => g.voxelAt([pts[i], pts[i + 1] + ch / 2, pts[i + 2]]) as Vec3;
+    const anySolid = (x0: number, x1: number, y0: number, y1: number, z0: number, z1: number) => {
+      for (let y = y0; y <= y1; y++) for (let z = z0; z <= z1; z++) for (let x = x0; x <= x1; x++) if (g.isSolid(x, y, z)) return true;
+      return false;
+    };
+    let samples = 0;
+    let solidSamples = 0;
+    for (let i = 3; i + 2 < pts.length; i += 3) {
+      const n = Math.max(1, Math.ceil(Math.hypot(pts[i] - pts[i - 3], pts[i + 1] - pts[i - 2], pts[i + 2] - pts[i - 1]) / 0.05));
+      for (let k = 0; k <= n; k++) {
+        const p = [0, 1, 2].map((a) => pts[i - 3 + a] + ((pts[i + a] - pts[i - 3 + a]) * k) / n);
+        const [x, y, z] = g.voxelAt([p[0], p[1] + ch / 2, p[2]]);
+        samples++;
+        if (g.isSolid(x, y, z)) solidSamples++;
+      }
+    }
+    let blockedBoxes = 0;
+    let unclung = 0;
+    for (let i = 0; i + 2 < pts.length; i += 3) {
+      const [x, y, z] = feet(i);
+      if (anySolid(x - r, x + r, y, y + h - 1, z - r, z + r)) blockedBoxes++;
+      if (!anySolid(x - r - 1, x + r + 1, y - 1, y + h, z - r - 1, z + r + 1)) unclung++;
+    }
+    const [tx, ty, tz] = g.voxelAt([26, 5.95, -16]);
+    return { samples, solidSamples, points: pts.length / 3, blockedBoxes, unclung, control: g.isSolid(tx, ty, tz) as boolean };
+  });
+}
+/** Waits until the HUD's stats (redrawn every 500 ms) show this text. */
+async function hudShows(text: string): Promise<void> {
+  await page
+    .waitForFunction((t) => document.getElementById('stats')!.textContent!.includes(t), text, { timeout: 5_000, polling: 100 })
+    .catch(async () => {
+      throw new Error(`the HUD never showed ${JSON.stringify(text)}: ${await page.textContent('#stats')}`);
+    });
 }
 async function panels(): Promise<Rect[]> {
   return page.evaluate(() => [(window as any).__navbakeDemo.panelRect(), (window as any).__navbakeDemo.hudRect()]);
@@ -991,4 +1054,161 @@ describe('demo page', () => {
     expect(Math.hypot(r.path!.end[0] - r.path!.start[0], r.path!.end[2] - r.path!.start[2])).toBeGreaterThan(50);
     expect(consoleErrors).toEqual([]);
   }, 60_000);
+  it('gives a voxel agent coarser voxels on a big world, says so in the HUD, and refuses one that would need too coarse', async () => {
+    // still the 100k-triangle world of the test before: 215 x 32 x 215 m, about 81M voxels at the bake's 0.3 x 0.2 m
+    expect((await state()).world).toBe(100000);
+    const r = await page.evaluate(async () => {
+      const d = (window as any).__navbakeDemo;
+      d.renderPaused = true;
+      try {
+        const path = await d.setAgent('fly');
+        return { path, voxels: d.voxels, config: d.config, source: d.source, grid: d.voxelGrid()?.dims };
+      } finally {
+        d.renderPaused = false;
+      }
+    });
+    expect(r.voxels.phase).toBe('done');
+    const plan = r.voxels.plan!;
+    expect(plan.coarsened).toBe(true);
+    expect(plan.cellSize).toBeGreaterThan(r.config.cellSize as number);
+    expect(plan.cellHeight).toBeGreaterThan(r.config.cellHeight as number);
+    expect(r.grid).toEqual(plan.dims);
+    expect(plan.voxels).toBe(r.grid[0] * r.grid[1] * r.grid[2]);
+    expect(plan.voxels).toBeLessThanOrEqual(20_000_000);
+    expect(plan.voxels).toBeGreaterThan(10_000_000); // coarser only as far as the budget needs
+    await hudShows(`voxels of ${plan.cellSize} x ${plan.cellHeight} m (coarser than the bake's 0.3 x 0.2 m: at most 20.00M voxels)`);
+    expect(r.path?.mode).toBe('fly');
+    expect(r.path?.source).toBe(r.source);
+    expect(r.path?.status).not.toBe('none');
+
+    // With a budget of 1M voxels they would be about 1.3 m wide, more than the agent's radius: refused, no path.
+    const refused = await page.evaluate(async () => {
+      const d = (window as any).__navbakeDemo;
+      d.options.voxelBudget = 1_000_000;
+      try {
+        const path = await d.setAgent('climb');
+        return { path, voxels: d.voxels, grid: d.voxelGrid(), info: document.getElementById('path-info')!.textContent };
+      } finally {
+        d.options.voxelBudget = 20_000_000;
+      }
+    });
+    expect(refused.voxels.phase).toBe('refused');
+    expect(refused.path).toBeNull();
+    expect(refused.grid).toBeNull();
+    expect(refused.info).toMatch(/^Path, climb \(voxels\): refused: \d+\.\d\dM voxels at 0\.3 x 0\.2 m; within 1\.00M they would be 1\.\d+ m wide, more than the agent's radius \(0\.6 m\)/);
+    expect(consoleErrors).toEqual([]);
+  }, 60_000);
+
+  it('never draws a voxel path from the level before: a level change drops the grid being made for the old one', async () => {
+    // Still the generated world: a new voxel size for it (a smaller budget) starts a grid of it that takes a while
+    // (millions of voxels), and the built-in level takes its place before that grid is there.
+    expect((await state()).world).toBe(100000);
+    const r = await page.evaluate(async () => {
+      const d = (window as any).__navbakeDemo;
+      const dropped = d.voxels.dropped;
+      const shown = d.pathsShown.length;
+      d.options.voxelBudget = 12_000_000;
+      d.renderPaused = true;
+      try {
+        void d.setAgent('climb');
+        const phase = d.voxels.phase;
+        const started = d.voxels.started;
+        await d.builtIn(); // its markers are the default ones
+        await d.voxelsSettled();
+        // past the time the world's grid would have taken
+        await new Promise((ok) => setTimeout(ok, 3000));
+        return {
+          phase,
+          started: d.voxels.started - started,
+          dropped: d.voxels.dropped - dropped,
+          shown: d.pathsShown.slice(shown),
+          path: d.path,
+          voxels: d.voxels,
+          grid: d.voxelGrid()?.dims,
+        };
+      } finally {
+        d.options.voxelBudget = 20_000_000;
+        d.renderPaused = false;
+      }
+    });
+    expect(r.phase).toBe('running');
+    expect(r.started).toBe(1); // the built-in level's
+    expect(r.dropped).toBe(1); // the world's grid was dropped, never used
+    expect(r.voxels.source).toBe('built-in level');
+    expect(r.grid).toEqual(r.voxels.plan!.dims);
+    expect([r.grid![0], r.grid![2]]).toEqual([200, 200]); // 60 m of 0.3 m voxels (the world's: 215 m of 0.55 m)
+    // Every path drawn since is the built-in level's, found on its grid (on the world's grid its start is off the
+    // grid: no path).
+    expect(r.shown.length).toBeGreaterThanOrEqual(1);
+    for (const p of r.shown) {
+      expect(p.source).toBe('built-in level');
+      expect(p.mode).toBe('climb');
+      expect(p.grid).toEqual(r.grid);
+      expect(p.status).toBe('complete');
+    }
+    expect(r.path!.status).toBe('complete');
+    expect(consoleErrors).toEqual([]);
+  }, 60_000);
+
+  it('flies and climbs through the built-in level\'s voxels between the default markers; walk (navmesh) gives its path back', async () => {
+    await page.evaluate(async () => {
+      const d = (window as any).__navbakeDemo;
+      await d.setAgent('navmesh');
+      await d.builtIn();
+    });
+    const nav = (await state()).path!;
+    expect(nav.mode).toBe('navmesh');
+    expect(nav.status).toBe('complete');
+
+    // Picked in the panel, as a user does.
+    await agentSelect().selectOption('fly (voxels)');
+    await page.waitForFunction(() => (window as any).__navbakeDemo.path?.mode === 'fly', undefined, { timeout: 30_000 });
+    const fly = await state();
+    expect(fly.voxels.phase).toBe('done');
+    // the bake's cell size; 6.6 m of level plus voxelize()'s headroom (the agent's 2 m) in 0.2 m layers
+    expect(fly.voxels.plan).toMatchObject({ cellSize: 0.3, cellHeight: 0.2, coarsened: false });
+    const dims = fly.voxels.plan!.dims;
+    expect([dims[0], dims[2]]).toEqual([200, 200]);
+    expect(dims[1]).toBeGreaterThanOrEqual(34 + 10);
+    expect(dims[1]).toBeLessThanOrEqual(40 + 10);
+    expect(fly.path!.status).toBe('complete');
+    expect(fly.path!.start).toEqual(fly.points.LEVEL_START);
+    expect(fly.path!.end).toEqual(fly.points.LEVEL_END);
+    const f = fly.path!.points;
+    // it ends on the tower top (y 6: feet in the voxel above it) and takes a shorter way than the navmesh walker,
+    // who must go round by the ramps
+    expect(Math.abs(f[f.length - 2] - 6)).toBeLessThan(0.3);
+    expect(fly.path!.length).toBeLessThan(nav.length);
+    expect(await page.textContent('#path-info')).toMatch(/^Path, fly \(voxels\): complete, \d+\.\d\d m, \d+ points · grid of 1\.\d\dM voxels, 0\.3 x 0\.2 m$/);
+    await hudShows(`fly (voxels): 200 x ${fly.voxels.plan!.dims[1]} x 200 = `);
+    expect(await page.textContent('#stats')).toMatch(/fly \(voxels\): 200 x \d+ x 200 = 1\.\d\dM voxels of 0\.3 x 0\.2 m · voxelized in \d+ ms · path \d+\.\d ms/);
+    const fc = await checkVoxelPath();
+    expect(fc.control).toBe(true); // the check sees the level's solid voxels
+    expect(fc.samples).toBeGreaterThan(1000);
+    expect(fc.solidSamples).toBe(0);
+    expect(fc.blockedBoxes).toBe(0);
+
+    await agentSelect().selectOption('climb (voxels)');
+    await page.waitForFunction(() => (window as any).__navbakeDemo.path?.mode === 'climb', undefined, { timeout: 30_000 });
+    const climb = await state();
+    expect(climb.voxels.started).toBe(fly.voxels.started); // the level's grid is made once
+    expect(climb.path!.status).toBe('complete');
+    const c = climb.path!.points;
+    expect(Math.abs(c[c.length - 2] - 6)).toBeLessThan(0.3);
+    expect(c).not.toEqual(f); // a path of its own, not the flight's
+    const cc = await checkVoxelPath();
+    expect(cc.samples).toBeGreaterThan(1000);
+    expect(cc.solidSamples).toBe(0);
+    expect(cc.blockedBoxes).toBe(0);
+    expect(cc.unclung).toBe(0); // every point of a climber's path touches a surface
+
+    await agentSelect().selectOption('walk (navmesh)');
+    await page.waitForFunction(() => (window as any).__navbakeDemo.path?.mode === 'navmesh', undefined, { timeout: 10_000 });
+    const back = (await state()).path!;
+    expect(back.points).toEqual(nav.points);
+    expect(back.length).toBe(nav.length);
+    expect(await page.textContent('#path-info')).toMatch(/^Path: complete, \d+\.\d\d m, \d+ points$/);
+    expect(consoleErrors).toEqual([]);
+  }, 60_000);
+
 });
