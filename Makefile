@@ -39,7 +39,7 @@ WASM_OBJ   := $(patsubst c/src/%.c,$(BUILD)/wasm-obj/%.o,$(LIB_SRC) c/src/wasm_a
 # WASM_SIZE_SRC: files of once-per-call code (validation, config, bake orchestration, tile build and parse, save
 # and load, messages) compiled at -Os: about 2.7 KB less gzip, no hot loop in them (their optsize attribute survives LTO;
 # navmesh.c stays -O3, since A* inlines its lookups, with NB_COLD on its setup functions instead).
-WASM_SIZE_SRC := tile.c navmesh_geometry.c serialize.c config.c bake.c bake_navmesh.c context.c wasm_inspect.c
+WASM_SIZE_SRC := tile.c navmesh_geometry.c serialize.c config.c bake.c bake_navmesh.c context.c wasm_inspect.c wasm_voxels.c
 WASM_CFLAGS = $(if $(filter $(WASM_SIZE_SRC),$(notdir $<)),-Os,-O3) -flto -msimd128 -mnontrapping-fptoint -mbulk-memory
 WASM_OPT   := wasm-opt -O3 --one-caller-inline-max-function-size=100
 WASM_FLAGS := -O3 -sBINARYEN_EXTRA_PASSES=--one-caller-inline-max-function-size=100 \
@@ -167,7 +167,7 @@ test-pack: $(WEB_JS) $(DEMO_PUBLIC) node_modules/.npm-ok | $(BUILD)/.apt-ok
 # target's seeded with baked files, the OBJ reader's with a small level). A failing input is copied to
 # tests/fuzz/replay/<target>/, whose inputs the native suite replays (tests/c/test_fuzz_replay.c): commit it with
 # the fix.
-FUZZ_TARGETS := navmesh bake obstacles obj
+FUZZ_TARGETS := navmesh bake obstacles obj voxels
 FUZZ_SECONDS ?= 60
 FUZZ_BIN     := $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_TARGETS))
 # Whole bakes per input: comparison tracing (libFuzzer's trace-cmp) would make them 4x slower for little gain.

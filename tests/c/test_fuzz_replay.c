@@ -60,7 +60,10 @@ static void check_bake(const uint8_t* data, size_t size, int unused) { fuzz_chec
 static nb_obj world;
 static void check_obstacles(const uint8_t* data, size_t size, int unused) { fuzz_check_obstacles(data, size, &world); }
 
+static void check_voxels(const uint8_t* data, size_t size, int unused) { fuzz_check_voxels(data, size); }
+
 static void test_replay_navmesh_inputs(void) { CHECK(replay("navmesh", check_navmesh_file, 1) >= 2); }
+static void test_replay_voxel_inputs(void) { CHECK(replay("voxels", check_voxels, 0) >= 2); }
 static void test_replay_bake_inputs(void) { CHECK(replay("bake", check_bake, 0) >= 2); }
 /* Obstacle edits: incremental rebuilds give the bytes of full builds. */
 static void test_replay_obstacle_inputs(void)
@@ -199,6 +202,7 @@ int main(void)
     RUN(test_replay_navmesh_inputs);
     RUN(test_replay_bake_inputs);
     RUN(test_replay_obstacle_inputs);
+    RUN(test_replay_voxel_inputs);
     RUN(test_coordinates_beyond_the_limit_are_corrupt);
     RUN(test_tile_build_refuses_coordinates_beyond_the_limit);
     RUN(test_detail_triangles_of_an_empty_navmesh);

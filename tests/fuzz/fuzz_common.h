@@ -498,4 +498,98 @@ static inline void fuzz_check_obstacles(const uint8_t* data, size_t size, const 
     nb_context_destroy(ctx);
 }
 
+/* Voxel path search on an adversarial grid and parameters. The input's first bytes choose the grid's dims (1..24
+ * each), the move, the agent (height 1..6, radius 0..3, climb 0..4), smoothing, the node pool (1..4096), the ends
+ * (anywhere from 8 voxels outside the grid to 8 past it) and the snapping distance; the rest fills the occupancy
+ * (repeated). nb_voxel_nearest and nb_voxel_find_path must succeed or fail with a status, and what they return must
+ * hold: snapped ends are places the agent can be, each raw step moves to a neighbour, every voxel is free and in
+ * the grid, the path fits the pool, a second run gives the same path. */
+static inline int fuzz_voxel_solid(const uint32_t* w, const int32_t d[3], int x, int y, int z)
+{
+    if (x < 0 || y < 0 || z < 0 || x >= d[0] || y >= d[1] || z >= d[2])
+        return 0;
+    const uint32_t i = (uint32_t)x + (uint32_t)d[0] * ((uint32_t)z + (uint32_t)d[2] * (uint32_t)y);
+    return (int)((w[i >> 5] >> (i & 31)) & 1u);
+}
+
+static inline void fuzz_check_voxels(const uint8_t* data, size_t size)
+{
+    fuzz_reader r = { data, size };
+    int32_t dims[3];
+    for (int k = 0; k < 3; ++k)
+        dims[k] = 1 + fuzz_next_byte(&r) % 24;
+    nb_voxel_path_params p;
+    p.move = fuzz_next_byte(&r) % 3;
+    p.agent_height = 1 + fuzz_next_byte(&r) % 6;
+    p.agent_radius = fuzz_next_byte(&r) % 4;
+    p.max_climb = fuzz_next_byte(&r) % 5;
+    p.smooth = fuzz_next_byte(&r) & 1;
+    const uint32_t max_nodes = 1 + ((uint32_t)fuzz_next_byte(&r) << 8 | fuzz_next_byte(&r)) % 4096;
+    int32_t ends[6];
+    for (int k = 0; k < 6; ++k)
+        ends[k] = (int32_t)(fuzz_next_byte(&r) % (dims[k % 3] + 16)) - 8;
+    const int32_t search = fuzz_next_byte(&r) % 9;
+    const uint32_t voxels = (uint32_t)(dims[0] * dims[1] * dims[2]);
+    const uint32_t nwords = (voxels + 31) / 32;
+    uint32_t* words = (uint32_t*)calloc(nwords, sizeof(uint32_t));
+    for (uint32_t i = 0; r.n && i < nwords * 4; ++i)
+        words[i >> 2] |= (uint32_t)r.p[i % r.n] << (8 * (i & 3));
+    if (voxels & 31)
+        words[nwords - 1] &= (1u << (voxels & 31)) - 1u;
+    nb_voxel_grid g;
+    g.words = words;
+    memcpy(g.dims, dims, sizeof(dims));
+    g.cell_size = 0.3f;
+    g.cell_height = 0.2f;
+
+    nb_context* ctx = nb_context_create(NULL);
+    nb_voxel_query* q = NULL;
+    FUZZ_EXPECT(nb_voxel_query_create(ctx, max_nodes, &q) == NB_OK, "query");
+    int32_t a[3], b[3];
+    int fa = 0, fb = 0;
+    FUZZ_EXPECT(nb_voxel_nearest(q, &g, &p, ends, search, a, &fa) == NB_OK, "%s", nb_context_message(ctx));
+    FUZZ_EXPECT(nb_voxel_nearest(q, &g, &p, ends + 3, search, b, &fb) == NB_OK, "%s", nb_context_message(ctx));
+    if (fa && fb) {
+        int32_t* path = (int32_t*)malloc(sizeof(int32_t) * 3 * max_nodes);
+        int32_t* again = (int32_t*)malloc(sizeof(int32_t) * 3 * max_nodes);
+        uint32_t n = 0, n2 = 0;
+        int st = -1, st2 = -1;
+        FUZZ_EXPECT(nb_voxel_find_path(q, &g, &p, a, b, path, max_nodes, &n, &st) == NB_OK, "%s", nb_context_message(ctx));
+        FUZZ_EXPECT(n >= 1 && n <= max_nodes, "count %u of %u", n, max_nodes);
+        FUZZ_EXPECT(st == NB_PATH_COMPLETE || st == NB_PATH_PARTIAL, "status %d", st);
+        FUZZ_EXPECT(path[0] == a[0] && path[1] == a[1] && path[2] == a[2], "starts at the start");
+        if (st == NB_PATH_COMPLETE)
+            FUZZ_EXPECT(path[3 * n - 3] == b[0] && path[3 * n - 2] == b[1] && path[3 * n - 1] == b[2], "ends at the end");
+        for (uint32_t i = 0; i < n; ++i) {
+            const int32_t* v = path + 3 * i;
+            FUZZ_EXPECT(v[0] >= 0 && v[1] >= 0 && v[2] >= 0 && v[0] < dims[0] && v[1] < dims[1] && v[2] < dims[2],
+                        "voxel %u (%d, %d, %d) inside", i, v[0], v[1], v[2]);
+            for (int y = v[1]; y < v[1] + p.agent_height; ++y)
+                FUZZ_EXPECT(!fuzz_voxel_solid(words, dims, v[0], y, v[2]), "voxel %u's column is free", i);
+            if (p.move == NB_VOXEL_WALK)
+                FUZZ_EXPECT(fuzz_voxel_solid(words, dims, v[0], v[1] - 1, v[2]), "walk voxel %u on the ground", i);
+            if (i && !p.smooth) {
+                int dmax = 0;
+                for (int k = 0; k < 3; ++k) {
+                    const int dk = abs(v[k] - v[k - 3]);
+                    dmax = dk > dmax ? dk : dmax;
+                }
+                if (p.move == NB_VOXEL_WALK) {
+                    FUZZ_EXPECT(abs(v[0] - v[-3]) <= 1 && abs(v[2] - v[-1]) <= 1 && abs(v[1] - v[-2]) <= p.max_climb,
+                                "walk step %u", i);
+                } else {
+                    FUZZ_EXPECT(dmax == 1, "step %u moves to a neighbour", i);
+                }
+            }
+        }
+        FUZZ_EXPECT(nb_voxel_find_path(q, &g, &p, a, b, again, max_nodes, &n2, &st2) == NB_OK, "again");
+        FUZZ_EXPECT(n2 == n && st2 == st && memcmp(path, again, sizeof(int32_t) * 3 * n) == 0, "deterministic");
+        free(path);
+        free(again);
+    }
+    nb_voxel_query_destroy(ctx, q);
+    nb_context_destroy(ctx);
+    free(words);
+}
+
 #endif
