@@ -283,8 +283,12 @@ typedef struct nb_voxel_grid {
 } nb_voxel_grid;
 
 typedef enum nb_voxel_move {
-    /* Stands on the ground: the voxel below the agent's box is solid; moves to the 8 neighbouring columns,
-     * stepping up or down at most max_climb voxels (no corner cutting past solid columns). */
+    /* Stands on the ground: the voxel below the box's centre column is solid. The centre column needs all
+     * agent_height layers free; the rest of the footprint only the layers above ground the agent could step onto:
+     * a column d columns from the centre (Chebyshev) from min(d * max_climb, agent_height - 1) layers above the feet
+     * up, so slopes and stairs of at most max_climb per column fit any radius while anything as tall as the agent
+     * is a wall. Moves to the 8 neighbouring columns, stepping up or down at most max_climb voxels, with headroom
+     * over the lower end's column (no corner cutting past solid columns). Climb and fly need the whole box free. */
     NB_VOXEL_WALK = 0,
     /* Clings to any surface: some solid voxel touches the agent's box by a face (floor, wall, ceiling) or lies
      * diagonally below one of its bottom edges (to round a ledge); moves to the 26 neighbours. */
@@ -297,7 +301,8 @@ typedef struct nb_voxel_path_params {
     int32_t move;         /* nb_voxel_move */
     int32_t agent_height; /* [voxels] >= 1: the agent's box is agent_height voxels tall, from the voxel it is at up */
     int32_t agent_radius; /* [voxels] >= 0: and extends agent_radius voxels to each side along x and z */
-    int32_t max_climb;    /* [voxels] >= 0: NB_VOXEL_WALK's largest step up or down between neighbouring columns */
+    int32_t max_climb;    /* [voxels] >= 0: NB_VOXEL_WALK's largest step up or down between neighbouring columns
+                             (and so the ground it allows under its body, see NB_VOXEL_WALK) */
     int32_t smooth;       /* 1: drop path voxels while the straight line between the kept ones stays where the agent
                              can be (see nb_voxel_find_path); 0: every voxel of the search */
 } nb_voxel_path_params;

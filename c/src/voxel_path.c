@@ -6,7 +6,14 @@
  *  - solid(x, y, z): the voxel is inside the grid and its bit is set. Everything outside the grid is free.
  *  - The agent's box at voxel (x, y, z): columns x-r..x+r and z-r..z+r, layers y..y+h-1 (r = agent_radius,
  *    h = agent_height). free(p): no voxel of the box is solid. A path voxel always lies inside the grid.
- *  - can_be(p) for WALK: free(p) and solid(x, y-1, z) (the voxel under the box's centre column).
+ *  - The walker's box (Recast's walker: clearance over its own column, and the rest of its footprint only needs
+ *    room above ground it could step onto): column (x+i, z+j) of the footprint, at ring d = max(|i|, |j|), holds
+ *    layers y+lo(d)..y+h-1 with lo(0) = 0 and lo(d) = min(d * max_climb, h-1) for d >= 1. So the centre column
+ *    needs all h layers; under the rest of the body, ground or clutter up to d * max_climb voxels above the feet is
+ *    allowed (as high as d walk moves could climb), which lets a slope or stairs the centre can walk (at most
+ *    max_climb per column) fit any radius; layer y+h-1 is always in the box, so anything as tall as the agent
+ *    stays a wall. With max_climb 0 (or h = 1) it is the full box. walk_free(p): no voxel of it is solid.
+ *  - can_be(p) for WALK: walk_free(p) and solid(x, y-1, z) (the voxel under the centre column).
  *    For CLIMB: free(p) and "clingable": a solid voxel touches the box by a face or lies diagonally below a
  *    bottom edge, i.e. a solid voxel in layer y+h over the footprint (above), or in layers y-1..y+h-1 over the
  *    footprint grown by one voxel along x or along z but not both (below, beside, and diagonally below a bottom
@@ -18,11 +25,12 @@
  *    x and z, cell_height along y).
  *  - WALK moves: to the 8 neighbouring columns. The landing in column (x+dx, z+dz) is the standable voxel y'
  *    (can_be under WALK) with |y'-y| <= max_climb, the smallest |y'-y| first and, between y-k and y+k, the lower
- *    one. Only that landing is tried. Stepping between two heights needs the box free at the higher height over the
- *    lower end's column too (headroom: up, the agent rises over its own column; down, it walks out at its height
- *    and then drops). A diagonal move also needs both orthogonal moves from the origin, (dx, 0) and (0, dz), to be
+ *    one. Only that landing is tried. Stepping between two heights needs walk_free at every height between them
+ *    over the lower end's column (headroom: up, the agent rises over its own column; down, it walks out at its
+ *    height and then drops); given walk_free at the lower height, that is layers lower+h..higher+h-1 free over the
+ *    whole footprint. A diagonal move also needs both orthogonal moves from the origin, (dx, 0) and (0, dz), to be
  *    legal walk moves (any landing): no corner cutting past a wall or a too high step. Cost: the Euclidean length
- *    of the move between the two voxel centres.
+ *    of the move between the two voxel centres. Climb and fly keep the full box everywhere.
  *  - Smoothing (string pulling): the straight segment between kept voxels a and b is valid when the conservative
  *    supercover walk of the line a -> b (a 3D DDA between voxel centres; where the line crosses an edge or a
  *    corner exactly, one diagonal move over it) is a sequence of legal moves of the mode. For WALK the walk is the
@@ -48,7 +56,8 @@
  * rows, instead of testing 26 boxes; up to radius 5 the three neighbour rows are ORed at once in 16-bit lanes of a
  * uint64 (hood_packed); wider agents fall back on box tests (same verdicts). The legal moves then come out of the
  * 27 verdict bits with a few masks (a bounding block is free when ANDing each position with its neighbours towards
- * the centre along x, z and y leaves it set). */
+ * the centre along x, z and y leaves it set). Walk tests its few landings directly: walk_free reads the walker's box
+ * as one block per ring band (r + 1 blocks at most, fewer rows than the full box). */
 #include "nb_internal.h"
 
 #include <math.h>
@@ -191,6 +200,24 @@ static inline int box_free(const vgrid* g, int x, int y, int z)
     return !any_solid(g, x - g->r, x + g->r, y, y + g->h - 1, z - g->r, z + g->r);
 }
 
+/* The walker's box (see the file comment): layer y+t over the square of radius k, k the widest ring whose lo(k)
+ * <= t. Since lo grows with the ring, the layers of one radius form a band: band k is lo(k)..lo(k+1)-1, the last
+ * band (k = r) runs to h-1 and is never empty (lo <= h-1). */
+static int walk_free(const vgrid* g, int x, int y, int z)
+{
+    const int r = g->r, h = g->h, climb = g->climb_max;
+    int t0 = 0;
+    for (int k = 0; k <= r; ++k) {
+        const int t1 = k == r ? h : nb_mini((k + 1) * climb, h - 1); /* <= 4097 * 4096: no overflow */
+        if (t1 > t0) {
+            if (any_solid(g, x - k, x + k, y + t0, y + t1 - 1, z - k, z + k))
+                return 0;
+            t0 = t1;
+        }
+    }
+    return 1;
+}
+
 /* The climb rule's surfaces (see the file comment), the box itself assumed free. */
 static int clingable(const vgrid* g, int x, int y, int z)
 {
@@ -204,7 +231,7 @@ static int clingable(const vgrid* g, int x, int y, int z)
 /* Why the agent cannot be at p: NULL when it can. */
 static const char* cannot_be(const vgrid* g, int x, int y, int z)
 {
-    if (!box_free(g, x, y, z))
+    if (g->move == NB_VOXEL_WALK ? !walk_free(g, x, y, z) : !box_free(g, x, y, z))
         return "its box is not free";
     if (g->move == NB_VOXEL_WALK && !solid(g, x, y - 1, z))
         return "walk: no solid voxel below";
@@ -228,7 +255,7 @@ static inline int can_be(const vgrid* g, int x, int y, int z)
 
 static inline int standable(const vgrid* g, int x, int y, int z)
 {
-    return y >= 1 && y < g->d1 && solid(g, x, y - 1, z) && !solid(g, x, y, z) && box_free(g, x, y, z);
+    return y >= 1 && y < g->d1 && solid(g, x, y - 1, z) && !solid(g, x, y, z) && walk_free(g, x, y, z);
 }
 
 /* A walk move to column (x+dx, z+dz) without the diagonal rule: the landing (*ny) and its headroom. */
@@ -250,6 +277,8 @@ static int walk_land(const vgrid* g, int x, int y, int z, int dx, int dz, int* n
     }
     if (land < 0)
         return 0;
+    /* headroom: walk_free at every height between, which adds only the layers above the lower box (all its columns
+     * reach its top layer) */
     if (land > y && any_solid(g, x - r, x + r, y + h, land + h - 1, z - r, z + r))
         return 0; /* no room to rise over the own column */
     if (land < y && any_solid(g, nx - r, nx + r, land + h, y + h - 1, nz - r, nz + r))

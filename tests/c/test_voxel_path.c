@@ -79,11 +79,12 @@ static nb_voxel_path_params mkp(int move, int h, int r, int mc, int smooth)
     return p;
 }
 
-/* A memo of t_box_free for the brute force over wide agents (-1 = not known yet), set by check_against_brute_force. */
+/* A memo of t_box_free (the mode's box) for the brute force over wide agents (-1 = not known yet), set by check_against_brute_force. */
 static signed char* t_memo;
 static const tgrid* t_memo_grid;
 
-static int t_box_free_raw(const tgrid* g, const nb_voxel_path_params* p, int x, int y, int z)
+/* Fly and climb: the whole box. */
+static int t_full_box_free(const tgrid* g, const nb_voxel_path_params* p, int x, int y, int z)
 {
     for (int yy = y; yy < y + p->agent_height; ++yy)
         for (int zz = z - p->agent_radius; zz <= z + p->agent_radius; ++zz)
@@ -91,6 +92,30 @@ static int t_box_free_raw(const tgrid* g, const nb_voxel_path_params* p, int x, 
                 if (tg_solid(g, xx, yy, zz))
                     return 0;
     return 1;
+}
+
+/* Walk: each voxel of the whole box is judged on its own. Off the centre column, a voxel less than
+ * min(ring * max_climb, h - 1) layers above the feet (ring: its Chebyshev distance from the centre column) is
+ * ground the agent could step onto, not part of its body. */
+static int t_walk_box_free(const tgrid* g, const nb_voxel_path_params* p, int x, int y, int z)
+{
+    const int r = p->agent_radius, h = p->agent_height;
+    for (int zz = z - r; zz <= z + r; ++zz)
+        for (int xx = x - r; xx <= x + r; ++xx) {
+            const int ring = abs(xx - x) > abs(zz - z) ? abs(xx - x) : abs(zz - z);
+            long allowed = ring == 0 ? 0 : (long)ring * p->max_climb;
+            if (allowed > h - 1)
+                allowed = h - 1;
+            for (int yy = y; yy < y + h; ++yy)
+                if (yy - y >= allowed && tg_solid(g, xx, yy, zz))
+                    return 0;
+        }
+    return 1;
+}
+
+static int t_box_free_raw(const tgrid* g, const nb_voxel_path_params* p, int x, int y, int z)
+{
+    return p->move == NB_VOXEL_WALK ? t_walk_box_free(g, p, x, y, z) : t_full_box_free(g, p, x, y, z);
 }
 
 static int t_box_free(const tgrid* g, const nb_voxel_path_params* p, int x, int y, int z)
@@ -155,11 +180,13 @@ static int t_walk_noddiag(const tgrid* g, const nb_voxel_path_params* p, int x, 
     const int land = t_landing(g, p, x + dx, y, z + dz);
     if (land == INT_MIN)
         return 0;
-    /* headroom: the box at the higher height over the lower end's column */
-    if (land > y && !t_box_free(g, p, x, land, z))
-        return 0;
-    if (land < y && !t_box_free(g, p, x + dx, y, z + dz))
-        return 0;
+    /* headroom: the agent's box at every height between the two, over the lower end's column */
+    for (int yy = y + 1; yy <= land; ++yy)
+        if (!t_box_free(g, p, x, yy, z))
+            return 0;
+    for (int yy = land + 1; yy <= y; ++yy)
+        if (!t_box_free(g, p, x + dx, yy, z + dz))
+            return 0;
     *ny = land;
     return 1;
 }
@@ -442,10 +469,10 @@ static void test_walk_stairs(void)
         for (uint32_t i = 1; i < n; ++i)
             CHECK(abs(g_path[3 * i + 1] - g_path[3 * i - 2]) <= 1);
         CHECK_INT(n, 10); /* straight along x: one column per move */
-        /* radius 1: the box would overlap the next, higher step: no way up */
+        /* radius 1: the next, higher step under the front of its footprint is ground it can step onto */
         const nb_voxel_path_params p1 = mkp(NB_VOXEL_WALK, 2, 1, 1, 0);
         CHECK_INT(find(q, &g, &p1, s, e, g_path, PATH_CAP, &n, &st), NB_OK);
-        CHECK_INT(st, NB_PATH_PARTIAL);
+        CHECK_INT(st, NB_PATH_COMPLETE);
         CHECK(t_path_legal(&g, &p1, g_path, n, s));
         /* smoothed: the start of the slope stays */
         const nb_voxel_path_params ps = mkp(NB_VOXEL_WALK, 2, 0, 1, 1);
@@ -473,6 +500,148 @@ static void test_walk_stairs(void)
         CHECK_INT(find(q, &g, &p, s, e, g_path, PATH_CAP, &n, &st), NB_OK);
         CHECK_INT(st, NB_PATH_PARTIAL);
         tg_free(&g);
+    }
+    nb_voxel_query_destroy(ctx, q);
+}
+
+static int t_clamp(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }
+
+/* A walk from s to e on g: *st, and when complete, a legal path as short as the brute force's, a legal smoothing. */
+static int walk_check(nb_voxel_query* q, const tgrid* g, int r, int mc, int h, const int* s, const int* e)
+{
+    nb_voxel_path_params p = mkp(NB_VOXEL_WALK, h, r, mc, 0);
+    uint32_t n = 0, ns = 0;
+    int st = -1, st2 = -1;
+    CHECK_INT(find(q, g, &p, s, e, g_path, PATH_CAP, &n, &st), NB_OK);
+    const size_t voxels = (size_t)g->w * g->l * g->d;
+    t_memo = (signed char*)malloc(voxels);
+    memset(t_memo, -1, voxels);
+    t_memo_grid = g;
+    CHECK(t_path_legal(g, &p, g_path, n, s));
+    double* dist = t_dijkstra(g, &p, s);
+    const double de = dist[tg_idx(g, e[0], e[1], e[2])];
+    CHECK_INT(st, de >= 0 ? NB_PATH_COMPLETE : NB_PATH_PARTIAL);
+    if (st == NB_PATH_COMPLETE && de >= 0)
+        CHECK_NEAR(t_path_len(g, g_path, n), de, 1e-4);
+    free(dist);
+    p.smooth = 1;
+    CHECK_INT(find(q, g, &p, s, e, g_path2, PATH_CAP, &ns, &st2), NB_OK);
+    CHECK_INT(st2, st);
+    CHECK(t_smooth_legal(g, &p, g_path2, ns));
+    free(t_memo);
+    t_memo = NULL;
+    return st;
+}
+
+/* A corridor along x, z 0..2r+2 with full-height walls at z = 0 and z = 2r+2 (so the agent's centre keeps to
+ * z = r+1), floor heights (feet layers) per column. */
+static tgrid walk_corridor(const int* heights, int count, int r, int layers)
+{
+    tgrid g = tg_new(count, layers, 2 * r + 3, 0.3f, 0.2f);
+    for (int x = 0; x < count; ++x)
+        tg_box(&g, x, x, 0, heights[x] - 1, 0, 2 * r + 2);
+    tg_box(&g, 0, count - 1, 0, layers - 1, 0, 0);
+    tg_box(&g, 0, count - 1, 0, layers - 1, 2 * r + 2, 2 * r + 2);
+    return g;
+}
+
+/* Ramps and stairs that the centre column can walk (at most max_climb per column) fit walkers of any radius: the
+ * ground rising under the front of the footprint is ground they could step onto. A step higher than max_climb
+ * still stops them, and so do low ceilings. */
+static void test_walk_ramps_wide_agents(void)
+{
+    enum { W = 18, H = 4, MC = 1, LAYERS = 7 + H + 2 };
+    int slope[W], stairs2[W], cliff[W], flat[W];
+    for (int x = 0; x < W; ++x) {
+        slope[x] = 1 + t_clamp(x - 3, 0, 6);           /* +1 per column from x = 4 to 9 */
+        stairs2[x] = 1 + t_clamp((x - 2) / 2, 0, 6);   /* +1 every 2 columns from x = 4 to 14 */
+        cliff[x] = slope[x] + (x >= 7 ? 1 : 0);          /* the slope with a 2-voxel step at x = 7 */
+        flat[x] = 1;
+    }
+    nb_voxel_query* q = new_query(0);
+    for (int r = 0; r <= 2; ++r) {
+        const int c = r + 1; /* the corridor's middle row */
+        const int s[3] = { 1, 1, c };
+        {
+            tgrid g = walk_corridor(slope, W, r, LAYERS);
+            const int e[3] = { W - 2, 7, c };
+            CHECK_INT(walk_check(q, &g, r, MC, H, s, e), NB_PATH_COMPLETE);
+            /* and back down */
+            CHECK_INT(walk_check(q, &g, r, MC, H, e, s), NB_PATH_COMPLETE);
+            tg_free(&g);
+        }
+        {
+            tgrid g = walk_corridor(stairs2, W, r, LAYERS);
+            const int e[3] = { W - 2, 7, c };
+            CHECK_INT(walk_check(q, &g, r, MC, H, s, e), NB_PATH_COMPLETE);
+            tg_free(&g);
+        }
+        {
+            /* the 2-voxel step spans the corridor: the centre must climb it, whatever the radius */
+            tgrid g = walk_corridor(cliff, W, r, LAYERS);
+            const int e[3] = { W - 2, 8, c };
+            CHECK_INT(walk_check(q, &g, r, MC, H, s, e), NB_PATH_PARTIAL);
+            uint32_t n = 0;
+            int st = -1;
+            const nb_voxel_path_params p = mkp(NB_VOXEL_WALK, H, r, MC, 0);
+            CHECK_INT(find(q, &g, &p, s, e, g_path, PATH_CAP, &n, &st), NB_OK);
+            CHECK(n > 0 && g_path[3 * (n - 1)] <= 6); /* stopped below the step */
+            /* with max_climb 2 it is a step like the others */
+            CHECK_INT(walk_check(q, &g, r, 2, H, s, e), NB_PATH_COMPLETE);
+            tg_free(&g);
+        }
+        /* flat corridor, one obstacle column at x = 8 */
+        const int e[3] = { W - 2, 1, c };
+        for (int kind = 0; kind < 6; ++kind) {
+            if (r == 0 && kind >= 2)
+                break; /* the rest is about the footprint off the centre column */
+            tgrid g = walk_corridor(flat, W, r, LAYERS);
+            int want = NB_PATH_PARTIAL;
+            switch (kind) {
+            case 0: /* ceiling over the centre column, clearance h - 1 */
+                tg_set(&g, 8, H, c);
+                break;
+            case 1: /* clearance exactly h over the centre column */
+                tg_set(&g, 8, H + 1, c);
+                want = NB_PATH_COMPLETE;
+                break;
+            case 2: /* clutter max_climb high under the body, beside the centre column: stepped over */
+                tg_box(&g, 8, 8, 1, MC, c + 1, c + 1);
+                want = NB_PATH_COMPLETE;
+                break;
+            case 3: /* the same clutter with h - max_climb of clearance above it: fits exactly */
+                tg_box(&g, 8, 8, 1, MC, c + 1, c + 1);
+                tg_set(&g, 8, H + 1, c + 1);
+                want = NB_PATH_COMPLETE;
+                break;
+            case 4: /* ... and with one less: blocked */
+                tg_box(&g, 8, 8, 1, MC, c + 1, c + 1);
+                tg_set(&g, 8, H, c + 1);
+                break;
+            case 5: /* clutter higher than the ring allows (max_climb + 1 at ring 1): blocked */
+                tg_box(&g, 8, 8, 1, MC + 1, c + 1, c + 1);
+                break;
+            }
+            const int got = walk_check(q, &g, r, MC, H, s, e);
+            CHECK_INT(got, want);
+            if (got != want)
+                fprintf(stderr, "    radius %d obstacle %d\n", r, kind);
+            tg_free(&g);
+        }
+        if (r == 2) {
+            /* at ring 2, ground up to 2 * max_climb under the body is fine, one more is not */
+            tgrid g = walk_corridor(flat, W, r, LAYERS);
+            tg_box(&g, 8, 8, 1, 2 * MC, c + 2, c + 2);
+            CHECK_INT(walk_check(q, &g, r, MC, H, s, e), NB_PATH_COMPLETE);
+            tg_set(&g, 8, 2 * MC + 1, c + 2);
+            CHECK_INT(walk_check(q, &g, r, MC, H, s, e), NB_PATH_PARTIAL);
+            tg_free(&g);
+            /* something as tall as the agent is a wall at any ring, however high max_climb */
+            g = walk_corridor(flat, W, r, LAYERS);
+            tg_box(&g, 8, 8, 1, H, c + 2, c + 2);
+            CHECK_INT(walk_check(q, &g, r, 3, H, s, e), NB_PATH_PARTIAL);
+            tg_free(&g);
+        }
     }
     nb_voxel_query_destroy(ctx, q);
 }
@@ -800,6 +969,49 @@ static void test_radii_against_brute_force(void)
     nb_voxel_query_destroy(ctx, q);
 }
 
+/* Walkers of radius 2 and 3 (several rings, so several bands of the walker's box) on sloped ground with clutter
+ * and overhangs, against the brute force. */
+static void test_walk_radii_against_brute_force(void)
+{
+    nb_voxel_query* q = new_query(0);
+    uint32_t rng = 9191;
+    int runs = 0, complete = 0;
+    for (int r = 2; r <= 3; ++r)
+        for (int seed = 0; seed < 6; ++seed) {
+            const int h = 3 + 2 * (seed & 1), mc = 1 + (seed >> 1) % 2, side = 2 * r + 8;
+            const nb_voxel_path_params p = mkp(NB_VOXEL_WALK, h, r, mc, 0);
+            const int ax = (int)(nbt_rand(&rng) % 3), az = (int)(nbt_rand(&rng) % 3);
+            tgrid g = tg_new(side, h + 8, side, 0.3f, 0.2f);
+            for (int z = 0; z < side; ++z)
+                for (int x = 0; x < side; ++x)
+                    tg_box(&g, x, x, 0, (x * ax + z * az) / 4, z, z); /* slopes of up to 1 per 2 columns */
+            for (int k = 0; k < 8; ++k) { /* clutter 1..h+1 high */
+                const int x = (int)(nbt_rand(&rng) % (uint32_t)side), z = (int)(nbt_rand(&rng) % (uint32_t)side);
+                const int base = (x * ax + z * az) / 4 + 1;
+                tg_box(&g, x, x, base, base + (int)(nbt_rand(&rng) % (uint32_t)(h + 1)), z, z);
+            }
+            for (int k = 0; k < 6; ++k) /* overhangs */
+                tg_set(&g, (int)(nbt_rand(&rng) % (uint32_t)side), 3 + (int)(nbt_rand(&rng) % (uint32_t)(h + 4)),
+                       (int)(nbt_rand(&rng) % (uint32_t)side));
+            int s[3], e[3];
+            if (random_place(&rng, &g, &p, s) && random_place(&rng, &g, &p, e)) {
+                const int before = nbt_failed_checks_;
+                check_against_brute_force(q, &g, &p, s, e);
+                if (nbt_failed_checks_ != before)
+                    fprintf(stderr, "    walk radius %d h %d mc %d seed %d\n", r, h, mc, seed);
+                ++runs;
+                uint32_t n;
+                int st;
+                find(q, &g, &p, s, e, g_path, PATH_CAP, &n, &st);
+                complete += st == NB_PATH_COMPLETE;
+            }
+            tg_free(&g);
+        }
+    CHECK(runs >= 8);
+    CHECK(complete >= 2);
+    nb_voxel_query_destroy(ctx, q);
+}
+
 /* ================================================================================================ */
 /* Nearest                                                                                          */
 /* ================================================================================================ */
@@ -1068,13 +1280,20 @@ static void test_dungeon(void)
             CHECK_INT(st2, st);
             CHECK(ns <= n && t_smooth_legal(&g, &pw, g_path2, ns));
             CHECK(t_path_len(&g, g_path2, ns) <= t_path_len(&g, g_path, n) + 1e-6);
-            /* flying between the same two places */
+            /* flying between the same two places (or the nearest ones where the whole box fits: a walker may have
+             * ground under the edge of its footprint) */
             const nb_voxel_path_params pf = mkp(NB_VOXEL_FLY, 10, 2, 0, 0);
-            CHECK_INT(nb_voxel_find_path(q, &v, &pf, a, b, g_path, PATH_CAP, &n, &st), NB_OK);
-            CHECK(t_path_legal(&g, &pf, g_path, n, a));
+            int32_t fa[3], fb[3];
+            int fa_ok = 0, fb_ok = 0;
+            CHECK_INT(nb_voxel_nearest(q, &v, &pf, a, 4, fa, &fa_ok), NB_OK);
+            CHECK_INT(nb_voxel_nearest(q, &v, &pf, b, 4, fb, &fb_ok), NB_OK);
+            if (!fa_ok || !fb_ok)
+                continue;
+            CHECK_INT(nb_voxel_find_path(q, &v, &pf, fa, fb, g_path, PATH_CAP, &n, &st), NB_OK);
+            CHECK(t_path_legal(&g, &pf, g_path, n, fa));
             if (st == NB_PATH_COMPLETE) {
                 ++fly_complete;
-                CHECK(!memcmp(&g_path[3 * (n - 1)], b, 12));
+                CHECK(!memcmp(&g_path[3 * (n - 1)], fb, 12));
             }
         }
     CHECK(pairs >= 3);
@@ -1091,6 +1310,7 @@ int main(void)
     RUN(test_fly_around_wall);
     RUN(test_hole_fits_agent);
     RUN(test_walk_stairs);
+    RUN(test_walk_ramps_wide_agents);
     RUN(test_walk_no_corner_cutting);
     RUN(test_climb_wall_and_ledge);
     RUN(test_unreachable_partial);
@@ -1098,6 +1318,7 @@ int main(void)
     RUN(test_random_against_brute_force);
     RUN(test_wide_agent_against_brute_force);
     RUN(test_radii_against_brute_force);
+    RUN(test_walk_radii_against_brute_force);
     RUN(test_nearest);
     RUN(test_validation);
     RUN(test_buffer_too_small);

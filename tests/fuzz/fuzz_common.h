@@ -276,7 +276,7 @@ static inline void fuzz_check_bake(const uint8_t* data, size_t size)
     nb_config cfg;
     memset(&cfg, 0, sizeof(cfg));
     const uint8_t c0 = fuzz_next_byte(&r), c1 = fuzz_next_byte(&r), c2 = fuzz_next_byte(&r);
-    cfg.partition = (nb_partition)(c0 & 3);
+    cfg.partition = (c2 & 64) ? NB_PARTITION_WAVEFRONT : (nb_partition)(c0 & 3); /* 0 = default (watershed) */
     cfg.tile_size = (c0 >> 2) & 1 ? 16 + (c0 >> 3) : 0;
     cfg.cell_size = cell_sizes[c1 & 3];
     cfg.agent_radius = radii[(c1 >> 2) & 3];
@@ -405,7 +405,7 @@ static inline void fuzz_check_obstacles(const uint8_t* data, size_t size, const 
     nb_config cfg;
     memset(&cfg, 0, sizeof(cfg));
     cfg.tile_size = 16;
-    cfg.partition = (nb_partition)(fuzz_next_byte(&r) % 4);
+    cfg.partition = (nb_partition)(fuzz_next_byte(&r) % 5);
     nb_tile_cache* cache = NULL;
     nb_navmesh *nav = NULL, *first = NULL;
     FUZZ_EXPECT(nb_tile_cache_create(ctx, &in, &cfg, NULL, 0, &cache) == NB_OK, "cache: %s", nb_context_message(ctx));
