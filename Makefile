@@ -32,6 +32,9 @@ WASM_OBJ   := $(patsubst c/src/%.c,$(BUILD)/wasm-obj/%.o,$(LIB_SRC) c/src/wasm_a
 # -mnontrapping-fptoint: float->int casts are one instruction instead of a range check and branch (identical for
 # every in-range value, the only ones C defines); -mbulk-memory: memcpy/memset as memory.copy/fill. Both are
 # older than wasm SIMD, which -msimd128 already requires. SUPPORT_LONGJMP=0: nothing here uses setjmp.
+# MAXIMUM_MEMORY=2GB: heap pointers stay below 2^31, where JavaScript's signed shifts (ptr >> 2) and the signed
+# i32 results of the exports are right; past it a heap view would read the wrong memory. Beyond 2 GB malloc
+# fails and the caller gets NB_ERR_OUT_OF_MEMORY.
 # The module is linked standalone (-o navbake.wasm): no Emscripten JS glue (about 20 KB raw, 4.3 KB gzip, and a
 # page loads it twice: main thread and worker); web/src/navbake.mjs instantiates it with the three imports it needs
 # and gives the object wasm.ts, the tests and the benchmarks use. Standalone linking keeps the export names
@@ -44,7 +47,7 @@ WASM_CFLAGS = $(if $(filter $(WASM_SIZE_SRC),$(notdir $<)),-Os,-O3) -flto -msimd
 WASM_OPT   := wasm-opt -O3 --one-caller-inline-max-function-size=100
 WASM_FLAGS := -O3 -sBINARYEN_EXTRA_PASSES=--one-caller-inline-max-function-size=100 \
               -mnontrapping-fptoint -mbulk-memory -sSUPPORT_LONGJMP=0 \
-              -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=4GB -sFILESYSTEM=0 \
+              -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=2GB -sFILESYSTEM=0 \
               -sMALLOC=emmalloc -sWASM_BIGINT=1 --no-entry -sEXPORTED_FUNCTIONS=_malloc,_free
 
 MESHES     ?= $(abspath ../shared/meshes)

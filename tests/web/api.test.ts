@@ -571,5 +571,5 @@ describe('errors: every code the API can produce', () => {
 
   // Not reachable from TypeScript, by design: NB_ERR_NULL_ARG (every pointer is ours), NB_ERR_BUFFER_TOO_SMALL
   // (buffers are sized and retried here; see the findPaths test), NB_ERR_ALREADY_EXISTS (tiles come from one
-  // grid). NB_ERR_OUT_OF_MEMORY needs a heap near 4 GB: not in a fast test. NB_ERR_WORKER: workers.test.ts.
+  // grid). NB_ERR_OUT_OF_MEMORY needs a heap near 2 GB: not in a fast test. NB_ERR_WORKER: workers.test.ts.
 });

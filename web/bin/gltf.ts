@@ -39,7 +39,7 @@ class Uints {
 }
 
 /** The most memory a bake's wasm instance can have (the module's MAXIMUM_MEMORY): its input alone must fit. */
-const WASM_MEMORY = 2 ** 32;
+const WASM_MEMORY = 2 ** 31;
 
 /** The triangles (as index triples into the primitive's vertices) of a primitive in one of the triangle modes. */
 function forEachTriangle(mode: number, count: number, at: (k: number) => number, emit: (a: number, b: number, c: number) => void) {
@@ -356,7 +356,7 @@ export async function readGltf(file: string): Promise<Triangles> {
   if (bytes > WASM_MEMORY) {
     throw new InputError(
       `${file}: ${vertices} vertices and ${triangles} triangles (every instance counted) need ${(bytes / 2 ** 30).toFixed(1)} GB, ` +
-        `more than the 4 GB a bake has for everything`,
+        `more than the 2 GB a bake has for everything`,
     );
   }
   const pos = new Floats(vertices * 3);

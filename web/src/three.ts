@@ -197,14 +197,14 @@ export function geometryFromObject3D(root: Object3D, opts?: GeometryFromObject3D
   };
   if (!(skipInvisible && hiddenAbove(root))) visit(root);
 
-  // Many instances of a big mesh can add up to more than a bake's wasm memory (4 GB) holds: say so before
+  // Many instances of a big mesh can add up to more than a bake's wasm memory (2 GB) holds: say so before
   // trying to allocate it.
   const bytes = 12 * nverts + 4 * nidx;
-  if (bytes > 2 ** 32) {
+  if (bytes > 2 ** 31) {
     throw new NavBakeError(
       'NB_ERR_TOO_LARGE',
       `navbake/three: geometryFromObject3D: ${nverts} vertices and ${nidx / 3} triangles (every instance counted) ` +
-        `need ${(bytes / 2 ** 30).toFixed(1)} GB, more than the 4 GB a bake has for everything`,
+        `need ${(bytes / 2 ** 30).toFixed(1)} GB, more than the 2 GB a bake has for everything`,
     );
   }
   const positions = new Float32Array(nverts * 3);
