@@ -172,7 +172,11 @@ describe('voxelize', () => {
     await expectCode(() => voxelize(dungeon, {}, { worker: false } as never), 'NB_ERR_INVALID_ARG', /worker/);
     // two small triangles far apart: 3334 x 8000 x 3334 voxels
     const far = new Float32Array([0, 0, 0, 0, 0, 1, 1, 0, 0, 999, 1600, 999, 999, 1600, 1000, 1000, 1600, 999]);
-    await expectCode(() => voxelize({ positions: far }), 'NB_ERR_TOO_LARGE', /3333 x 800[0-9]/);
+    await expectCode(() => voxelize({ positions: far }), 'NB_ERR_TOO_LARGE', /about 3333 x 80\d\d x 3333 voxels, over 2\^32/);
+    // volumes and links mark the navmesh: voxelize() refuses them rather than ignore them
+    const box = { type: 'box', min: [0, 0, 0], max: [1, 1, 1] } as const;
+    await expectCode(() => voxelize({ ...dungeon, volumes: [box] }), 'NB_ERR_INVALID_ARG', /geometry\.volumes are for bake\(\)/);
+    await expectCode(() => voxelize({ ...dungeon, links: [] }), 'NB_ERR_INVALID_ARG', /geometry\.links/);
     const ac = new AbortController();
     const reason = new Error('stop');
     ac.abort(reason);
@@ -244,6 +248,18 @@ describe('VoxelGrid.findPath', () => {
     const c = copy.findPath([1, 0.5, 1], [11, 0.5, 11], { ...opts, move: 'climb' });
     expect(Array.from(c.voxels)).toEqual(Array.from(a.voxels));
     copy.dispose();
+  });
+
+  it('shares one search pool between grids: a disposed grid does not take it along', async () => {
+    const other = await VoxelGrid.create(g.occupancy());
+    const a = other.findPath([1, 0.5, 1], [11, 0.5, 11], { ...opts, move: 'fly' });
+    other.dispose();
+    const b = g.findPath([1, 0.5, 1], [11, 0.5, 11], { ...opts, move: 'fly' });
+    expect(b.status).toBe('complete');
+    expect(Array.from(b.voxels)).toEqual(Array.from(a.voxels));
+    // another pool size and back
+    expect(g.findPath([1, 0.5, 1], [11, 0.5, 11], { ...opts, move: 'fly', maxNodes: 1 << 17 }).status).toBe('complete');
+    expect(Array.from(g.findPath([1, 0.5, 1], [11, 0.5, 11], { ...opts, move: 'fly' }).voxels)).toEqual(Array.from(a.voxels));
   });
 
   it('runs out of nodes gracefully and reports nothing near a point far away', () => {

@@ -55,14 +55,21 @@ export interface VoxelPathOptions {
   agentRadius?: number;
   /** [world] walk: the highest step up or down, rounded down to whole voxels. @default 0.9 (DEFAULTS.agentMaxClimb) */
   agentClimb?: number;
-  /** Keep only the points where the path turns, where the agent can go straight between them. @default true */
+  /**
+   * Keep only the points where the path turns: the line between two kept voxels' centres stays in voxels where the
+   * agent can be (a walker's, in x and z: draw it on the ground); the line between their feet may clip a corner by
+   * half a voxel. @default true
+   */
   smooth?: boolean;
-  /** A* search nodes: a path that needs more comes back 'partial'. 1..4194304. @default 65536 */
+  /**
+   * A* search nodes: a path that needs more comes back 'partial' (as an unreachable end does). 1..4194304. The pool
+   * is shared by the thread's grids, about 70 bytes a node; another size rebuilds it. @default 65536
+   */
   maxNodes?: number;
   /**
-   * [world] how far from `start` and `end` to look for a voxel the agent can be at (a point on a floor is in the
-   * free voxel above it; one inside a wall finds the nearest free place); at most 64 voxels.
-   * @default agentHeight (capped at 64 voxels)
+   * [world] how far from `start` and `end` to look for a voxel the agent can be at: a point on a floor lies in the
+   * floor's solid voxel or in the free one above it, one inside a wall finds the nearest free place. At most 64
+   * voxels. @default agentHeight, at least one voxel, at most 64 voxels
    */
   searchRadius?: number;
 }
@@ -95,14 +102,29 @@ interface Handle {
   w: Wasm;
   words: number;
   wordCount: number;
-  query: number;
-  queryNodes: number;
 }
 
 function release(h: Handle): void {
-  if (h.query) h.w.voxelQueryDestroy(h.query);
   if (h.words) h.w.freeWords(h.words);
-  h.query = h.words = 0;
+  h.words = 0;
+}
+
+/**
+ * The search pool of each wasm instance, shared by all its grids (a search never outlives its call): about 70 bytes
+ * per node, 4.6 MB at the default 65536. A call with another maxNodes replaces it.
+ */
+const pools = new WeakMap<Wasm, { query: number; nodes: number }>();
+
+function searchPool(w: Wasm, nodes: number): number {
+  const p = pools.get(w);
+  if (p?.nodes === nodes) return p.query;
+  if (p) {
+    pools.delete(w);
+    w.voxelQueryDestroy(p.query);
+  }
+  const query = w.voxelQueryCreate(nodes);
+  pools.set(w, { query, nodes });
+  return query;
 }
 
 const registry = new FinalizationRegistry<Handle>(release);
@@ -115,9 +137,10 @@ const floorVoxels = (v: number) => Math.floor(v + 1e-6);
 
 /**
  * Rasterizes the triangles (all of them: walkable or not, as bake() does before filtering) into solid voxels of
- * config.cellSize x config.cellHeight x config.cellSize over the mesh's bounds; the other config fields do not
- * matter here but are checked as bake() checks them. Rejects with a NavBakeError (bad geometry or config,
- * NB_ERR_TOO_LARGE beyond 2^32 voxels) or the abort reason.
+ * config.cellSize x config.cellHeight x config.cellSize over the mesh's bounds. Only surfaces are solid: the inside
+ * of a closed mesh is free space. The other config fields do not matter here but are checked as bake() checks them;
+ * geometry.volumes and links are refused. Rejects with a NavBakeError (bad geometry or config, NB_ERR_TOO_LARGE from
+ * 2^32 voxels, NB_ERR_OUT_OF_MEMORY past the 2 GB of wasm memory) or the abort reason.
  */
 export async function voxelize(geometry: Geometry, config?: NavBakeConfig, opts?: VoxelizeOptions): Promise<VoxelGrid> {
   const options = bakeOptions('navbake.voxelize', opts, ['workers', 'signal', 'onProgress', 'headroom']);
@@ -134,7 +157,13 @@ export async function voxelize(geometry: Geometry, config?: NavBakeConfig, opts?
   if (headroom > MAX_HEADROOM) {
     throw invalid(`navbake.voxelize: options.headroom (${room}) is ${headroom} voxel layers; at most ${MAX_HEADROOM}`);
   }
+  for (const key of ['volumes', 'links'] as const) {
+    if ((geometry as Geometry | null)?.[key] != null) {
+      throw invalid(`navbake.voxelize: geometry.${key} are for bake() (they mark the navmesh, not solid space): leave them out`);
+    }
+  }
   const mesh = meshInput(geometry, 'navbake.voxelize').mesh;
+  tooManyVoxels(mesh.positions, Math.fround(field('cellSize')), Math.fround(field('cellHeight')), headroom);
   const workers = options.workers ?? 1;
   if (workers === false || !workersAvailable()) {
     const progress: CProgress = (stage, done, total) => {
@@ -166,6 +195,30 @@ export async function voxelize(geometry: Geometry, config?: NavBakeConfig, opts?
   return new VoxelGrid(ADOPT, w, r.voxels, w.putWords(r.voxels.words));
 }
 
+/**
+ * Refuses a grid of 2^32 voxels or more before rasterizing (C checks the exact count again after): the mesh's
+ * bounds in voxels, rounded down, plus the headroom.
+ */
+function tooManyVoxels(positions: Float32Array, cs: number, ch: number, headroom: number): void {
+  const lo = [Infinity, Infinity, Infinity];
+  const hi = [-Infinity, -Infinity, -Infinity];
+  for (let i = 0; i + 2 < positions.length; i += 3) {
+    for (let k = 0; k < 3; k++) {
+      const v = positions[i + k];
+      if (v < lo[k]) lo[k] = v;
+      if (v > hi[k]) hi[k] = v;
+    }
+  }
+  if (!(hi[0] >= lo[0])) return; // no vertices: C names the empty mesh
+  const [x, y, z] = [Math.floor((hi[0] - lo[0]) / cs), Math.floor((hi[1] - lo[1]) / ch) + headroom, Math.floor((hi[2] - lo[2]) / cs)];
+  if (x * Math.max(y, 1) * z >= 2 ** 32) {
+    throw new NavBakeError(
+      'NB_ERR_TOO_LARGE',
+      `navbake.voxelize: the grid would be about ${x} x ${y} x ${z} voxels, over 2^32: use a larger cellSize or cellHeight`,
+    );
+  }
+}
+
 /** Voxels in a grid of these dims, checked: whole numbers >= 1 whose product is below 2^32. */
 function voxelCount(where: string, dims: unknown): number {
   if (dims === null || typeof dims !== 'object' || (dims as ArrayLike<unknown>).length !== 3) {
@@ -173,7 +226,7 @@ function voxelCount(where: string, dims: unknown): number {
   }
   const d = dims as ArrayLike<unknown>;
   let n = 1;
-  for (let k = 0; k < 3; k++) n *= intIn(`${where}[${k}]`, d[k], 1, 0x7fffffff);
+  for (let k = 0; k < 3; k++) n *= intIn(`${where}[${k}]`, d[k], 1, 2 ** 30);
   if (n >= 2 ** 32) {
     throw new NavBakeError('NB_ERR_TOO_LARGE', `${where}: ${d[0]} x ${d[1]} x ${d[2]} = ${n} voxels; at most 2^32 - 1`);
   }
@@ -195,7 +248,7 @@ export class VoxelGrid {
     const [x, y, z] = layout.dims;
     // float32 sizes read as the decimal given (0.3, not 0.30000001192092896)
     this.#layout = { origin: [...layout.origin], cellSize: shortFloat(layout.cellSize), cellHeight: shortFloat(layout.cellHeight), dims: [x, y, z] };
-    this.#h = { w, words, wordCount: Math.ceil((x * y * z) / 32), query: 0, queryNodes: 0 };
+    this.#h = { w, words, wordCount: Math.ceil((x * y * z) / 32) };
     registry.register(this, this.#h, this);
   }
 
@@ -307,7 +360,7 @@ export class VoxelGrid {
     if (!(height > 0)) throw invalid(`${at('findPath', 'options.agentHeight')} must be > 0 (got ${height})`);
     const radius = world('agentRadius', 0, 0);
     const climb = world('agentClimb', DEFAULTS.agentMaxClimb, 0);
-    const search = world('searchRadius', height, 0);
+    const search = world('searchRadius', Math.max(height, cs, ch), 0); // the default: at least the agent's voxel
     const smooth = bool(at('findPath', 'options.smooth'), o.smooth) ?? true;
     const maxNodes = o.maxNodes === undefined ? DEFAULT_NODES : intIn(at('findPath', 'options.maxNodes'), o.maxNodes, 1, MAX_NODES);
     const voxels = (name: string, v: number) => {
@@ -318,12 +371,6 @@ export class VoxelGrid {
     if (o.searchRadius === undefined) searchVoxels = Math.min(searchVoxels, MAX_SEARCH_VOXELS); // the default never throws
     if (searchVoxels > MAX_SEARCH_VOXELS) {
       throw invalid(`${at('findPath', 'options.searchRadius')} (${search}) is ${searchVoxels} voxels; at most ${MAX_SEARCH_VOXELS}`);
-    }
-    if (!h.query || h.queryNodes !== maxNodes) {
-      if (h.query) h.w.voxelQueryDestroy(h.query);
-      h.query = 0;
-      h.query = h.w.voxelQueryCreate(maxNodes);
-      h.queryNodes = maxNodes;
     }
     const args = new Int32Array([
       ...dims,
@@ -336,7 +383,7 @@ export class VoxelGrid {
       ...this.#voxelOf(e),
       searchVoxels,
     ]);
-    const r = h.w.voxelFindPath(h.query, h.words, args, cs, ch, maxNodes);
+    const r = h.w.voxelFindPath(searchPool(h.w, maxNodes), h.words, args, cs, ch, maxNodes);
     const n = r.voxels.length / 3;
     const points = new Float32Array(r.voxels.length);
     const { origin: org } = this.#layout;
@@ -348,7 +395,10 @@ export class VoxelGrid {
     return { status: PATH_STATUS[r.status] ?? 'none', points, voxels: r.voxels };
   }
 
-  /** Frees the wasm memory. Idempotent; any later call throws NavBakeError NB_ERR_DISPOSED. */
+  /**
+   * Frees the wasm memory. Idempotent; any later call throws NavBakeError NB_ERR_DISPOSED. Call it: forgotten grids
+   * are freed only when the garbage collector runs.
+   */
   dispose(): void {
     const h = this.#h;
     if (!h) return;
