@@ -102,6 +102,28 @@ describe('config', () => {
     expect(counts[0]).toBe(nav.polygons().length);
     expect(new Set(counts).size).toBeGreaterThan(1); // REFERENCE.md: 118 / 100 / 97 polygons
   });
+
+  it("wavefront's larger convex polygons route as watershed's do", async () => {
+    const ws = await bake(dungeon, { vertsPerPoly: 12 }, { workers: false });
+    const wf = await bake(dungeon, { partition: 'wavefront', vertsPerPoly: 12 }, { workers: false });
+    expect(wf.polygons().length).toBeLessThan(ws.polygons().length);
+    expect(Math.max(...wf.polygons().map((p) => p.vertices.length / 3))).toBeGreaterThan(6);
+    const ratios: number[] = [];
+    for (let seed = 1; seed <= 100; seed++) {
+      const a = ws.randomPoint({ seed })!;
+      const b = ws.randomPoint({ seed: seed + 500 })!;
+      const p = ws.findPath(a, b);
+      const q = wf.findPath(a, b);
+      expect(q.status, `seed ${seed}`).toBe(p.status);
+      if (p.status === 'complete') ratios.push(q.length / p.length);
+    }
+    ratios.sort((x, y) => x - y);
+    expect(ratios.length).toBeGreaterThan(50);
+    expect(Math.abs(ratios[ratios.length >> 1] - 1)).toBeLessThan(0.01);
+    expect(ratios[ratios.length - 1]).toBeLessThan(1.1);
+    ws.dispose();
+    wf.dispose();
+  });
 });
 
 describe('bake on the main thread', () => {
