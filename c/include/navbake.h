@@ -305,6 +305,9 @@ typedef struct nb_voxel_path_params {
                              (and so the ground it allows under its body, see NB_VOXEL_WALK) */
     int32_t smooth;       /* 1: drop path voxels while the straight line between the kept ones stays where the agent
                              can be (see nb_voxel_find_path); 0: every voxel of the search */
+    float heuristic_weight; /* 0 or 1: shortest paths. 1 < w <= 10: weighted A* (the heuristic times w): a path
+                               costs at most w times the shortest and the search visits far fewer voxels where
+                               obstacles stand between the ends */
 } nb_voxel_path_params;
 
 typedef struct nb_voxel_query nb_voxel_query;

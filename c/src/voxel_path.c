@@ -40,7 +40,8 @@
  *    then bisect between the last valid and the first invalid try. Endpoints are always kept.
  *  - Search: A* popping the least cost + heuristic (see heuristic()), ties to the larger cost from
  *    the start, then heap order (which depends only on the inputs). A closed voxel is never reopened (the
- *    heuristic is consistent). When a new voxel is needed and the pool is full the search stops: the path goes to
+ *    heuristic is consistent). heuristic_weight w > 1 multiplies the heuristic (weighted A*, still without
+ *    reopening): the path costs at most w times the shortest. When a new voxel is needed and the pool is full the search stops: the path goes to
  *    the end if it was already reached (COMPLETE, then not necessarily the shortest), else PARTIAL. PARTIAL paths
  *    end at the reached voxel nearest the end (Euclidean, world units, double precision), ties to the lowest
  *    linear index.
@@ -88,7 +89,7 @@ typedef struct vslot {
     uint32_t key;  /* the voxel's linear index */
     uint32_t node1;
     float cost;    /* from the start, world units */
-    float hdist;   /* heuristic(): a lower bound of the cost to the end, world units */
+    float hdist;   /* heuristic() times heuristic_weight: (1: a lower bound of) the cost to the end, world units */
 } vslot;
 
 #define SLOT_CLOSED 0x80000000u
@@ -111,6 +112,7 @@ typedef struct vgrid {
     int32_t d0, d1, d2; /* x, layers y, rows z */
     float cs, ch;
     int32_t move, h, r, climb_max;
+    float weight; /* the heuristic's factor, >= 1 */
     /* hood_packed: row zi of the window goes to the 16-bit lanes oz whose footprint (fmul) or climb rows just
      * beyond it (emul) contain it; multiplying copies the row into each such lane */
     uint64_t fmul[2 * PACK_MAX_RADIUS + 5], emul[2 * PACK_MAX_RADIUS + 5];
@@ -681,6 +683,10 @@ static nb_status check_inputs(nb_context* ctx, const char* fn, const nb_voxel_gr
                        p->max_climb);
     if (p->smooth != 0 && p->smooth != 1)
         return nb_fail(ctx, NB_ERR_INVALID_ARG, "%s: params->smooth must be 0 or 1 (got %d)", fn, p->smooth);
+    if (!(p->heuristic_weight == 0.0f || (p->heuristic_weight >= 1.0f && p->heuristic_weight <= 10.0f)))
+        return nb_fail(ctx, NB_ERR_INVALID_ARG, "%s: params->heuristic_weight must be 0, or 1..10 (got %g)", fn,
+                       (double)p->heuristic_weight);
+    g->weight = p->heuristic_weight > 1.0f ? p->heuristic_weight : 1.0f;
     g->words = grid->words;
     g->d0 = grid->dims[0];
     g->d1 = grid->dims[1];
@@ -1043,7 +1049,7 @@ nb_status nb_voxel_find_path(nb_voxel_query* q, const nb_voxel_grid* grid, const
         sl->key = key;
         sl->node1 = 1;
         sl->cost = 0.0f;
-        sl->hdist = heuristic(&hc, ex - s->x, ey - s->y, ez - s->z);
+        sl->hdist = g.weight * heuristic(&hc, ex - s->x, ey - s->y, ez - s->z);
         s->slot = (uint32_t)(sl - slots);
         heap_up(heap, hpos, heap_size++, 0, heap_key(sl->cost, sl->hdist));
     }
@@ -1098,7 +1104,7 @@ nb_status nb_voxel_find_path(nb_voxel_query* q, const nb_voxel_grid* grid, const
             sl->key = key;
             sl->node1 = ni + 1;
             sl->cost = cost;
-            sl->hdist = heuristic(&hc, ex - m->x, ey - m->y, ez - m->z);
+            sl->hdist = g.weight * heuristic(&hc, ex - m->x, ey - m->y, ez - m->z);
             heap_up(heap, hpos, heap_size++, ni, heap_key(cost, sl->hdist));
             if (d2 < best_d2 || (d2 == best_d2 && key < best_key)) {
                 best_d2 = d2;

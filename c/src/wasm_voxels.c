@@ -110,8 +110,8 @@ enum {
  * out[0] = path voxels written, out[1] = NB_PATH_* (NB_PATH_NONE when start or end has no place near it),
  * out[2..4] / out[5..7] = the start and end voxels used. Returns the status of the first call that failed. */
 EMSCRIPTEN_KEEPALIVE int nbw_voxel_find_path(nb_voxel_query* q, const uint32_t* words, const int32_t* args,
-                                             float cell_size, float cell_height, int32_t* path, uint32_t capacity,
-                                             int32_t* out)
+                                             float cell_size, float cell_height, float heuristic_weight,
+                                             int32_t* path, uint32_t capacity, int32_t* out)
 {
     nb_voxel_grid grid;
     grid.words = words;
@@ -124,6 +124,7 @@ EMSCRIPTEN_KEEPALIVE int nbw_voxel_find_path(nb_voxel_query* q, const uint32_t* 
     params.agent_radius = args[VA_RADIUS];
     params.max_climb = args[VA_CLIMB];
     params.smooth = args[VA_SMOOTH];
+    params.heuristic_weight = heuristic_weight;
     memset(out, 0, 8 * sizeof(int32_t));
     int found_start = 0, found_end = 0;
     nb_status st = nb_voxel_nearest(q, &grid, &params, args + VA_START, args[VA_SEARCH], out + 2, &found_start);

@@ -808,6 +808,9 @@ function updateVoxelPath(agent: Exclude<Agent, 'navmesh'>): PathState | null {
     // An end snaps to a place for the agent within its height (the package looks at most 64 voxels away).
     searchRadius: Math.min(cfg.agentHeight, 64 * Math.min(grid.cellSize, grid.cellHeight)),
     maxNodes: VOXEL_NODES,
+    // Weighted A*: a path at most 1.5 times the shortest (smoothing takes most of that back) for a search that
+    // visits far fewer voxels: a flight across the built-in level in tens of milliseconds instead of hundreds.
+    heuristicWeight: VOXEL_WEIGHT,
   };
   const t0 = performance.now();
   let r;
@@ -831,9 +834,13 @@ function updateVoxelPath(agent: Exclude<Agent, 'navmesh'>): PathState | null {
 
 /**
  * A* nodes a voxel path may take: bounds the main thread's time per path. The package's default (65536) is too few
- * for a flight across the built-in level (about 190000 nodes, some 300 ms); climbing there takes about 20000.
+ * for the shortest flight across the built-in level (about 190000 nodes, some 300 ms); climbing there takes about
+ * 20000, and with VOXEL_WEIGHT far fewer.
  */
 const VOXEL_NODES = 262144;
+
+/** See updateVoxelPath. */
+const VOXEL_WEIGHT = 1.5;
 
 
 const raycaster = new Raycaster();

@@ -76,6 +76,7 @@ static nb_voxel_path_params mkp(int move, int h, int r, int mc, int smooth)
     p.agent_radius = r;
     p.max_climb = mc;
     p.smooth = smooth;
+    p.heuristic_weight = 0.0f;
     return p;
 }
 
@@ -915,6 +916,82 @@ static void test_random_against_brute_force(void)
     nb_voxel_query_destroy(ctx, q);
 }
 
+/* Weighted A*: on the random grids, a path exactly when the brute force has one, legal, at most heuristic_weight
+ * times the shortest, the same twice; where it is partial, at the same voxel (the whole reachable set was seen). */
+static void test_weighted_against_brute_force(void)
+{
+    nb_voxel_query* q = new_query(0);
+    uint32_t rng = 777;
+    int runs = 0, longer = 0;
+    for (int seed = 0; seed < 30; ++seed)
+        for (int move = 0; move < 3; ++move) {
+            nb_voxel_path_params p = mkp(move, 1 + (int)(nbt_rand(&rng) % 2), 0, (int)(nbt_rand(&rng) % 3), 0);
+            p.heuristic_weight = seed % 2 ? 1.5f : 4.0f;
+            tgrid g = random_grid(&rng, move, 10, 5, 10, move == NB_VOXEL_CLIMB ? 12 : 20);
+            int s[3], e[3];
+            if (random_place(&rng, &g, &p, s) && random_place(&rng, &g, &p, e)) {
+                uint32_t n = 0, n2 = 0;
+                int st = -1, st2 = -1;
+                CHECK_INT(find(q, &g, &p, s, e, g_path, PATH_CAP, &n, &st), NB_OK);
+                double* dist = t_dijkstra(&g, &p, s);
+                const double best = dist[tg_idx(&g, e[0], e[1], e[2])];
+                CHECK(t_path_legal(&g, &p, g_path, n, s));
+                CHECK_INT(st, best >= 0 ? NB_PATH_COMPLETE : NB_PATH_PARTIAL);
+                if (best >= 0) {
+                    const double len = t_path_len(&g, g_path, n);
+                    CHECK(len >= best - 1e-3 * (1.0 + best));
+                    CHECK(len <= p.heuristic_weight * best + 1e-3 * (1.0 + best));
+                    longer += len > best + 1e-3 * (1.0 + best);
+                } else {
+                    nb_voxel_path_params p1 = p;
+                    p1.heuristic_weight = 0.0f;
+                    CHECK_INT(find(q, &g, &p1, s, e, g_path2, PATH_CAP, &n2, &st2), NB_OK);
+                    CHECK(!memcmp(&g_path[3 * (n - 1)], &g_path2[3 * (n2 - 1)], 12));
+                }
+                CHECK_INT(find(q, &g, &p, s, e, g_path2, PATH_CAP, &n2, &st2), NB_OK);
+                CHECK(n2 == n && st2 == st && !memcmp(g_path, g_path2, 12 * (size_t)n));
+                free(dist);
+                ++runs;
+            }
+            tg_free(&g);
+        }
+    CHECK(runs >= 60);
+    (void)longer; /* weighted paths may or may not be longer on grids this small */
+    nb_voxel_query_destroy(ctx, q);
+}
+
+/* A weighted search needs fewer nodes: the smallest pool with which weight 3 flies around a wall leaves weight 1
+ * short (PARTIAL). */
+static void test_weighted_needs_fewer_nodes(void)
+{
+    tgrid g = tg_new(40, 6, 40, 0.5f, 0.5f);
+    tg_box(&g, 20, 20, 0, 5, 0, 34); /* a wall across, open at z >= 35 */
+    nb_voxel_path_params p = mkp(NB_VOXEL_FLY, 1, 0, 0, 0);
+    const int s[3] = { 5, 2, 5 }, e[3] = { 35, 2, 5 };
+    uint32_t lo = 1, hi = 40 * 6 * 40; /* hi: enough for anything */
+    p.heuristic_weight = 3.0f;
+    while (lo < hi) { /* the smallest pool that completes at weight 3 */
+        const uint32_t mid = (lo + hi) / 2;
+        nb_voxel_query* q = new_query(mid);
+        uint32_t n = 0;
+        int st = -1;
+        CHECK_INT(find(q, &g, &p, s, e, g_path, PATH_CAP, &n, &st), NB_OK);
+        nb_voxel_query_destroy(ctx, q);
+        if (st == NB_PATH_COMPLETE)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    nb_voxel_query* q = new_query(lo);
+    uint32_t n = 0;
+    int st = -1;
+    p.heuristic_weight = 0.0f;
+    CHECK_INT(find(q, &g, &p, s, e, g_path, PATH_CAP, &n, &st), NB_OK);
+    CHECK_INT(st, NB_PATH_PARTIAL);
+    nb_voxel_query_destroy(ctx, q);
+    tg_free(&g);
+}
+
 /* Agents wider than the fast neighbourhood (radius > 13) go through box tests: same rules. */
 static void test_wide_agent_against_brute_force(void)
 {
@@ -1316,6 +1393,8 @@ int main(void)
     RUN(test_unreachable_partial);
     RUN(test_node_budget);
     RUN(test_random_against_brute_force);
+    RUN(test_weighted_against_brute_force);
+    RUN(test_weighted_needs_fewer_nodes);
     RUN(test_wide_agent_against_brute_force);
     RUN(test_radii_against_brute_force);
     RUN(test_walk_radii_against_brute_force);

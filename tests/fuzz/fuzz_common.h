@@ -523,7 +523,9 @@ static inline void fuzz_check_voxels(const uint8_t* data, size_t size)
     p.agent_height = 1 + fuzz_next_byte(&r) % 6;
     p.agent_radius = fuzz_next_byte(&r) % 4;
     p.max_climb = fuzz_next_byte(&r) % 5;
-    p.smooth = fuzz_next_byte(&r) & 1;
+    const uint8_t flags = fuzz_next_byte(&r);
+    p.smooth = flags & 1;
+    p.heuristic_weight = (flags >> 1) & 1 ? 1.0f + (float)(flags >> 2) / 16.0f : 0.0f; /* 0, or 1..4.9 */
     const uint32_t max_nodes = 1 + ((uint32_t)fuzz_next_byte(&r) << 8 | fuzz_next_byte(&r)) % 4096;
     int32_t ends[6];
     for (int k = 0; k < 6; ++k)

@@ -240,6 +240,19 @@ describe('VoxelGrid.findPath', () => {
     low.dispose();
   });
 
+  it('trades length for speed with heuristicWeight, within the weight', () => {
+    const from = [2, 0.5, 2];
+    const to = [10, 0.5, 10];
+    const exact = g.findPath(from, to, { ...opts, move: 'fly', smooth: false });
+    for (const w of [1.5, 3]) {
+      const fast = g.findPath(from, to, { ...opts, move: 'fly', smooth: false, heuristicWeight: w });
+      expect(fast.status).toBe('complete');
+      checkPath(g, fast.voxels, 'fly', 4, 0);
+      expect(len(fast.points)).toBeGreaterThanOrEqual(len(exact.points) - 1e-4);
+      expect(len(fast.points)).toBeLessThanOrEqual(w * len(exact.points) + 1e-4);
+    }
+  });
+
   it('is deterministic and survives occupancy() -> VoxelGrid.create()', async () => {
     const a = g.findPath([1, 0.5, 1], [11, 0.5, 11], { ...opts, move: 'climb' });
     const b = g.findPath([1, 0.5, 1], [11, 0.5, 11], { ...opts, move: 'climb' });
@@ -276,6 +289,7 @@ describe('VoxelGrid.findPath', () => {
     await expectCode(() => g.findPath([0, 0, 0], [1, 1, 1], { agentRadius: -1 }), 'NB_ERR_INVALID_ARG', /agentRadius/);
     await expectCode(() => g.findPath([0, 0, 0], [1, 1, 1], { agentHeight: 0 }), 'NB_ERR_INVALID_ARG', /agentHeight/);
     await expectCode(() => g.findPath([0, 0, 0], [1, 1, 1], { maxNodes: 0 }), 'NB_ERR_INVALID_ARG', /maxNodes/);
+    await expectCode(() => g.findPath([0, 0, 0], [1, 1, 1], { heuristicWeight: 0.5 }), 'NB_ERR_INVALID_ARG', /heuristicWeight must be 1\.\.10/);
     await expectCode(() => g.findPath([0, 0, 0], [1, 1, 1], { searchRadius: 100 }), 'NB_ERR_INVALID_ARG', /searchRadius/);
     await expectCode(() => g.findPath([0, NaN, 0], [1, 1, 1]), 'NB_ERR_NONFINITE', /start/);
     await expectCode(() => g.findPath([0, 0, 0], [1, 1, 1], { speed: 2 } as never), 'NB_ERR_INVALID_ARG', /speed/);

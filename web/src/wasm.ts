@@ -1151,7 +1151,7 @@ export class Wasm {
    * voxel, search distance); capacity = the query's node count. The voxels used as start and end, the status
    * (PATH_STATUS index) and the path's voxels (x, y, z each).
    */
-  voxelFindPath(q: number, words: number, args: Int32Array, cellSize: number, cellHeight: number, capacity: number): { status: number; start: Vec3; end: Vec3; voxels: Int32Array } {
+  voxelFindPath(q: number, words: number, args: Int32Array, cellSize: number, cellHeight: number, weight: number, capacity: number): { status: number; start: Vec3; end: Vec3; voxels: Int32Array } {
     const m = this.m;
     const buf = this.alloc(capacity * 12 + 8 * 4 + args.byteLength);
     try {
@@ -1159,7 +1159,7 @@ export class Wasm {
       const a = out + 8 * 4;
       m.HEAP32.set(args, a >> 2);
       m._nbw_context_clear_error(this.ctx);
-      this.check(m._nbw_voxel_find_path(q, words, a, cellSize, cellHeight, buf, capacity, out));
+      this.check(m._nbw_voxel_find_path(q, words, a, cellSize, cellHeight, weight, buf, capacity, out));
       const o = m.HEAP32.subarray(out >> 2, (out >> 2) + 8);
       const [count, status] = [o[0], o[1]];
       return {
