@@ -26,20 +26,22 @@ for (const name of ['dungeon.obj', 'nav_test.obj']) {
   nav.dispose();
   const [dx, dy, dz] = grid.dims;
   rows.push(`| ${name} | voxelize | ${dx} x ${dy} x ${dz} | ${fmt(median(times))} | | |`);
-  for (const move of ['walk', 'climb', 'fly']) {
-    for (const smooth of [false, true]) {
+  const cases = ['walk', 'climb', 'fly'].flatMap((move) => [false, true].map((smooth) => ({ move, smooth })));
+  cases.push({ move: 'climb', smooth: true, heuristicWeight: 1.5 }, { move: 'fly', smooth: true, heuristicWeight: 1.5 });
+  for (const { move, smooth, heuristicWeight } of cases) {
+    {
       const t = [];
       const status = { complete: 0, partial: 0, none: 0 };
       for (let i = 0; i < PAIRS; i++) {
         const t0 = performance.now();
-        const r = grid.findPath(points[2 * i], points[2 * i + 1], { move, smooth });
+        const r = grid.findPath(points[2 * i], points[2 * i + 1], { move, smooth, heuristicWeight });
         t.push(performance.now() - t0);
         status[r.status]++;
       }
       t.sort((a, b) => a - b);
       const p95 = t[Math.floor(0.95 * (t.length - 1))];
       rows.push(
-        `| ${name} | findPath ${move}${smooth ? ', smooth' : ''} | ${status.complete} / ${status.partial} / ${status.none} | ${fmt(median(t))} | ${fmt(p95)} | ${fmt(t[t.length - 1])} |`,
+        `| ${name} | findPath ${move}${smooth ? ', smooth' : ''}${heuristicWeight ? `, heuristicWeight ${heuristicWeight}` : ''} | ${status.complete} / ${status.partial} / ${status.none} | ${fmt(median(t))} | ${fmt(p95)} | ${fmt(t[t.length - 1])} |`,
       );
     }
   }
@@ -53,7 +55,8 @@ writeSection(
 Machine: ${machine()}. Through the package on the main thread (\`workers: false\`), default config (voxels 0.3 x 0.2 x
 0.3); \`voxelize\`: median of 9 runs. \`findPath\`: ${PAIRS} seeded pairs of navmesh points per level, default agent (2 tall,
 radius 0, climb 0.9) and node pool (65536); status counts complete / partial / none (partial: the pool ran out, or the
-end cannot be reached moving that way), then the median, 95th percentile and slowest search in ms.
+end cannot be reached moving that way), then the median, 95th percentile and slowest search in ms. The last two rows
+use weighted A* (\`heuristicWeight: 1.5\`: paths at most 1.5 times the shortest).
 
 | level | call | grid / status | median | p95 | max |
 |---|---|---|---|---|---|
