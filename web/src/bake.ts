@@ -45,6 +45,24 @@ export function progressOf(stage: number, done: number, total: number): BakeProg
   return { stage: STAGES[stage - 1] ?? 'rasterize', done, total };
 }
 
+/** The C progress hook of work on this thread: reports to onProgress, and cancels once the signal is aborted. */
+export function hereProgress(onProgress: ((p: BakeProgress) => void) | undefined, signal: AbortSignal | undefined): CProgress {
+  return (stage, done, total) => {
+    onProgress?.(progressOf(stage, done, total));
+    return signal?.aborted === true;
+  };
+}
+
+/** Copies of the triangles for a worker (the caller's arrays stay usable), and their buffers to transfer. */
+export function workerCopies(mesh: MeshInput): {
+  copies: { positions: Float32Array; indices: Uint32Array | null; areas: Uint8Array | null };
+  transfer: ArrayBuffer[];
+} {
+  const copies = { positions: mesh.positions.slice(), indices: mesh.indices?.slice() ?? null, areas: mesh.areas?.slice() ?? null };
+  const transfer = [copies.positions.buffer, copies.indices?.buffer, copies.areas?.buffer].filter((b) => b) as ArrayBuffer[];
+  return { copies, transfer };
+}
+
 export interface BakeOptions {
   /**
    * Workers to bake in (1..64): a tiled bake spreads its tiles over this many, a solo bake uses one. `false`
@@ -315,12 +333,8 @@ async function bakeTiled(
 /** workers: false, solo -- the same work on the calling thread; abort is checked at every progress report. */
 function bakeHere(w: Wasm, mesh: MeshInput, values: Float64Array, options: BakeOptionsWithHooks): NavMesh {
   const { signal, onProgress } = options;
-  const progress: CProgress = (stage, done, total) => {
-    onProgress?.(progressOf(stage, done, total));
-    return signal?.aborted === true;
-  };
   try {
-    return adoptNavmesh(w, w.bakeNavmesh(mesh, values, progress));
+    return adoptNavmesh(w, w.bakeNavmesh(mesh, values, hereProgress(onProgress, signal)));
   } catch (e) {
     throw abortedAs(e, signal);
   }

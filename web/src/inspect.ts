@@ -5,12 +5,12 @@
  * returns arrays that grow with the level: use it on the level (or the one tile) being looked at. The polygons
  * themselves come from the NavMesh (`polygons()`, `toGeometry()`).
  */
-import { bakeOptions, meshInput, progressOf, type BakeProgress, type Geometry } from './bake.js';
+import { bakeOptions, hereProgress, meshInput, progressOf, workerCopies, type BakeProgress, type Geometry } from './bake.js';
 import { configValues, type NavBakeConfig } from './config.js';
 import { abortedAs, abortReason, NavBakeError } from './errors.js';
 import { settle, sharedPool, workersAvailable } from './pool.js';
 import { mainWasm, wasmModule } from './runtime.js';
-import type { CProgress, Vec3 } from './wasm.js';
+import type { Vec3 } from './wasm.js';
 import { shown } from './args.js';
 
 export interface InspectOptions {
@@ -161,29 +161,16 @@ export async function inspect(geometry: Geometry, config?: NavBakeConfig, opts?:
   const mesh = meshInput(geometry, 'navbake.inspect').mesh; // links do not change the stages inspected
   const workers = options.workers ?? 1;
   if (workers === false || !workersAvailable()) {
-    const progress: CProgress = (stage, done, total) => {
-      onProgress?.(progressOf(stage, done, total));
-      return signal?.aborted === true;
-    };
     try {
-      return w.inspect(mesh, values, tile, progress);
+      return w.inspect(mesh, values, tile, hereProgress(onProgress, signal));
     } catch (e) {
       throw abortedAs(e, signal);
     }
   }
 
   const pool = sharedPool(() => wasmModule(), workers);
-  // The worker gets copies: the caller's arrays stay usable.
-  const req = {
-    type: 'inspect' as const,
-    positions: mesh.positions.slice(),
-    indices: mesh.indices ? mesh.indices.slice() : null,
-    areas: mesh.areas ? mesh.areas.slice() : null,
-    volumes: mesh.volumes ?? null,
-    config: values,
-    tile,
-  };
-  const transfer = [req.positions.buffer, req.indices?.buffer, req.areas?.buffer].filter((b) => b) as ArrayBuffer[];
+  const { copies, transfer } = workerCopies(mesh);
+  const req = { type: 'inspect' as const, ...copies, volumes: mesh.volumes ?? null, config: values, tile };
   const task = pool.run(req, transfer, (p) => onProgress?.(progressOf(p.stage, p.done, p.total)));
   const r = await settle(task, signal);
   if (!r.inspection) throw new NavBakeError('NB_ERR_WORKER', 'navbake.inspect: the worker sent no inspection');

@@ -8,13 +8,13 @@
  * ```
  */
 import { bool, f32, intIn, invalid, knownKeys, num, optionsObject, shown, vec3 } from './args.js';
-import { bakeOptions, meshInput, progressOf, type BakeProgress, type Geometry } from './bake.js';
+import { bakeOptions, hereProgress, meshInput, progressOf, workerCopies, type BakeProgress, type Geometry } from './bake.js';
 import { configValues, DEFAULTS, shortFloat, type NavBakeConfig } from './config.js';
 import { abortedAs, abortReason, NavBakeError } from './errors.js';
 import type { Vec3Like } from './navmesh.js';
 import { settle, sharedPool, workersAvailable } from './pool.js';
 import { mainWasm, wasmModule } from './runtime.js';
-import { PATH_STATUS, type CProgress, type PathStatus, type Vec3, type VoxelLayout, type Wasm } from './wasm.js';
+import { PATH_STATUS, type PathStatus, type Vec3, type VoxelLayout, type Wasm } from './wasm.js';
 
 export type { VoxelLayout } from './wasm.js';
 
@@ -172,12 +172,8 @@ export async function voxelize(geometry: Geometry, config?: NavBakeConfig, opts?
   tooManyVoxels(mesh.positions, Math.fround(field('cellSize')), Math.fround(field('cellHeight')), headroom);
   const workers = options.workers ?? 1;
   if (workers === false || !workersAvailable()) {
-    const progress: CProgress = (stage, done, total) => {
-      onProgress?.(progressOf(stage, done, total));
-      return signal?.aborted === true;
-    };
     try {
-      const v = w.voxelize(mesh, values, headroom, false, progress);
+      const v = w.voxelize(mesh, values, headroom, false, hereProgress(onProgress, signal));
       return new VoxelGrid(ADOPT, w, v, v.words);
     } catch (e) {
       throw abortedAs(e, signal);
@@ -185,16 +181,8 @@ export async function voxelize(geometry: Geometry, config?: NavBakeConfig, opts?
   }
 
   const pool = sharedPool(() => wasmModule(), workers);
-  // The worker gets copies: the caller's arrays stay usable.
-  const req = {
-    type: 'voxelize' as const,
-    positions: mesh.positions.slice(),
-    indices: mesh.indices ? mesh.indices.slice() : null,
-    areas: mesh.areas ? mesh.areas.slice() : null,
-    config: values,
-    headroom,
-  };
-  const transfer = [req.positions.buffer, req.indices?.buffer, req.areas?.buffer].filter((b) => b) as ArrayBuffer[];
+  const { copies, transfer } = workerCopies(mesh);
+  const req = { type: 'voxelize' as const, ...copies, config: values, headroom };
   const task = pool.run(req, transfer, (p) => onProgress?.(progressOf(p.stage, p.done, p.total)));
   const r = await settle(task, signal);
   if (!r.voxels) throw new NavBakeError('NB_ERR_WORKER', 'navbake.voxelize: the worker sent no voxels');
