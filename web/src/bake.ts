@@ -45,6 +45,22 @@ export function progressOf(stage: number, done: number, total: number): BakeProg
   return { stage: STAGES[stage - 1] ?? 'rasterize', done, total };
 }
 
+/**
+ * What bake, inspect and voxelize start with: the main thread's wasm (the signal checked before and after waiting
+ * for it), the config as C values, and a reader of its resolved fields (a bad config throws NavBakeError).
+ */
+export async function configFor(
+  config: NavBakeConfig | undefined,
+  signal: AbortSignal | undefined,
+): Promise<{ w: Wasm; values: Float64Array; field: (name: string) => number }> {
+  if (signal?.aborted) throw abortReason(signal);
+  const w = await mainWasm();
+  if (signal?.aborted) throw abortReason(signal);
+  const values = configValues(w.fields, config);
+  const resolved = w.resolveConfig(values);
+  return { w, values, field: (name) => resolved[w.fields.findIndex((f) => f.name === name)] };
+}
+
 /** The C progress hook of work on this thread: reports to onProgress, and cancels once the signal is aborted. */
 export function hereProgress(onProgress: ((p: BakeProgress) => void) | undefined, signal: AbortSignal | undefined): CProgress {
   return (stage, done, total) => {
@@ -231,12 +247,7 @@ export function bakeOptions<T extends { signal?: AbortSignal; onProgress?: unkno
 export async function bake(geometry: Geometry, config?: NavBakeConfig, opts?: BakeOptions): Promise<NavMesh> {
   const options = bakeOptions<BakeOptionsWithHooks>('navbake.bake', opts, BAKE_OPTIONS, ['testExitAtStage']);
   const { signal, onProgress } = options;
-  if (signal?.aborted) throw abortReason(signal);
-  const w = await mainWasm();
-  if (signal?.aborted) throw abortReason(signal);
-  const values = configValues(w.fields, config);
-  const resolved = w.resolveConfig(values);
-  const field = (name: string) => resolved[w.fields.findIndex((f) => f.name === name)];
+  const { w, values, field } = await configFor(config, signal);
   const tileSize = field('tileSize');
   const { mesh, owned } = normalize(geometry);
   const grid = tileSize > 0 ? tileGrid(mesh.positions, field('cellSize'), tileSize) : null;

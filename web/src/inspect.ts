@@ -5,11 +5,11 @@
  * returns arrays that grow with the level: use it on the level (or the one tile) being looked at. The polygons
  * themselves come from the NavMesh (`polygons()`, `toGeometry()`).
  */
-import { bakeOptions, hereProgress, meshInput, progressOf, workerCopies, type BakeProgress, type Geometry } from './bake.js';
-import { configValues, type NavBakeConfig } from './config.js';
-import { abortedAs, abortReason, NavBakeError } from './errors.js';
+import { bakeOptions, configFor, hereProgress, meshInput, progressOf, workerCopies, type BakeProgress, type Geometry } from './bake.js';
+import type { NavBakeConfig } from './config.js';
+import { abortedAs, NavBakeError } from './errors.js';
 import { settle, sharedPool, workersAvailable } from './pool.js';
-import { mainWasm, wasmModule } from './runtime.js';
+import { wasmModule } from './runtime.js';
 import type { Vec3 } from './wasm.js';
 import { shown } from './args.js';
 
@@ -143,12 +143,8 @@ function invalid(message: string): NavBakeError {
 export async function inspect(geometry: Geometry, config?: NavBakeConfig, opts?: InspectOptions): Promise<Inspection> {
   const options = bakeOptions('navbake.inspect', opts, ['workers', 'signal', 'onProgress', 'tile']);
   const { signal, onProgress } = options;
-  if (signal?.aborted) throw abortReason(signal);
-  const w = await mainWasm();
-  if (signal?.aborted) throw abortReason(signal);
-  const values = configValues(w.fields, config);
-  const resolved = w.resolveConfig(values);
-  const tileSize = resolved[w.fields.findIndex((f) => f.name === 'tileSize')];
+  const { w, values, field } = await configFor(config, signal);
+  const tileSize = field('tileSize');
   let tile: Int32Array | null = null;
   if (options.tile != null) {
     const t = options.tile;

@@ -8,9 +8,9 @@
  * ```
  */
 import { bool, f32, intIn, invalid, knownKeys, num, optionsObject, shown, vec3 } from './args.js';
-import { bakeOptions, hereProgress, meshInput, progressOf, workerCopies, type BakeProgress, type Geometry } from './bake.js';
-import { configValues, DEFAULTS, shortFloat, type NavBakeConfig } from './config.js';
-import { abortedAs, abortReason, NavBakeError } from './errors.js';
+import { bakeOptions, configFor, hereProgress, meshInput, progressOf, workerCopies, type BakeProgress, type Geometry } from './bake.js';
+import { DEFAULTS, shortFloat, type NavBakeConfig } from './config.js';
+import { abortedAs, NavBakeError } from './errors.js';
 import type { Vec3Like } from './navmesh.js';
 import { settle, sharedPool, workersAvailable } from './pool.js';
 import { mainWasm, wasmModule } from './runtime.js';
@@ -151,12 +151,7 @@ const floorVoxels = (v: number) => Math.floor(v + 1e-6);
 export async function voxelize(geometry: Geometry, config?: NavBakeConfig, opts?: VoxelizeOptions): Promise<VoxelGrid> {
   const options = bakeOptions('navbake.voxelize', opts, ['workers', 'signal', 'onProgress', 'headroom']);
   const { signal, onProgress } = options;
-  if (signal?.aborted) throw abortReason(signal);
-  const w = await mainWasm();
-  if (signal?.aborted) throw abortReason(signal);
-  const values = configValues(w.fields, config);
-  const resolved = w.resolveConfig(values);
-  const field = (name: string) => resolved[w.fields.findIndex((f) => f.name === name)];
+  const { w, values, field } = await configFor(config, signal);
   const room = options.headroom === undefined ? field('agentHeight') : num('navbake.voxelize: options.headroom', options.headroom);
   if (!(room >= 0)) throw invalid(`navbake.voxelize: options.headroom must be >= 0 (got ${room})`);
   const headroom = ceilVoxels(room / Math.fround(field('cellHeight')));
