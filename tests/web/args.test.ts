@@ -5,7 +5,7 @@
 // unbundled modules (build/web, what web/dist is bundled from).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Group, Mesh as ThreeMesh, BufferGeometry, BufferAttribute, Vector3 } from 'three';
-import { bake, init, inspect, NavBakeError, NavMesh, terminateWorkers } from '../../build/web/index.js';
+import { bake, init, inspect, NavBakeError, NavMesh, terminateWorkers, voxelize, VoxelGrid } from '../../build/web/index.js';
 import { areaColor, geometryFromObject3D, NavMeshHelper, PathHelper } from '../../build/web/three.js';
 import { mainWasm } from '../../build/web/runtime.js';
 import { compileWasm } from '../../build/web/wasm.js';
@@ -370,5 +370,56 @@ describe('random garbage', () => {
     expect(seen.get(NONFINITE)).toBeGreaterThan(20);
     expect(nav.save()).toEqual(navBytes);
     expect(tiled.save()).toEqual(tiledBytes);
+  });
+
+  it('VoxelGrid: 2000 calls with random arguments, twice: only NavBakeErrors; the grid and the heap are unchanged', async () => {
+    const w = await mainWasm();
+    const grid = await voxelize(dungeon, {}, { workers: false });
+    const words = grid.occupancy().words;
+    let s = 0;
+    const rnd = (n: number) => {
+      s = (Math.imul(s, 1103515245) + 12345) >>> 0;
+      return (s >>> 8) % n;
+    };
+    const values: unknown[] = [
+      undefined, null, NaN, Infinity, -1, 0, 0.5, 3, 2 ** 31, 1e39, '', 'fly', true, 1n, Symbol('s'), {}, [], [1, 2, 3],
+      [NaN, 0, 0], A, B, { x: 1, y: 2, z: 3 }, new Float32Array(3), new Uint32Array(4), { move: 'fly' }, { move: 'swim' },
+      { agentRadius: -1 }, { maxNodes: 0 }, { maxNodes: 50 }, { searchRadius: 1e9 }, { heuristicWeight: 2 },
+      { heuristicWeight: 0 }, { smooth: 'yes' }, { agentHeight: 1e-9 }, { agentClimb: 1e6 }, { speed: 1 },
+      { words: new Uint32Array(1), dims: [1, 1, 1], origin: [0, 0, 0], cellSize: 1, cellHeight: 1 },
+      { words: new Uint32Array(1), dims: [2 ** 31, 1, 1], origin: [0, 0, 0], cellSize: 1, cellHeight: 1 },
+      { words: new Float32Array(1), dims: [1, 1, 1], origin: [0, 0, 0], cellSize: 1, cellHeight: 1 },
+    ];
+    const pick = () => values[rnd(values.length)];
+    const calls: (() => unknown)[] = [
+      () => grid.findPath(any(pick()), any(pick()), any(pick())),
+      () => grid.findPath(A, B, any(pick())),
+      () => grid.isSolid(any(pick()), any(pick()), any(pick())),
+      () => grid.voxelAt(any(pick())),
+      () => grid.pointOf(any(pick()), any(pick()), any(pick())),
+      () => VoxelGrid.create(any(pick())).then((g) => g.dispose()),
+    ];
+    const seen = new Map<string, number>();
+    const garbage = async (seed: number) => {
+      s = seed;
+      for (let i = 0; i < 2000; i++) {
+        try {
+          await calls[rnd(calls.length)]();
+        } catch (e) {
+          expect(e, `call ${i}: ${(e as Error)?.stack}`).toBeInstanceOf(NavBakeError);
+          const code = (e as NavBakeError).code;
+          seen.set(code, (seen.get(code) ?? 0) + 1);
+        }
+      }
+    };
+    const seed = Number(process.env.ARGS_SEED ?? 777);
+    await garbage(seed);
+    const heap = w.heapUsed();
+    await garbage(seed);
+    expect(w.heapUsed()).toBe(heap);
+    expect(seen.get(INVALID)).toBeGreaterThan(500);
+    expect(seen.get(NONFINITE)).toBeGreaterThan(10);
+    expect(grid.occupancy().words).toEqual(words);
+    grid.dispose();
   });
 });
