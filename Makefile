@@ -196,7 +196,7 @@ $(BUILD)/fuzz/seed-navmesh/.ok: $(BUILD)/navbake
 .PHONY: fuzz
 fuzz: $(FUZZ_BIN) $(BUILD)/fuzz/seed-navmesh/.ok
 	@failed=0; for t in $(FUZZ_TARGETS); do \
-	  mkdir -p $(BUILD)/fuzz/corpus-$$t $(BUILD)/fuzz/crash-$$t tests/fuzz/replay/$$t; \
+	  mkdir -p $(BUILD)/fuzz/corpus-$$t $(BUILD)/fuzz/crash-$$t $(BUILD)/fuzz/seed-$$t tests/fuzz/replay/$$t; \
 	  echo "fuzz: $$t for $(FUZZ_SECONDS) s"; \
 	  case $$t in bake) opts="-len_control=0 -max_len=2048";; obstacles) opts="-len_control=0 -max_len=256";; \
 	    *) opts="";; esac; \
