@@ -334,6 +334,11 @@ nb_status nb_voxel_find_path(nb_voxel_query* q, const nb_voxel_grid* grid, const
                              const int32_t start[3], const int32_t end[3], int32_t* path, uint32_t path_capacity,
                              uint32_t* path_count, int* status);
 
+/* About the query's last nb_voxel_find_path: 1 when its node pool ran out before the search ended (a PARTIAL path
+ * may then reach further with a larger pool; a COMPLETE one may not be the shortest), else 0 (also before any
+ * search, and after one that failed on its arguments). nodes_used (optional) receives the search nodes it used. */
+int nb_voxel_query_last_search(const nb_voxel_query* q, uint32_t* nodes_used);
+
 /* ------------------------------------------------------------------------------------------------ */
 /* Compact heightfield (open spans with neighbour links)                                            */
 /* ------------------------------------------------------------------------------------------------ */

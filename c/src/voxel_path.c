@@ -102,6 +102,8 @@ struct nb_voxel_query {
     vslot* slots;
     uint32_t slot_mask, slot_shift;
     uint32_t used;     /* nodes of the last search: their slots are emptied before the next one */
+    int exhausted;     /* nb_voxel_query_last_search: the last search's pool ran out before the search ended */
+    uint32_t last_nodes; /* and the nodes it used (0 when the last call did not search) */
     uint32_t* chain;   /* path scratch: node indices, max_nodes; during the search, each node's heap position */
     uint32_t sink;     /* where the slot prefetch's loads go, so that they are not optimized away */
 };
@@ -990,6 +992,8 @@ nb_status nb_voxel_find_path(nb_voxel_query* q, const nb_voxel_grid* grid, const
     if (!q)
         return nb_fail(NULL, NB_ERR_NULL_ARG, "%s: q is NULL", fn);
     nb_context* ctx = q->ctx;
+    q->exhausted = 0; /* nb_voxel_query_last_search: nothing about a search that does not run */
+    q->last_nodes = 0;
     if (!path_count || !status)
         return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: %s is NULL", fn, !path_count ? "path_count" : "status");
     *path_count = 0;
@@ -1114,6 +1118,8 @@ nb_status nb_voxel_find_path(nb_voxel_query* q, const nb_voxel_grid* grid, const
         }
     }
     q->used = count;
+    q->exhausted = exhausted;
+    q->last_nodes = count;
     if (target == UINT32_MAX && exhausted) {
         const vslot* sl = slot_find(slots, mask, slot_home(end_key, shift), end_key);
         if (sl->node1)
@@ -1143,4 +1149,11 @@ nb_status nb_voxel_find_path(nb_voxel_query* q, const nb_voxel_grid* grid, const
         path[3 * i + 2] = v->z;
     }
     return NB_OK;
+}
+
+int nb_voxel_query_last_search(const nb_voxel_query* q, uint32_t* nodes_used)
+{
+    if (nodes_used)
+        *nodes_used = q ? q->last_nodes : 0;
+    return q ? q->exhausted : 0;
 }

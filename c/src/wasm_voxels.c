@@ -108,7 +108,8 @@ enum {
 
 /* The voxels start and end snap to (nb_voxel_nearest within args[VA_SEARCH]), then the path between them.
  * out[0] = path voxels written, out[1] = NB_PATH_* (NB_PATH_NONE when start or end has no place near it),
- * out[2..4] / out[5..7] = the start and end voxels used. Returns the status of the first call that failed. */
+ * out[2..4] / out[5..7] = the start and end voxels used, out[8] = 1 when the node pool ran out, out[9] = the
+ * search nodes used (nb_voxel_query_last_search). Returns the status of the first call that failed. */
 EMSCRIPTEN_KEEPALIVE int nbw_voxel_find_path(nb_voxel_query* q, const uint32_t* words, const int32_t* args,
                                              float cell_size, float cell_height, float heuristic_weight,
                                              int32_t* path, uint32_t capacity, int32_t* out)
@@ -125,7 +126,7 @@ EMSCRIPTEN_KEEPALIVE int nbw_voxel_find_path(nb_voxel_query* q, const uint32_t* 
     params.max_climb = args[VA_CLIMB];
     params.smooth = args[VA_SMOOTH];
     params.heuristic_weight = heuristic_weight;
-    memset(out, 0, 8 * sizeof(int32_t));
+    memset(out, 0, 10 * sizeof(int32_t));
     int found_start = 0, found_end = 0;
     nb_status st = nb_voxel_nearest(q, &grid, &params, args + VA_START, args[VA_SEARCH], out + 2, &found_start);
     if (st != NB_OK)
@@ -140,6 +141,9 @@ EMSCRIPTEN_KEEPALIVE int nbw_voxel_find_path(nb_voxel_query* q, const uint32_t* 
         return (int)st;
     out[0] = (int32_t)count;
     out[1] = status;
+    uint32_t nodes = 0;
+    out[8] = nb_voxel_query_last_search(q, &nodes);
+    out[9] = (int32_t)nodes;
     return NB_OK;
 }
 

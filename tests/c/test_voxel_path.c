@@ -753,6 +753,9 @@ static void test_unreachable_partial(void)
         CHECK_INT(st, NB_PATH_PARTIAL);
         CHECK(n > 0 && g_path[3 * (n - 1)] == 5 && g_path[3 * (n - 1) + 1] == 2 && g_path[3 * (n - 1) + 2] == 7);
         CHECK(smooth ? t_smooth_legal(&g, &p, g_path, n) : t_path_legal(&g, &p, g_path, n, s));
+        uint32_t used = 0;
+        CHECK_INT(nb_voxel_query_last_search(q, &used), 0); /* out of reach, not out of nodes */
+        CHECK_INT(used, 6 * 5 * 10);                         /* every free voxel on the start's side */
     }
     nb_voxel_query_destroy(ctx, q);
     tg_free(&g);
@@ -766,8 +769,13 @@ static void test_node_budget(void)
     int st = -1;
     const nb_voxel_path_params p = mkp(NB_VOXEL_FLY, 1, 0, 0, 0);
     nb_voxel_query* small = new_query(200);
+    uint32_t used = 1;
+    CHECK_INT(nb_voxel_query_last_search(small, &used), 0); /* no search yet */
+    CHECK_INT(used, 0);
     CHECK_INT(find(small, &g, &p, s, e, g_path, PATH_CAP, &n, &st), NB_OK);
     CHECK_INT(st, NB_PATH_PARTIAL);
+    CHECK_INT(nb_voxel_query_last_search(small, &used), 1); /* the pool ran out */
+    CHECK_INT(used, 200);
     CHECK(n >= 2 && n <= 200);
     CHECK(t_path_legal(&g, &p, g_path, n, s));
     const int* last = &g_path[3 * (n - 1)];
@@ -779,6 +787,13 @@ static void test_node_budget(void)
     CHECK_INT(find(big, &g, &p, s, e, g_path, PATH_CAP, &n, &st), NB_OK);
     CHECK_INT(st, NB_PATH_COMPLETE);
     CHECK_INT(n, 40); /* the diagonal */
+    CHECK_INT(nb_voxel_query_last_search(big, &used), 0);
+    CHECK(used >= 40 && used < 65536);
+    /* a call refused on its arguments says nothing of the search before */
+    const int outside[3] = { -1, 0, 0 };
+    CHECK_STATUS(ctx, find(big, &g, &p, outside, e, g_path, PATH_CAP, &n, &st), NB_ERR_INVALID_ARG, "outside");
+    CHECK_INT(nb_voxel_query_last_search(big, &used), 0);
+    CHECK_INT(used, 0);
     /* the single-node pool: only the start */
     nb_voxel_query* one = new_query(1);
     CHECK_INT(find(one, &g, &p, s, e, g_path, PATH_CAP, &n, &st), NB_OK);

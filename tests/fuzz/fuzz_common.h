@@ -559,6 +559,9 @@ static inline void fuzz_check_voxels(const uint8_t* data, size_t size)
         FUZZ_EXPECT(nb_voxel_find_path(q, &g, &p, a, b, path, max_nodes, &n, &st) == NB_OK, "%s", nb_context_message(ctx));
         FUZZ_EXPECT(n >= 1 && n <= max_nodes, "count %u of %u", n, max_nodes);
         FUZZ_EXPECT(st == NB_PATH_COMPLETE || st == NB_PATH_PARTIAL, "status %d", st);
+        uint32_t used = 0;
+        const int ran_out = nb_voxel_query_last_search(q, &used);
+        FUZZ_EXPECT(ran_out ? used == max_nodes : used >= 1 && used <= max_nodes, "nodes used %u of %u", used, max_nodes);
         FUZZ_EXPECT(path[0] == a[0] && path[1] == a[1] && path[2] == a[2], "starts at the start");
         if (st == NB_PATH_COMPLETE)
             FUZZ_EXPECT(path[3 * n - 3] == b[0] && path[3 * n - 2] == b[1] && path[3 * n - 1] == b[2], "ends at the end");

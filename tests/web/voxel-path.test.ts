@@ -278,10 +278,19 @@ describe('VoxelGrid.findPath', () => {
   it('runs out of nodes gracefully and reports nothing near a point far away', () => {
     const r = g.findPath([1, 0.5, 1], [11, 0.5, 11], { ...opts, move: 'fly', maxNodes: 50, smooth: false });
     expect(r.status).toBe('partial');
+    expect(r.exhausted).toBe(true);
+    expect(r.nodes).toBe(50);
     expect(r.voxels.length / 3).toBeLessThanOrEqual(50);
+    // out of reach, not out of nodes: the walker cannot cross the wall
+    const walled = g.findPath([2, 0.5, 2], [10, 0.5, 2], opts);
+    expect(walled.status).toBe('partial');
+    expect(walled.exhausted).toBe(false);
+    expect(walled.nodes).toBeGreaterThan(0);
+    expect(walled.nodes).toBeLessThan(65536);
     const none = g.findPath([1, 0.5, 1], [500, 0.5, 500], opts);
     expect(none.status).toBe('none');
     expect(none.points.length).toBe(0);
+    expect([none.exhausted, none.nodes]).toEqual([false, 0]);
   });
 
   it('names bad arguments', async () => {

@@ -62,7 +62,8 @@ export interface VoxelPathOptions {
    */
   smooth?: boolean;
   /**
-   * A* search nodes: a path that needs more comes back 'partial' (as an unreachable end does). 1..4194304. The pool
+   * A* search nodes: a path that needs more comes back 'partial' (as an unreachable end does: `exhausted` tells
+   * them apart). 1..4194304. The pool
    * is shared by the thread's grids, about 70 bytes a node; another size rebuilds it. @default 65536
    */
   maxNodes?: number;
@@ -91,6 +92,13 @@ export interface VoxelPathResult {
   points: Float32Array;
   /** The path's voxels, x y z each (grid coordinates). */
   voxels: Int32Array;
+  /**
+   * The search ran out of nodes (maxNodes) before it ended: a 'partial' path may reach further with more, and a
+   * 'complete' one may not be the shortest. False when the end is simply out of reach.
+   */
+  exhausted: boolean;
+  /** Search nodes used (0 for 'none'): for sizing maxNodes. */
+  nodes: number;
 }
 
 const PATH_KEYS = ['move', 'agentHeight', 'agentRadius', 'agentClimb', 'smooth', 'maxNodes', 'searchRadius', 'heuristicWeight'] as const;
@@ -383,7 +391,7 @@ export class VoxelGrid {
       points[3 * i + 1] = org[1] + r.voxels[3 * i + 1] * ch;
       points[3 * i + 2] = org[2] + (r.voxels[3 * i + 2] + 0.5) * cs;
     }
-    return { status: PATH_STATUS[r.status] ?? 'none', points, voxels: r.voxels };
+    return { status: PATH_STATUS[r.status] ?? 'none', points, voxels: r.voxels, exhausted: r.exhausted, nodes: r.nodes };
   }
 
   /**

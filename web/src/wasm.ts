@@ -1151,21 +1151,31 @@ export class Wasm {
    * voxel, search distance); capacity = the query's node count. The voxels used as start and end, the status
    * (PATH_STATUS index) and the path's voxels (x, y, z each).
    */
-  voxelFindPath(q: number, words: number, args: Int32Array, cellSize: number, cellHeight: number, weight: number, capacity: number): { status: number; start: Vec3; end: Vec3; voxels: Int32Array } {
+  voxelFindPath(
+    q: number,
+    words: number,
+    args: Int32Array,
+    cellSize: number,
+    cellHeight: number,
+    weight: number,
+    capacity: number,
+  ): { status: number; start: Vec3; end: Vec3; voxels: Int32Array; exhausted: boolean; nodes: number } {
     const m = this.m;
-    const buf = this.alloc(capacity * 12 + 8 * 4 + args.byteLength);
+    const buf = this.alloc(capacity * 12 + 10 * 4 + args.byteLength);
     try {
       const out = buf + capacity * 12;
-      const a = out + 8 * 4;
+      const a = out + 10 * 4;
       m.HEAP32.set(args, a >> 2);
       m._nbw_context_clear_error(this.ctx);
       this.check(m._nbw_voxel_find_path(q, words, a, cellSize, cellHeight, weight, buf, capacity, out));
-      const o = m.HEAP32.subarray(out >> 2, (out >> 2) + 8);
+      const o = m.HEAP32.subarray(out >> 2, (out >> 2) + 10);
       const [count, status] = [o[0], o[1]];
       return {
         status,
         start: [o[2], o[3], o[4]],
         end: [o[5], o[6], o[7]],
+        exhausted: o[8] === 1,
+        nodes: o[9],
         voxels: m.HEAP32.slice(buf >> 2, (buf >> 2) + count * 3),
       };
     } finally {
