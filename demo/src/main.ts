@@ -828,7 +828,8 @@ function updateVoxelPath(agent: Exclude<Agent, 'navmesh'>): PathState | null {
   el('path-info').textContent =
     r.status === 'none'
       ? `${what}: none (an end has no place for the agent within ${opts.searchRadius.toFixed(1)} m) · ${gridNote}`
-      : `${what}: ${r.status}, ${length.toFixed(2)} m, ${r.points.length / 3} points · ${gridNote}`;
+      : `${what}: ${r.status}${r.exhausted ? ` (the search's ${VOXEL_NODES} nodes ran out)` : ''}, ${length.toFixed(2)} m, ` +
+        `${r.points.length / 3} points · ${gridNote}`;
   return demo.path;
 }
 
