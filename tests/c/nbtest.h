@@ -120,6 +120,21 @@ static inline void nbt_free_fn_(void* user, void* ptr)
         (desc)->allocator.user = (state);         \
     } while (0)
 
+/* A context over a counting allocator (a is reset) whose fail-th allocation after the context's own fails: the
+ * out-of-memory sweeps' setup. NULL (a failed check) if even the context cannot be made. */
+static inline nb_context* nbt_failing_context(nbt_alloc* a, long fail)
+{
+    memset(a, 0, sizeof(*a));
+    nb_context_desc d;
+    memset(&d, 0, sizeof(d));
+    nbt_alloc_hooks(&d, a);
+    nb_context* c = nb_context_create(&d);
+    CHECK(c != NULL);
+    if (c)
+        a->fail_at = a->calls + fail;
+    return c;
+}
+
 /* A small deterministic generator (xorshift32) for randomized tests; *state must start non-zero. */
 static inline uint32_t nbt_rand(uint32_t* state)
 {

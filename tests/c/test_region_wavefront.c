@@ -385,17 +385,12 @@ static void test_out_of_memory(void)
     const uint16_t expect_max = chf->max_regions;
     int failures = 0;
     for (long fail = 1; fail < 1000; ++fail) {
-        nbt_alloc a = { 0, 0, 0 };
-        nb_context_desc d;
-        memset(&d, 0, sizeof(d));
-        nbt_alloc_hooks(&d, &a);
-        nb_context* c = nb_context_create(&d);
-        CHECK(c != NULL);
+        nbt_alloc a;
+        nb_context* c = nbt_failing_context(&a, fail);
         if (!c)
             break;
         for (uint32_t i = 0; i < chf->span_count; ++i)
             chf->spans[i].reg = 0x1234;
-        a.fail_at = a.calls + fail;
         const nb_status st = nb_build_regions_wavefront(c, chf, 2, 64, 400);
         if (st == NB_OK) {
             int same = 1;

@@ -1285,13 +1285,10 @@ static void test_out_of_memory(void)
     const int s[3] = { 1, 1, 1 }, e[3] = { 6, 1, 1 };
     int succeeded = 0;
     for (long fail = 1; fail < 50 && !succeeded; ++fail) {
-        nbt_alloc a = { 0, 0, 0 };
-        nb_context_desc d;
-        memset(&d, 0, sizeof(d));
-        nbt_alloc_hooks(&d, &a);
-        nb_context* c = nb_context_create(&d);
-        CHECK(c != NULL);
-        a.fail_at = a.calls + fail;
+        nbt_alloc a;
+        nb_context* c = nbt_failing_context(&a, fail);
+        if (!c)
+            break;
         nb_voxel_query* q = (nb_voxel_query*)1;
         const nb_status st = nb_voxel_query_create(c, 500, &q);
         if (st == NB_OK) {
