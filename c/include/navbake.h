@@ -334,9 +334,25 @@ nb_status nb_voxel_find_path(nb_voxel_query* q, const nb_voxel_grid* grid, const
                              const int32_t start[3], const int32_t end[3], int32_t* path, uint32_t path_capacity,
                              uint32_t* path_count, int* status);
 
-/* About the query's last nb_voxel_find_path: 1 when its node pool ran out before the search ended (a PARTIAL path
- * may then reach further with a larger pool; a COMPLETE one may not be the shortest), else 0 (also before any
- * search, and after one that failed on its arguments). nodes_used (optional) receives the search nodes it used. */
+/* The same search in slices, so that a caller can spread a long one over several frames (a browser's main thread):
+ * _begin checks the arguments as nb_voxel_find_path does and starts; each _step expands at most max_expansions
+ * search nodes (*done = 1 once the search has ended: end reached, nothing left to expand, or the pool full); _end
+ * writes the path as nb_voxel_find_path does and frees the query for the next search. Begin, steps until done and
+ * end give exactly nb_voxel_find_path's path, whatever the slice sizes. _end may come before *done: the search
+ * stops there, and the path is the one a pool that ran out at that point gives (PARTIAL to the reached voxel
+ * nearest the end, or COMPLETE if the end was reached). The grid's words must stay alive and unchanged until _end.
+ * A new _begin or nb_voxel_find_path abandons a search in progress; _step and _end without one are
+ * NB_ERR_INVALID_ARG. */
+nb_status nb_voxel_find_path_begin(nb_voxel_query* q, const nb_voxel_grid* grid, const nb_voxel_path_params* params,
+                                   const int32_t start[3], const int32_t end[3]);
+nb_status nb_voxel_find_path_step(nb_voxel_query* q, uint32_t max_expansions, int* done);
+nb_status nb_voxel_find_path_end(nb_voxel_query* q, int32_t* path, uint32_t path_capacity, uint32_t* path_count,
+                                 int* status);
+
+/* About the query's last search (nb_voxel_find_path, or a sliced one once ended): 1 when its node pool ran out
+ * before the search ended (a PARTIAL path may then reach further with a larger pool; a COMPLETE one may not be the
+ * shortest), else 0 (also before any search, and after one that failed on its arguments). nodes_used (optional)
+ * receives the search nodes it used. */
 int nb_voxel_query_last_search(const nb_voxel_query* q, uint32_t* nodes_used);
 
 /* ------------------------------------------------------------------------------------------------ */

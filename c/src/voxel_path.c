@@ -94,6 +94,40 @@ typedef struct vslot {
 
 #define SLOT_CLOSED 0x80000000u
 
+/* The grid and params as the search reads them. */
+typedef struct vgrid {
+    const uint32_t* words;
+    int32_t d0, d1, d2; /* x, layers y, rows z */
+    float cs, ch;
+    int32_t move, h, r, climb_max;
+    float weight; /* the heuristic's factor, >= 1 */
+    /* hood_packed: row zi of the window goes to the 16-bit lanes oz whose footprint (fmul) or climb rows just
+     * beyond it (emul) contain it; multiplying copies the row into each such lane */
+    uint64_t fmul[2 * PACK_MAX_RADIUS + 5], emul[2 * PACK_MAX_RADIUS + 5];
+} vgrid;
+
+/* Heuristic constants: move lengths: 3-axis, xz diagonal, diagonal with y, straight x/z, straight y. */
+typedef struct vheur {
+    float c3, c2xz, c2y, cs, ch;
+    int walk;
+} vheur;
+
+/* A search between nb_voxel_find_path_begin and _end: its grid and the A* loop's variables. */
+typedef struct vsearch {
+    vgrid g;
+    vheur hc;
+    float steps[27];    /* move lengths by nbr_index */
+    uint32_t koff[27];  /* linear index offsets of the neighbours (modulo 2^32) */
+    int32_t end[3];
+    int smooth;
+    int state;          /* SEARCH_* */
+    uint32_t heap_size, target, best, best_key; /* target: the end's node once popped, else UINT32_MAX */
+    double best_d2;     /* best: the reached node nearest the end, at squared distance best_d2 */
+    int exhausted;
+} vsearch;
+
+enum { SEARCH_NONE = 0, SEARCH_RUNNING = 1, SEARCH_FINISHED = 2 };
+
 struct nb_voxel_query {
     nb_context* ctx;
     uint32_t max_nodes;
@@ -106,19 +140,8 @@ struct nb_voxel_query {
     uint32_t last_nodes; /* and the nodes it used (0 when the last call did not search) */
     uint32_t* chain;   /* path scratch: node indices, max_nodes; during the search, each node's heap position */
     uint32_t sink;     /* where the slot prefetch's loads go, so that they are not optimized away */
+    vsearch s;
 };
-
-/* The grid and params as the search reads them. */
-typedef struct vgrid {
-    const uint32_t* words;
-    int32_t d0, d1, d2; /* x, layers y, rows z */
-    float cs, ch;
-    int32_t move, h, r, climb_max;
-    float weight; /* the heuristic's factor, >= 1 */
-    /* hood_packed: row zi of the window goes to the 16-bit lanes oz whose footprint (fmul) or climb rows just
-     * beyond it (emul) contain it; multiplying copies the row into each such lane */
-    uint64_t fmul[2 * PACK_MAX_RADIUS + 5], emul[2 * PACK_MAX_RADIUS + 5];
-} vgrid;
 
 /* ================================================================================================ */
 /* Occupancy reads                                                                                  */
@@ -887,10 +910,6 @@ nb_status nb_voxel_nearest(nb_voxel_query* q, const nb_voxel_grid* grid, const n
  * moves (each diagonal is shorter than the moves it replaces, so using them greedily is optimal). Walk: the larger
  * of the octile distance over the columns and the Euclidean distance (walk moves may change height by several
  * layers at once). */
-typedef struct vheur {
-    float c3, c2xz, c2y, cs, ch; /* move lengths: 3-axis, xz diagonal, diagonal with y, straight x/z, straight y */
-    int walk;
-} vheur;
 
 static inline float heuristic(const vheur* hc, int dx, int dy, int dz)
 {
@@ -984,24 +1003,19 @@ static inline vslot* slot_find(vslot* slots, uint32_t mask, uint32_t i, uint32_t
     }
 }
 
-nb_status nb_voxel_find_path(nb_voxel_query* q, const nb_voxel_grid* grid, const nb_voxel_path_params* params,
-                             const int32_t start[3], const int32_t end[3], int32_t* path, uint32_t path_capacity,
-                             uint32_t* path_count, int* status)
+/* Starts a search: the state nb_voxel_find_path_step carries on from. fn: the function called, for messages. */
+static nb_status search_begin(nb_voxel_query* q, const char* fn, const nb_voxel_grid* grid,
+                              const nb_voxel_path_params* params, const int32_t start[3], const int32_t end[3])
 {
-    static const char* fn = "nb_voxel_find_path";
     if (!q)
         return nb_fail(NULL, NB_ERR_NULL_ARG, "%s: q is NULL", fn);
     nb_context* ctx = q->ctx;
-    q->exhausted = 0; /* nb_voxel_query_last_search: nothing about a search that does not run */
+    vsearch* s = &q->s;
+    s->state = SEARCH_NONE; /* a search in progress is abandoned, even when this one fails on its arguments */
+    q->exhausted = 0;       /* nb_voxel_query_last_search: nothing about a search that does not run */
     q->last_nodes = 0;
-    if (!path_count || !status)
-        return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: %s is NULL", fn, !path_count ? "path_count" : "status");
-    *path_count = 0;
-    *status = NB_PATH_NONE;
     if (!start || !end)
         return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: %s is NULL", fn, !start ? "start" : "end");
-    if (!path && path_capacity > 0)
-        return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: path is NULL (with path_capacity %u)", fn, path_capacity);
     vgrid g;
     nb_status st = check_inputs(ctx, fn, grid, params, &g);
     if (st == NB_OK)
@@ -1017,51 +1031,90 @@ nb_status nb_voxel_find_path(nb_voxel_query* q, const nb_voxel_grid* grid, const
     for (uint32_t i = 0; i < q->used; ++i)
         slots[nodes[i].slot].node1 = 0;
     q->used = 0;
-    vheap* heap = q->heap;
-    uint32_t* hpos = q->chain; /* the chain is only built after the search */
-    const uint32_t mask = q->slot_mask, shift = q->slot_shift, max_nodes = q->max_nodes;
-    float steps[27];
-    uint32_t koff[27]; /* linear index offsets of the neighbours (modulo 2^32) */
+    s->g = g;
     for (int dy = -1; dy <= 1; ++dy)
         for (int dz = -1; dz <= 1; ++dz)
             for (int dx = -1; dx <= 1; ++dx) {
-                steps[nbr_index(dx, dy, dz)] = step_len(&g, dx, dy, dz);
-                koff[nbr_index(dx, dy, dz)] =
+                s->steps[nbr_index(dx, dy, dz)] = step_len(&g, dx, dy, dz);
+                s->koff[nbr_index(dx, dy, dz)] =
                     (uint32_t)dx + (uint32_t)g.d0 * ((uint32_t)dz + (uint32_t)g.d2 * (uint32_t)dy);
             }
-    vheur hc;
-    hc.c3 = steps[nbr_index(1, 1, 1)];
-    hc.c2xz = steps[nbr_index(1, 0, 1)];
-    hc.c2y = steps[nbr_index(1, 1, 0)];
-    hc.cs = steps[nbr_index(1, 0, 0)];
-    hc.ch = steps[nbr_index(0, 1, 0)];
-    hc.walk = g.move == NB_VOXEL_WALK;
-    const int ex = end[0], ey = end[1], ez = end[2];
-    const uint32_t end_key = lin(&g, ex, ey, ez);
+    s->hc.c3 = s->steps[nbr_index(1, 1, 1)];
+    s->hc.c2xz = s->steps[nbr_index(1, 0, 1)];
+    s->hc.c2y = s->steps[nbr_index(1, 1, 0)];
+    s->hc.cs = s->steps[nbr_index(1, 0, 0)];
+    s->hc.ch = s->steps[nbr_index(0, 1, 0)];
+    s->hc.walk = g.move == NB_VOXEL_WALK;
+    s->end[0] = end[0];
+    s->end[1] = end[1];
+    s->end[2] = end[2];
+    s->smooth = params->smooth;
 
-    uint32_t count = 1, heap_size = 0, target = UINT32_MAX, best = 0;
-    double best_d2;
-    {
-        vnode* s = &nodes[0];
-        s->x = start[0];
-        s->y = start[1];
-        s->z = start[2];
-        s->parent = 0;
-        best_d2 = dist2(&g, ex - s->x, ey - s->y, ez - s->z);
-        const uint32_t key = lin(&g, s->x, s->y, s->z);
-        vslot* sl = slot_find(slots, mask, slot_home(key, shift), key);
-        sl->key = key;
-        sl->node1 = 1;
-        sl->cost = 0.0f;
-        sl->hdist = g.weight * heuristic(&hc, ex - s->x, ey - s->y, ez - s->z);
-        s->slot = (uint32_t)(sl - slots);
-        heap_up(heap, hpos, heap_size++, 0, heap_key(sl->cost, sl->hdist));
-    }
-    uint32_t best_key = lin(&g, start[0], start[1], start[2]);
-    int exhausted = 0;
+    vnode* sn = &nodes[0];
+    sn->x = start[0];
+    sn->y = start[1];
+    sn->z = start[2];
+    sn->parent = 0;
+    const uint32_t key = lin(&g, sn->x, sn->y, sn->z);
+    vslot* sl = slot_find(slots, q->slot_mask, slot_home(key, q->slot_shift), key);
+    sl->key = key;
+    sl->node1 = 1;
+    sl->cost = 0.0f;
+    sl->hdist = g.weight * heuristic(&s->hc, end[0] - sn->x, end[1] - sn->y, end[2] - sn->z);
+    sn->slot = (uint32_t)(sl - slots);
+    s->heap_size = 0;
+    heap_up(q->heap, q->chain, s->heap_size++, 0, heap_key(sl->cost, sl->hdist));
+    q->used = 1; /* the start's slot is filled: the next search empties it */
+    s->target = UINT32_MAX;
+    s->best = 0;
+    s->best_key = key;
+    s->best_d2 = dist2(&g, end[0] - sn->x, end[1] - sn->y, end[2] - sn->z);
+    s->exhausted = 0;
+    s->state = SEARCH_RUNNING;
+    return NB_OK;
+}
+
+nb_status nb_voxel_find_path_begin(nb_voxel_query* q, const nb_voxel_grid* grid, const nb_voxel_path_params* params,
+                                   const int32_t start[3], const int32_t end[3])
+{
+    return search_begin(q, "nb_voxel_find_path_begin", grid, params, start, end);
+}
+
+/* At most max_expansions node expansions of the search begun (0: none). The search's locals live in the query
+ * between calls; inside the loop they are copies, so that the compiler keeps them in registers. */
+nb_status nb_voxel_find_path_step(nb_voxel_query* q, uint32_t max_expansions, int* done)
+{
+    static const char* fn = "nb_voxel_find_path_step";
+    if (!q)
+        return nb_fail(NULL, NB_ERR_NULL_ARG, "%s: q is NULL", fn);
+    nb_context* ctx = q->ctx;
+    if (!done)
+        return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: done is NULL", fn);
+    vsearch* s = &q->s;
+    *done = s->state == SEARCH_FINISHED;
+    if (s->state == SEARCH_NONE)
+        return nb_fail(ctx, NB_ERR_INVALID_ARG, "%s: no search in progress (nb_voxel_find_path_begin first)", fn);
+    if (s->state == SEARCH_FINISHED)
+        return NB_OK;
+
+    const vgrid g = s->g;
+    const vheur hc = s->hc;
+    float steps[27];
+    uint32_t koff[27];
+    memcpy(steps, s->steps, sizeof(steps));
+    memcpy(koff, s->koff, sizeof(koff));
+    vnode* nodes = q->nodes;
+    vslot* slots = q->slots;
+    vheap* heap = q->heap;
+    uint32_t* hpos = q->chain; /* the chain is only built after the search */
+    const uint32_t mask = q->slot_mask, shift = q->slot_shift, max_nodes = q->max_nodes;
+    const int ex = s->end[0], ey = s->end[1], ez = s->end[2];
+    uint32_t count = q->used, heap_size = s->heap_size, target = s->target, best = s->best, best_key = s->best_key;
+    double best_d2 = s->best_d2;
+    int exhausted = s->exhausted;
     vcand cand[26];
     uint32_t home[26];
-    while (heap_size > 0 && !exhausted) {
+    for (uint32_t round = 0; round < max_expansions && heap_size > 0 && !exhausted; ++round) {
         const uint32_t cur = heap_pop(heap, hpos, &heap_size);
         const vnode* cn = &nodes[cur];
         vslot* cs = &slots[cn->slot];
@@ -1118,16 +1171,49 @@ nb_status nb_voxel_find_path(nb_voxel_query* q, const nb_voxel_grid* grid, const
         }
     }
     q->used = count;
-    q->exhausted = exhausted;
-    q->last_nodes = count;
-    if (target == UINT32_MAX && exhausted) {
-        const vslot* sl = slot_find(slots, mask, slot_home(end_key, shift), end_key);
+    s->heap_size = heap_size;
+    s->target = target;
+    s->best = best;
+    s->best_key = best_key;
+    s->best_d2 = best_d2;
+    s->exhausted = exhausted;
+    if (target != UINT32_MAX || heap_size == 0 || exhausted)
+        s->state = SEARCH_FINISHED;
+    *done = s->state == SEARCH_FINISHED;
+    return NB_OK;
+}
+
+nb_status nb_voxel_find_path_end(nb_voxel_query* q, int32_t* path, uint32_t path_capacity, uint32_t* path_count,
+                                 int* status)
+{
+    static const char* fn = "nb_voxel_find_path_end";
+    if (!q)
+        return nb_fail(NULL, NB_ERR_NULL_ARG, "%s: q is NULL", fn);
+    nb_context* ctx = q->ctx;
+    if (!path_count || !status)
+        return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: %s is NULL", fn, !path_count ? "path_count" : "status");
+    *path_count = 0;
+    *status = NB_PATH_NONE;
+    if (!path && path_capacity > 0)
+        return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: path is NULL (with path_capacity %u)", fn, path_capacity);
+    vsearch* s = &q->s;
+    if (s->state == SEARCH_NONE)
+        return nb_fail(ctx, NB_ERR_INVALID_ARG, "%s: no search in progress (nb_voxel_find_path_begin first)", fn);
+    s->state = SEARCH_NONE;
+    vnode* nodes = q->nodes;
+    q->exhausted = s->exhausted;
+    q->last_nodes = q->used;
+    uint32_t target = s->target;
+    if (target == UINT32_MAX) {
+        /* stopped early (pool full, or the caller ended it): the end may have been reached, not yet expanded */
+        const uint32_t end_key = lin(&s->g, s->end[0], s->end[1], s->end[2]);
+        const vslot* sl = slot_find(q->slots, q->slot_mask, slot_home(end_key, q->slot_shift), end_key);
         if (sl->node1)
             target = (sl->node1 & ~SLOT_CLOSED) - 1;
     }
     const int result = target != UINT32_MAX ? NB_PATH_COMPLETE : NB_PATH_PARTIAL;
     if (target == UINT32_MAX)
-        target = best;
+        target = s->best;
 
     /* the chain from the start to target */
     uint32_t n = 0;
@@ -1136,8 +1222,8 @@ nb_status nb_voxel_find_path(nb_voxel_query* q, const nb_voxel_grid* grid, const
     uint32_t k = n;
     for (uint32_t i = target + 1; i; i = nodes[i - 1].parent)
         q->chain[--k] = i - 1;
-    if (params->smooth)
-        n = smooth_chain(&g, nodes, q->chain, n);
+    if (s->smooth)
+        n = smooth_chain(&s->g, nodes, q->chain, n);
     *status = result;
     *path_count = n;
     if (n > path_capacity)
@@ -1149,6 +1235,37 @@ nb_status nb_voxel_find_path(nb_voxel_query* q, const nb_voxel_grid* grid, const
         path[3 * i + 2] = v->z;
     }
     return NB_OK;
+}
+
+nb_status nb_voxel_find_path(nb_voxel_query* q, const nb_voxel_grid* grid, const nb_voxel_path_params* params,
+                             const int32_t start[3], const int32_t end[3], int32_t* path, uint32_t path_capacity,
+                             uint32_t* path_count, int* status)
+{
+    static const char* fn = "nb_voxel_find_path";
+    if (!q)
+        return nb_fail(NULL, NB_ERR_NULL_ARG, "%s: q is NULL", fn);
+    nb_context* ctx = q->ctx;
+    if (!path_count || !status) {
+        q->s.state = SEARCH_NONE;
+        q->exhausted = 0;
+        q->last_nodes = 0;
+        return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: %s is NULL", fn, !path_count ? "path_count" : "status");
+    }
+    *path_count = 0;
+    *status = NB_PATH_NONE;
+    if (!path && path_capacity > 0) {
+        q->s.state = SEARCH_NONE;
+        q->exhausted = 0;
+        q->last_nodes = 0;
+        return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: path is NULL (with path_capacity %u)", fn, path_capacity);
+    }
+    nb_status st = search_begin(q, fn, grid, params, start, end);
+    int done = 0;
+    if (st == NB_OK)
+        st = nb_voxel_find_path_step(q, UINT32_MAX, &done);
+    if (st == NB_OK)
+        st = nb_voxel_find_path_end(q, path, path_capacity, path_count, status);
+    return st;
 }
 
 int nb_voxel_query_last_search(const nb_voxel_query* q, uint32_t* nodes_used)

@@ -106,13 +106,26 @@ enum {
     VA_COUNT = 15
 };
 
-/* The voxels start and end snap to (nb_voxel_nearest within args[VA_SEARCH]), then the path between them.
- * out[0] = path voxels written, out[1] = NB_PATH_* (NB_PATH_NONE when start or end has no place near it),
- * out[2..4] / out[5..7] = the start and end voxels used, out[8] = 1 when the node pool ran out, out[9] = the
- * search nodes used (nb_voxel_query_last_search). Returns the status of the first call that failed. */
-EMSCRIPTEN_KEEPALIVE int nbw_voxel_find_path(nb_voxel_query* q, const uint32_t* words, const int32_t* args,
-                                             float cell_size, float cell_height, float heuristic_weight,
-                                             int32_t* path, uint32_t capacity, int32_t* out)
+/* Layout of the int32 results (web/src/wasm.ts reads them by the same numbers). */
+enum {
+    VO_COUNT = 0,   /* path voxels written (nbw_voxel_path_end) */
+    VO_STATUS = 1,  /* NB_PATH_* (nbw_voxel_path_end) */
+    VO_START = 2,   /* 3: the start voxel used (nbw_voxel_path_begin) */
+    VO_END = 5,     /* 3: the end voxel used */
+    VO_EXHAUSTED = 8, /* 1 when the node pool ran out (nbw_voxel_path_end) */
+    VO_NODES = 9,   /* search nodes used (nbw_voxel_path_end) */
+    VO_STARTED = 10, /* 1 when a search began; 0 when start or end has no place near it (the path is then NONE) */
+    VO_DONE = 11,   /* nbw_voxel_path_step: 1 once the search has ended */
+    VO_LEN = 12
+};
+
+EMSCRIPTEN_KEEPALIVE int nbw_voxel_out_count(void) { return VO_LEN; }
+
+/* The voxels start and end snap to (nb_voxel_nearest within args[VA_SEARCH]), then the start of the search between
+ * them (nb_voxel_find_path_begin). words must stay allocated until nbw_voxel_path_end. Returns the status of the
+ * first call that failed. */
+EMSCRIPTEN_KEEPALIVE int nbw_voxel_path_begin(nb_voxel_query* q, const uint32_t* words, const int32_t* args,
+                                              float cell_size, float cell_height, float heuristic_weight, int32_t* out)
 {
     nb_voxel_grid grid;
     grid.words = words;
@@ -126,24 +139,42 @@ EMSCRIPTEN_KEEPALIVE int nbw_voxel_find_path(nb_voxel_query* q, const uint32_t* 
     params.max_climb = args[VA_CLIMB];
     params.smooth = args[VA_SMOOTH];
     params.heuristic_weight = heuristic_weight;
-    memset(out, 0, 10 * sizeof(int32_t));
+    memset(out, 0, VO_LEN * sizeof(int32_t));
     int found_start = 0, found_end = 0;
-    nb_status st = nb_voxel_nearest(q, &grid, &params, args + VA_START, args[VA_SEARCH], out + 2, &found_start);
+    nb_status st = nb_voxel_nearest(q, &grid, &params, args + VA_START, args[VA_SEARCH], out + VO_START, &found_start);
     if (st != NB_OK)
         return (int)st;
-    st = nb_voxel_nearest(q, &grid, &params, args + VA_END, args[VA_SEARCH], out + 5, &found_end);
+    st = nb_voxel_nearest(q, &grid, &params, args + VA_END, args[VA_SEARCH], out + VO_END, &found_end);
     if (st != NB_OK || !found_start || !found_end)
         return (int)st;
+    st = nb_voxel_find_path_begin(q, &grid, &params, out + VO_START, out + VO_END);
+    out[VO_STARTED] = st == NB_OK;
+    return (int)st;
+}
+
+/* At most max_expansions node expansions; out[VO_DONE] = 1 once the search has ended. */
+EMSCRIPTEN_KEEPALIVE int nbw_voxel_path_step(nb_voxel_query* q, uint32_t max_expansions, int32_t* out)
+{
+    int done = 0;
+    const nb_status st = nb_voxel_find_path_step(q, max_expansions, &done);
+    out[VO_DONE] = done;
+    return (int)st;
+}
+
+/* The path (capacity voxels: the query's node count always suffices), its status and the pool's verdict. Ends the
+ * search, finished or not. */
+EMSCRIPTEN_KEEPALIVE int nbw_voxel_path_end(nb_voxel_query* q, int32_t* path, uint32_t capacity, int32_t* out)
+{
     uint32_t count = 0;
     int status = NB_PATH_NONE;
-    st = nb_voxel_find_path(q, &grid, &params, out + 2, out + 5, path, capacity, &count, &status);
+    const nb_status st = nb_voxel_find_path_end(q, path, capacity, &count, &status);
     if (st != NB_OK)
         return (int)st;
-    out[0] = (int32_t)count;
-    out[1] = status;
+    out[VO_COUNT] = (int32_t)count;
+    out[VO_STATUS] = status;
     uint32_t nodes = 0;
-    out[8] = nb_voxel_query_last_search(q, &nodes);
-    out[9] = (int32_t)nodes;
+    out[VO_EXHAUSTED] = nb_voxel_query_last_search(q, &nodes);
+    out[VO_NODES] = (int32_t)nodes;
     return NB_OK;
 }
 

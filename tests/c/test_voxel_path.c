@@ -1161,6 +1161,139 @@ static void test_nearest(void)
 /* Errors, buffers, allocation                                                                      */
 /* ================================================================================================ */
 
+/* The sliced search: random slice sizes give nb_voxel_find_path's path, status, pool verdict and node count, on
+ * the random grids of every mode, weighted or not, smoothed or not, with pools that run out. */
+static void test_sliced_same_as_whole(void)
+{
+    uint32_t rng = 4242;
+    int runs = 0, multi = 0, exhausted = 0;
+    for (int seed = 0; seed < 36; ++seed) {
+        const int move = seed % 3;
+        nb_voxel_path_params p = mkp(move, 1 + (int)(nbt_rand(&rng) % 2), (int)(nbt_rand(&rng) % 2),
+                                     (int)(nbt_rand(&rng) % 3), (int)(nbt_rand(&rng) % 2));
+        p.heuristic_weight = seed % 4 == 3 ? 2.0f : 0.0f;
+        const uint32_t pool = seed % 5 == 4 ? 40 : 0; /* small pools run out */
+        nb_voxel_query* whole = new_query(pool);
+        nb_voxel_query* sliced = new_query(pool);
+        tgrid g = random_grid(&rng, move, 12, 6, 12, move == NB_VOXEL_CLIMB ? 12 : 20);
+        const nb_voxel_grid v = tg_view(&g);
+        for (int pair = 0; pair < 4; ++pair) {
+            int s[3], e[3];
+            if (!random_place(&rng, &g, &p, s) || !random_place(&rng, &g, &p, e))
+                continue;
+            uint32_t n = 0, n2 = 0, nodes = 0, nodes2 = 0;
+            int st = -1, st2 = -1, done = 0, slices = 0;
+            CHECK_INT(nb_voxel_find_path(whole, &v, &p, s, e, g_path, PATH_CAP, &n, &st), NB_OK);
+            const int ex = nb_voxel_query_last_search(whole, &nodes);
+            CHECK_INT(nb_voxel_find_path_begin(sliced, &v, &p, s, e), NB_OK);
+            while (!done) {
+                CHECK_INT(nb_voxel_find_path_step(sliced, 1 + nbt_rand(&rng) % 7, &done), NB_OK);
+                if (++slices > 100000)
+                    break;
+            }
+            CHECK_INT(nb_voxel_find_path_step(sliced, 5, &done), NB_OK); /* a finished search stays finished */
+            CHECK_INT(done, 1);
+            CHECK_INT(nb_voxel_find_path_end(sliced, g_path2, PATH_CAP, &n2, &st2), NB_OK);
+            CHECK_INT(nb_voxel_query_last_search(sliced, &nodes2), ex);
+            CHECK(n2 == n && st2 == st && nodes2 == nodes && !memcmp(g_path, g_path2, 12 * (size_t)n));
+            multi += slices > 1;
+            exhausted += ex;
+            ++runs;
+        }
+        tg_free(&g);
+        nb_voxel_query_destroy(ctx, whole);
+        nb_voxel_query_destroy(ctx, sliced);
+    }
+    CHECK(runs >= 80);
+    CHECK(multi >= runs / 2);
+    CHECK(exhausted > 0);
+}
+
+/* Ending a search early gives what a pool that ran out at that point gives: a legal path to the reached voxel
+ * nearest the end; and the query serves the next search as if nothing had happened. */
+static void test_sliced_end_early(void)
+{
+    tgrid g = tg_new(30, 4, 30, 0.5f, 0.5f);
+    tg_box(&g, 15, 15, 0, 3, 0, 26); /* a wall, open at z >= 27 */
+    const nb_voxel_grid v = tg_view(&g);
+    const nb_voxel_path_params p = mkp(NB_VOXEL_FLY, 1, 0, 0, 0);
+    const int s[3] = { 3, 1, 3 }, e[3] = { 27, 1, 3 };
+    nb_voxel_query* q = new_query(0);
+    uint32_t n = 0, n2 = 0, nodes = 0;
+    int st = -1, st2 = -1, done = 1;
+    CHECK_INT(nb_voxel_find_path_begin(q, &v, &p, s, e), NB_OK);
+    CHECK_INT(nb_voxel_find_path_step(q, 0, &done), NB_OK); /* no expansion: not done */
+    CHECK_INT(done, 0);
+    CHECK_INT(nb_voxel_find_path_step(q, 60, &done), NB_OK);
+    CHECK_INT(done, 0);
+    CHECK_INT(nb_voxel_find_path_end(q, g_path, PATH_CAP, &n, &st), NB_OK);
+    CHECK_INT(st, NB_PATH_PARTIAL);
+    CHECK(t_path_legal(&g, &p, g_path, n, s));
+    CHECK_INT(nb_voxel_query_last_search(q, &nodes), 0); /* not exhausted: stopped */
+    CHECK(nodes > 60 && nodes < 60 * 26 + 2);
+    /* the same as a pool of exactly that many nodes... */
+    const double d_end = (g_path[3 * (n - 1)] - e[0]) * (g_path[3 * (n - 1)] - e[0]) +
+                         (g_path[3 * (n - 1) + 2] - e[2]) * (g_path[3 * (n - 1) + 2] - e[2]);
+    CHECK(d_end < (s[0] - e[0]) * (s[0] - e[0])); /* it went towards the end */
+    /* ...and the next search on the query is the full one */
+    CHECK_INT(nb_voxel_find_path(q, &v, &p, s, e, g_path2, PATH_CAP, &n2, &st2), NB_OK);
+    CHECK_INT(st2, NB_PATH_COMPLETE);
+    nb_voxel_query* fresh = new_query(0);
+    CHECK_INT(nb_voxel_find_path(fresh, &v, &p, s, e, g_path, PATH_CAP, &n, &st), NB_OK);
+    CHECK(n == n2 && st == st2 && !memcmp(g_path, g_path2, 12 * (size_t)n));
+    nb_voxel_query_destroy(ctx, fresh);
+
+    /* the end reached but not yet expanded: COMPLETE, as with a pool that runs out */
+    const int near_end[3] = { 4, 1, 3 };
+    CHECK_INT(nb_voxel_find_path_begin(q, &v, &p, s, near_end), NB_OK);
+    CHECK_INT(nb_voxel_find_path_step(q, 1, &done), NB_OK); /* the start's expansion reaches its neighbour */
+    CHECK_INT(nb_voxel_find_path_end(q, g_path, PATH_CAP, &n, &st), NB_OK);
+    CHECK_INT(st, NB_PATH_COMPLETE);
+    CHECK(n == 2 && !memcmp(&g_path[3], near_end, 12));
+    nb_voxel_query_destroy(ctx, q);
+    tg_free(&g);
+}
+
+/* Misuse: step or end with no search, a failed begin abandons the search in progress, so does a whole search;
+ * a finished search ended twice is refused the second time. */
+static void test_sliced_misuse(void)
+{
+    tgrid g = tg_new(8, 3, 8, 0.5f, 0.5f);
+    const nb_voxel_grid v = tg_view(&g);
+    const nb_voxel_path_params p = mkp(NB_VOXEL_FLY, 1, 0, 0, 0);
+    const int s[3] = { 1, 1, 1 }, e[3] = { 6, 1, 6 }, out[3] = { 9, 1, 1 };
+    nb_voxel_query* q = new_query(0);
+    uint32_t n = 0;
+    int st = -1, done = 7;
+    CHECK_STATUS(ctx, nb_voxel_find_path_step(q, 10, &done), NB_ERR_INVALID_ARG,
+                 "nb_voxel_find_path_step: no search in progress");
+    CHECK_INT(done, 0);
+    CHECK_STATUS(ctx, nb_voxel_find_path_end(q, g_path, PATH_CAP, &n, &st), NB_ERR_INVALID_ARG,
+                 "nb_voxel_find_path_end: no search in progress");
+    CHECK_INT(st, NB_PATH_NONE);
+    CHECK_INT(nb_voxel_find_path_step(q, 10, NULL), NB_ERR_NULL_ARG);
+    CHECK_INT(nb_voxel_find_path_step(NULL, 10, &done), NB_ERR_NULL_ARG);
+    CHECK_INT(nb_voxel_find_path_end(NULL, g_path, PATH_CAP, &n, &st), NB_ERR_NULL_ARG);
+
+    CHECK_INT(nb_voxel_find_path_begin(q, &v, &p, s, e), NB_OK);
+    CHECK_STATUS(ctx, nb_voxel_find_path_begin(q, &v, &p, s, out), NB_ERR_INVALID_ARG,
+                 "nb_voxel_find_path_begin: end (9, 1, 1) is outside the grid");
+    CHECK_INT(nb_voxel_find_path_step(q, 10, &done), NB_ERR_INVALID_ARG); /* abandoned */
+
+    CHECK_INT(nb_voxel_find_path_begin(q, &v, &p, s, e), NB_OK);
+    CHECK_INT(nb_voxel_find_path(q, &v, &p, e, s, g_path, PATH_CAP, &n, &st), NB_OK);
+    CHECK_INT(nb_voxel_find_path_step(q, 10, &done), NB_ERR_INVALID_ARG); /* the whole search replaced it */
+
+    CHECK_INT(nb_voxel_find_path_begin(q, &v, &p, s, e), NB_OK);
+    CHECK_INT(nb_voxel_find_path_step(q, UINT32_MAX, &done), NB_OK);
+    CHECK_INT(done, 1);
+    CHECK_INT(nb_voxel_find_path_end(q, g_path, 1, &n, &st), NB_ERR_BUFFER_TOO_SMALL);
+    CHECK(n > 1);
+    CHECK_INT(nb_voxel_find_path_end(q, g_path, PATH_CAP, &n, &st), NB_ERR_INVALID_ARG);
+    nb_voxel_query_destroy(ctx, q);
+    tg_free(&g);
+}
+
 static void test_validation(void)
 {
     tgrid g = tg_new(10, 4, 8, 0.3f, 0.2f);
@@ -1405,6 +1538,9 @@ int main(void)
     RUN(test_radii_against_brute_force);
     RUN(test_walk_radii_against_brute_force);
     RUN(test_nearest);
+    RUN(test_sliced_same_as_whole);
+    RUN(test_sliced_end_early);
+    RUN(test_sliced_misuse);
     RUN(test_validation);
     RUN(test_buffer_too_small);
     RUN(test_out_of_memory);

@@ -503,7 +503,7 @@ static inline void fuzz_check_obstacles(const uint8_t* data, size_t size, const 
  * (anywhere from 8 voxels outside the grid to 8 past it) and the snapping distance; the rest fills the occupancy
  * (repeated). nb_voxel_nearest and nb_voxel_find_path must succeed or fail with a status, and what they return must
  * hold: snapped ends are places the agent can be, each raw step moves to a neighbour, every voxel is free and in
- * the grid, the path fits the pool, a second run gives the same path. */
+ * the grid, the path fits the pool, a second run gives the same path, and so does the sliced search. */
 static inline int fuzz_voxel_solid(const uint32_t* w, const int32_t d[3], int x, int y, int z)
 {
     if (x < 0 || y < 0 || z < 0 || x >= d[0] || y >= d[1] || z >= d[2])
@@ -589,6 +589,17 @@ static inline void fuzz_check_voxels(const uint8_t* data, size_t size)
         }
         FUZZ_EXPECT(nb_voxel_find_path(q, &g, &p, a, b, again, max_nodes, &n2, &st2) == NB_OK, "again");
         FUZZ_EXPECT(n2 == n && st2 == st && memcmp(path, again, sizeof(int32_t) * 3 * n) == 0, "deterministic");
+        /* the sliced search, in slices of 1..8 expansions (from the ends' bytes), gives the same */
+        const uint32_t slice = 1 + (uint32_t)(ends[0] + ends[4] + 16) % 8;
+        uint32_t used2 = 0, slices = 0;
+        int done = 0;
+        FUZZ_EXPECT(nb_voxel_find_path_begin(q, &g, &p, a, b) == NB_OK, "%s", nb_context_message(ctx));
+        while (!done && slices++ <= max_nodes)
+            FUZZ_EXPECT(nb_voxel_find_path_step(q, slice, &done) == NB_OK, "%s", nb_context_message(ctx));
+        FUZZ_EXPECT(done, "the sliced search ends within %u slices", max_nodes);
+        FUZZ_EXPECT(nb_voxel_find_path_end(q, again, max_nodes, &n2, &st2) == NB_OK, "%s", nb_context_message(ctx));
+        FUZZ_EXPECT(nb_voxel_query_last_search(q, &used2) == ran_out && used2 == used, "sliced pool use");
+        FUZZ_EXPECT(n2 == n && st2 == st && memcmp(path, again, sizeof(int32_t) * 3 * n) == 0, "sliced = whole");
         free(path);
         free(again);
     }

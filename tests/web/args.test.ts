@@ -372,7 +372,7 @@ describe('random garbage', () => {
     expect(tiled.save()).toEqual(tiledBytes);
   });
 
-  it('VoxelGrid: 2000 calls with random arguments, twice: only NavBakeErrors; the grid and the heap are unchanged', async () => {
+  it('VoxelGrid: 2000 calls with random arguments (findPathAsync too), twice: only NavBakeErrors; the grid and the heap are unchanged', async () => {
     const w = await mainWasm();
     const grid = await voxelize(dungeon, {}, { workers: false });
     const words = grid.occupancy().words;
@@ -386,6 +386,7 @@ describe('random garbage', () => {
       [NaN, 0, 0], A, B, { x: 1, y: 2, z: 3 }, new Float32Array(3), new Uint32Array(4), { move: 'fly' }, { move: 'swim' },
       { agentRadius: -1 }, { maxNodes: 0 }, { maxNodes: 50 }, { searchRadius: 1e9 }, { heuristicWeight: 2 },
       { heuristicWeight: 0 }, { smooth: 'yes' }, { agentHeight: 1e-9 }, { agentClimb: 1e6 }, { speed: 1 },
+      { sliceMs: 0 }, { sliceMs: 0.5 }, { sliceMs: '4' }, { signal: 5 }, { move: 'fly', maxNodes: 5000, sliceMs: 0.1 },
       { words: new Uint32Array(1), dims: [1, 1, 1], origin: [0, 0, 0], cellSize: 1, cellHeight: 1 },
       { words: new Uint32Array(1), dims: [2 ** 31, 1, 1], origin: [0, 0, 0], cellSize: 1, cellHeight: 1 },
       { words: new Float32Array(1), dims: [1, 1, 1], origin: [0, 0, 0], cellSize: 1, cellHeight: 1 },
@@ -394,6 +395,8 @@ describe('random garbage', () => {
     const calls: (() => unknown)[] = [
       () => grid.findPath(any(pick()), any(pick()), any(pick())),
       () => grid.findPath(A, B, any(pick())),
+      () => grid.findPathAsync(any(pick()), any(pick()), any(pick())),
+      () => grid.findPathAsync(A, B, any(pick())),
       () => grid.isSolid(any(pick()), any(pick()), any(pick())),
       () => grid.voxelAt(any(pick())),
       () => grid.pointOf(any(pick()), any(pick()), any(pick())),

@@ -343,3 +343,116 @@ describe('walking voxels agree with the navmesh', () => {
     expect(compared).toBe(30);
   });
 });
+
+describe('VoxelGrid.findPathAsync', () => {
+  let nav: NavMesh;
+  let g: VoxelGrid;
+  const pairs: [number[], number[]][] = [];
+  let long: [number[], number[]]; // a flight of about 100k search nodes (0.1 s)
+  beforeAll(async () => {
+    const dungeon = loadMesh('dungeon.obj');
+    nav = await bake(dungeon, {}, { workers: false });
+    g = await voxelize(dungeon, {}, { workers: false });
+    long = [nav.randomPoint({ seed: 19 })!, nav.randomPoint({ seed: 519 })!];
+    for (let seed = 1; pairs.length < 12; seed++) {
+      const a = nav.randomPoint({ seed });
+      const b = nav.randomPoint({ seed: seed + 500 });
+      if (a && b) pairs.push([a, b]);
+    }
+  });
+  afterAll(() => g.dispose());
+
+  const same = (a: { status: string; voxels: Int32Array; points: Float32Array; exhausted: boolean; nodes: number }, b: typeof a) => {
+    expect(a.status).toBe(b.status);
+    expect(Array.from(a.voxels)).toEqual(Array.from(b.voxels));
+    expect(Array.from(a.points)).toEqual(Array.from(b.points));
+    expect([a.exhausted, a.nodes]).toEqual([b.exhausted, b.nodes]);
+  };
+
+  it('gives findPath\'s path in every mode, however thin the slices', async () => {
+    const modes: VoxelPathOptions[] = [
+      { move: 'walk' },
+      { move: 'walk', smooth: false, agentRadius: 0.3 },
+      { move: 'climb', agentHeight: 1 },
+      { move: 'fly', agentHeight: 1, heuristicWeight: 1.5 },
+      { move: 'fly', agentHeight: 1, maxNodes: 3000 }, // runs out
+    ];
+    let exhausted = 0;
+    for (const [i, [a, b]] of pairs.entries()) {
+      const o = modes[i % modes.length];
+      const want = g.findPath(a, b, o);
+      const got = await g.findPathAsync(a, b, { ...o, sliceMs: 0.1 });
+      same(got, want);
+      exhausted += got.exhausted ? 1 : 0;
+    }
+    expect(exhausted).toBeGreaterThan(0);
+  });
+
+  it('lets the thread run between slices, and a findPath meanwhile does not disturb it', async () => {
+    const o: VoxelPathOptions = { move: 'fly', agentHeight: 1, maxNodes: 1 << 20 };
+    const want = g.findPath(long[0], long[1], o);
+    expect(want.nodes).toBeGreaterThan(50000);
+    let ticks = 0;
+    let between: ReturnType<VoxelGrid['findPath']> | null = null;
+    const tick = () => {
+      ticks++;
+      if (ticks === 2) between = g.findPath(pairs[1][0], pairs[1][1]); // the shared findPath pool, mid-search
+      if (!done) setImmediate(tick);
+    };
+    let done = false;
+    setImmediate(tick);
+    const got = await g.findPathAsync(long[0], long[1], { ...o, sliceMs: 1 });
+    done = true;
+    same(got, want);
+    expect(ticks).toBeGreaterThan(3);
+    expect(between).not.toBeNull();
+    same(between!, g.findPath(pairs[1][0], pairs[1][1]));
+  });
+
+  it('runs searches asked together one at a time, in order, across grids', async () => {
+    const copy = await VoxelGrid.create(g.occupancy());
+    const order: number[] = [];
+    const runs = pairs.slice(0, 6).map(([a, b], i) =>
+      (i % 2 ? copy : g).findPathAsync(a, b, { move: 'fly', agentHeight: 1, sliceMs: 0.2 }).then((r) => {
+        order.push(i);
+        return r;
+      }),
+    );
+    const results = await Promise.all(runs);
+    expect(order).toEqual([0, 1, 2, 3, 4, 5]);
+    for (const [i, [a, b]] of pairs.slice(0, 6).entries()) same(results[i], g.findPath(a, b, { move: 'fly', agentHeight: 1 }));
+    copy.dispose();
+  });
+
+  it('stops when aborted or disposed, and the next search is whole', async () => {
+    const slow: VoxelPathOptions & { sliceMs: number } = { move: 'fly', agentHeight: 1, maxNodes: 1 << 20, sliceMs: 0.5 };
+    // aborted mid-search, and a search waiting behind it rejected at once
+    const ac = new AbortController();
+    const reason = new Error('stop');
+    const queued = new AbortController();
+    const running = g.findPathAsync(long[0], long[1], { ...slow, signal: ac.signal });
+    const waiting = g.findPathAsync(pairs[1][0], pairs[1][1], { signal: queued.signal });
+    const after = g.findPathAsync(pairs[2][0], pairs[2][1]);
+    queued.abort(reason);
+    await expect(waiting).rejects.toBe(reason);
+    setTimeout(() => ac.abort(reason), 5);
+    await expect(running).rejects.toBe(reason);
+    same(await after, g.findPath(pairs[2][0], pairs[2][1]));
+    // already aborted: rejected before any work
+    await expect(g.findPathAsync(pairs[0][0], pairs[0][1], { signal: AbortSignal.abort(reason) })).rejects.toBe(reason);
+    // the grid disposed mid-search
+    const copy = await VoxelGrid.create(g.occupancy());
+    const gone = copy.findPathAsync(long[0], long[1], slow);
+    setTimeout(() => copy.dispose(), 5);
+    await expectCode(() => gone, 'NB_ERR_DISPOSED');
+    same(await g.findPathAsync(pairs[3][0], pairs[3][1], { sliceMs: 0.1 }), g.findPath(pairs[3][0], pairs[3][1]));
+  });
+
+  it('names bad arguments', async () => {
+    await expectCode(() => g.findPathAsync([0, 0, 0], [1, 1, 1], { sliceMs: 0 }), 'NB_ERR_INVALID_ARG', /findPathAsync: options\.sliceMs must be 0\.1\.\.1000/);
+    await expectCode(() => g.findPathAsync([0, 0, 0], [1, 1, 1], { signal: {} as never }), 'NB_ERR_INVALID_ARG', /findPathAsync: options\.signal/);
+    await expectCode(() => g.findPathAsync([0, 0, 0], [1, 1, 1], { move: 'swim' as never }), 'NB_ERR_INVALID_ARG', /findPathAsync: options\.move/);
+    await expectCode(() => g.findPathAsync([0, 0, 0], [1, 1, 1], { speed: 2 } as never), 'NB_ERR_INVALID_ARG', /speed/);
+    await expectCode(() => g.findPathAsync([0, Infinity, 0], [1, 1, 1]), 'NB_ERR_NONFINITE', /findPathAsync: start/);
+  });
+});

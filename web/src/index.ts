@@ -48,6 +48,7 @@ export {
   type VoxelizeOptions,
   type VoxelLayout,
   type VoxelMove,
+  type VoxelPathAsyncOptions,
   type VoxelPathOptions,
   type VoxelPathResult,
 } from './voxels.js';

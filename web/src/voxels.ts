@@ -7,10 +7,10 @@
  * const { status, points } = grid.findPath(from, to, { move: 'fly', agentHeight: 0.5, agentRadius: 0.25 });
  * ```
  */
-import { bool, f32, intIn, invalid, knownKeys, num, optionsObject, shown, vec3 } from './args.js';
+import { abortSignal, bool, f32, intIn, invalid, knownKeys, num, optionsObject, shown, vec3 } from './args.js';
 import { bakeOptions, configFor, hereProgress, meshInput, progressOf, workerCopies, type BakeProgress, type Geometry } from './bake.js';
 import { DEFAULTS, shortFloat, type NavBakeConfig } from './config.js';
-import { abortedAs, NavBakeError } from './errors.js';
+import { abortedAs, abortReason, NavBakeError } from './errors.js';
 import type { Vec3Like } from './navmesh.js';
 import { settle, sharedPool, workersAvailable } from './pool.js';
 import { mainWasm, wasmModule } from './runtime.js';
@@ -81,6 +81,16 @@ export interface VoxelPathOptions {
   heuristicWeight?: number;
 }
 
+export interface VoxelPathAsyncOptions extends VoxelPathOptions {
+  /** Aborting rejects with the signal's reason: a search waiting its turn at once, a running one at its next slice. */
+  signal?: AbortSignal;
+  /**
+   * [ms] how long the search runs at a time before the thread gets back to its other work (rendering, input);
+   * slices are sized from the search's measured speed. 0.1..1000. @default 4
+   */
+  sliceMs?: number;
+}
+
 export interface VoxelPathResult {
   /**
    * 'complete': the path reaches the voxel found for `end`; 'partial': `end` cannot be reached (or maxNodes ran
@@ -102,6 +112,7 @@ export interface VoxelPathResult {
 }
 
 const PATH_KEYS = ['move', 'agentHeight', 'agentRadius', 'agentClimb', 'smooth', 'maxNodes', 'searchRadius', 'heuristicWeight'] as const;
+const ASYNC_KEYS = [...PATH_KEYS, 'signal', 'sliceMs'] as const;
 const DEFAULT_NODES = 65536;
 const MAX_NODES = 4194304;
 /** nb_voxel_nearest scans a cube of (2 n + 1)^3 voxels at worst */
@@ -139,6 +150,111 @@ function searchPool(w: Wasm, nodes: number): number {
   const query = w.voxelQueryCreate(nodes);
   pools.set(w, { query, nodes });
   return query;
+}
+
+/** A search's arguments, checked and in voxels. */
+interface SearchArgs {
+  args: Int32Array;
+  weight: number;
+  maxNodes: number;
+}
+
+type RawPath = ReturnType<Wasm['voxelPathEnd']>;
+
+const NO_PATH: RawPath = { status: 0, start: [0, 0, 0], end: [0, 0, 0], voxels: new Int32Array(0), exhausted: false, nodes: 0 };
+
+/** One findPathAsync call waiting for its turn or running. grid keeps the VoxelGrid (and so its words) alive. */
+interface Job {
+  grid: VoxelGrid;
+  h: Handle;
+  a: SearchArgs;
+  cs: number;
+  ch: number;
+  signal: AbortSignal | undefined;
+  sliceMs: number;
+  resolve(r: RawPath): void;
+  reject(e: unknown): void;
+  /** removes the abort listener */
+  done(): void;
+}
+
+/**
+ * findPathAsync's searches on each wasm instance run one at a time, in the order asked, on a pool of their own (a
+ * sliced search keeps its state in the pool between slices, so a findPath meanwhile must not use it).
+ */
+const queues = new WeakMap<Wasm, { jobs: Job[]; running: boolean; query: number; nodes: number }>();
+
+/** Back to the event loop: a macrotask, so that timers, I/O, input and rendering get their turn. */
+let yieldThread: (() => Promise<void>) | null = null;
+function nextTask(): Promise<void> {
+  if (!yieldThread) {
+    const immediate = (globalThis as { setImmediate?: (cb: () => void) => unknown }).setImmediate; // Node
+    if (typeof immediate === 'function') {
+      yieldThread = () => new Promise<void>((r) => immediate(r));
+    } else {
+      // not setTimeout(0): browsers stretch nested timeouts to 4 ms
+      const ch = new MessageChannel();
+      const waiting: (() => void)[] = [];
+      ch.port1.onmessage = () => waiting.shift()?.();
+      yieldThread = () => new Promise<void>((r) => {
+        waiting.push(r);
+        ch.port2.postMessage(0);
+      });
+    }
+  }
+  return yieldThread();
+}
+
+const disposedError = () => new NavBakeError('NB_ERR_DISPOSED', 'navbake: this VoxelGrid was disposed');
+
+async function runQueue(w: Wasm): Promise<void> {
+  const qs = queues.get(w)!;
+  qs.running = true;
+  try {
+    for (let job = qs.jobs.shift(); job; job = qs.jobs.shift()) {
+      try {
+        job.resolve(await runJob(w, qs, job));
+      } catch (e) {
+        job.reject(e);
+      } finally {
+        job.done();
+      }
+    }
+  } finally {
+    qs.running = false;
+  }
+}
+
+async function runJob(w: Wasm, qs: { query: number; nodes: number }, job: Job): Promise<RawPath> {
+  const { h, a, signal } = job;
+  if (signal?.aborted) throw abortReason(signal);
+  if (!h.words) throw disposedError();
+  if (qs.nodes !== a.maxNodes) {
+    if (qs.query) w.voxelQueryDestroy(qs.query);
+    qs.query = 0;
+    qs.query = w.voxelQueryCreate(a.maxNodes);
+    qs.nodes = a.maxNodes;
+  }
+  const search = w.voxelPathBegin(qs.query, h.words, a.args, job.cs, job.ch, a.weight);
+  if (!search) return NO_PATH;
+  let ended = false;
+  try {
+    // expansions per slice: from the measured rate, growing at most 4x a slice (coarse clocks read 0 ms)
+    let n = 128;
+    for (;;) {
+      const t0 = performance.now();
+      if (w.voxelPathStep(search, n)) break;
+      const ms = performance.now() - t0;
+      n = Math.max(16, Math.min(n * 4, 1 << 20, Math.round((n * job.sliceMs) / Math.max(ms, 1e-3))));
+      await nextTask();
+      if (signal?.aborted) throw abortReason(signal);
+      if (!h.words) throw disposedError();
+    }
+    ended = true;
+    return w.voxelPathEnd(search, a.maxNodes);
+  } finally {
+    if (!ended) w.voxelPathAbandon(search);
+  }
 }
 
 const registry = new FinalizationRegistry<Handle>(release);
@@ -337,39 +453,91 @@ export class VoxelGrid {
 
   /**
    * A path from `start` to `end` (world points) for an agent moving as `options.move` says. Each end snaps to
-   * the nearest voxel the agent can be at within searchRadius. Runs on the calling thread; its cost is bounded
-   * by maxNodes. Bad arguments throw NavBakeError.
+   * the nearest voxel the agent can be at within searchRadius. Runs on the calling thread at once; its cost is
+   * bounded by maxNodes (see findPathAsync for long searches). Bad arguments throw NavBakeError.
    */
   findPath(start: Vec3Like, end: Vec3Like, options?: VoxelPathOptions): VoxelPathResult {
     const h = this.#live();
     const o = optionsObject<VoxelPathOptions>(at('findPath', 'options'), options, PATH_KEYS);
-    const s = vec3(at('findPath', 'start'), start);
-    const e = vec3(at('findPath', 'end'), end);
+    const a = this.#searchArgs('findPath', start, end, o);
+    const { cellSize: cs, cellHeight: ch } = this.#layout;
+    const w = h.w;
+    const search = w.voxelPathBegin(searchPool(w, a.maxNodes), h.words, a.args, cs, ch, a.weight);
+    if (!search) return this.#result(NO_PATH);
+    try {
+      w.voxelPathStep(search, 0xffffffff);
+    } catch (e) {
+      w.voxelPathAbandon(search);
+      throw e;
+    }
+    return this.#result(w.voxelPathEnd(search, a.maxNodes));
+  }
+
+  /**
+   * The same path as {@link findPath} gives, searched a slice at a time (about `sliceMs` each) with the thread
+   * free for its other work in between, so that a long search (a flight across a big level, an unreachable end)
+   * never freezes the page. Searches asked on the same thread run one at a time, in the order asked, on a node pool
+   * of their own (about 70 bytes a node, as findPath's). Rejects with a NavBakeError for bad arguments,
+   * NB_ERR_DISPOSED when the grid is disposed before the search ends, or the signal's reason when aborted.
+   */
+  async findPathAsync(start: Vec3Like, end: Vec3Like, options?: VoxelPathAsyncOptions): Promise<VoxelPathResult> {
+    const h = this.#live();
+    const o = optionsObject<VoxelPathAsyncOptions>(at('findPathAsync', 'options'), options, ASYNC_KEYS);
+    const a = this.#searchArgs('findPathAsync', start, end, o);
+    const signal = abortSignal(at('findPathAsync', 'options.signal'), o.signal);
+    const sliceMs = o.sliceMs === undefined ? 4 : num(at('findPathAsync', 'options.sliceMs'), o.sliceMs);
+    if (!(sliceMs >= 0.1 && sliceMs <= 1000)) throw invalid(`${at('findPathAsync', 'options.sliceMs')} must be 0.1..1000 (got ${sliceMs})`);
+    if (signal?.aborted) throw abortReason(signal);
+    const w = h.w;
+    let qs = queues.get(w);
+    if (!qs) queues.set(w, (qs = { jobs: [], running: false, query: 0, nodes: 0 }));
+    const { cellSize: cs, cellHeight: ch } = this.#layout;
+    const raw = await new Promise<RawPath>((resolve, reject) => {
+      const job: Job = { grid: this, h, a, cs, ch, signal, sliceMs, resolve, reject, done: () => signal?.removeEventListener('abort', onAbort) };
+      // waiting for its turn: rejected at once (a running search sees the signal between slices)
+      const onAbort = () => {
+        const i = qs.jobs.indexOf(job);
+        if (i < 0) return;
+        qs.jobs.splice(i, 1);
+        job.done();
+        reject(abortReason(signal!));
+      };
+      signal?.addEventListener('abort', onAbort);
+      qs.jobs.push(job);
+      if (!qs.running) void runQueue(w);
+    });
+    return this.#result(raw);
+  }
+
+  /** findPath's and findPathAsync's arguments checked, in voxels (method: for messages). */
+  #searchArgs(method: string, start: Vec3Like, end: Vec3Like, o: VoxelPathOptions): SearchArgs {
+    const s = vec3(at(method, 'start'), start);
+    const e = vec3(at(method, 'end'), end);
     const move = o.move ?? 'walk';
-    if (!Object.hasOwn(MOVES, move)) throw invalid(`${at('findPath', 'options.move')} must be 'walk', 'climb' or 'fly' (got ${shown(o.move)})`);
+    if (!Object.hasOwn(MOVES, move)) throw invalid(`${at(method, 'options.move')} must be 'walk', 'climb' or 'fly' (got ${shown(o.move)})`);
     const world = (name: keyof VoxelPathOptions, fallback: number, min: number) => {
-      const v = o[name] === undefined ? fallback : num(at('findPath', `options.${name}`), o[name]);
-      if (!(v >= min)) throw invalid(`${at('findPath', `options.${name}`)} must be ${min > 0 ? '> 0' : '>= 0'} (got ${v})`);
+      const v = o[name] === undefined ? fallback : num(at(method, `options.${name}`), o[name]);
+      if (!(v >= min)) throw invalid(`${at(method, `options.${name}`)} must be ${min > 0 ? '> 0' : '>= 0'} (got ${v})`);
       return v;
     };
     const { cellSize: cs, cellHeight: ch, dims } = this.#layout;
-    const height = o.agentHeight === undefined ? DEFAULTS.agentHeight : num(at('findPath', 'options.agentHeight'), o.agentHeight);
-    if (!(height > 0)) throw invalid(`${at('findPath', 'options.agentHeight')} must be > 0 (got ${height})`);
+    const height = o.agentHeight === undefined ? DEFAULTS.agentHeight : num(at(method, 'options.agentHeight'), o.agentHeight);
+    if (!(height > 0)) throw invalid(`${at(method, 'options.agentHeight')} must be > 0 (got ${height})`);
     const radius = world('agentRadius', 0, 0);
     const climb = world('agentClimb', DEFAULTS.agentMaxClimb, 0);
     const search = world('searchRadius', Math.max(height, cs, ch), 0); // the default: at least the agent's voxel
-    const smooth = bool(at('findPath', 'options.smooth'), o.smooth) ?? true;
-    const maxNodes = o.maxNodes === undefined ? DEFAULT_NODES : intIn(at('findPath', 'options.maxNodes'), o.maxNodes, 1, MAX_NODES);
-    const weight = o.heuristicWeight === undefined ? 1 : num(at('findPath', 'options.heuristicWeight'), o.heuristicWeight);
-    if (!(weight >= 1 && weight <= 10)) throw invalid(`${at('findPath', 'options.heuristicWeight')} must be 1..10 (got ${weight})`);
+    const smooth = bool(at(method, 'options.smooth'), o.smooth) ?? true;
+    const maxNodes = o.maxNodes === undefined ? DEFAULT_NODES : intIn(at(method, 'options.maxNodes'), o.maxNodes, 1, MAX_NODES);
+    const weight = o.heuristicWeight === undefined ? 1 : num(at(method, 'options.heuristicWeight'), o.heuristicWeight);
+    if (!(weight >= 1 && weight <= 10)) throw invalid(`${at(method, 'options.heuristicWeight')} must be 1..10 (got ${weight})`);
     const voxels = (name: string, v: number) => {
-      if (v > 4096) throw invalid(`${at('findPath', `options.${name}`)} is ${Math.round(v)} voxels; at most 4096`);
+      if (v > 4096) throw invalid(`${at(method, `options.${name}`)} is ${Math.round(v)} voxels; at most 4096`);
       return v;
     };
     let searchVoxels = Math.max(ceilVoxels(search / cs), ceilVoxels(search / ch));
     if (o.searchRadius === undefined) searchVoxels = Math.min(searchVoxels, MAX_SEARCH_VOXELS); // the default never throws
     if (searchVoxels > MAX_SEARCH_VOXELS) {
-      throw invalid(`${at('findPath', 'options.searchRadius')} (${search}) is ${searchVoxels} voxels; at most ${MAX_SEARCH_VOXELS}`);
+      throw invalid(`${at(method, 'options.searchRadius')} (${search}) is ${searchVoxels} voxels; at most ${MAX_SEARCH_VOXELS}`);
     }
     const args = new Int32Array([
       ...dims,
@@ -382,16 +550,19 @@ export class VoxelGrid {
       ...this.#voxelOf(e),
       searchVoxels,
     ]);
-    const r = h.w.voxelFindPath(searchPool(h.w, maxNodes), h.words, args, cs, ch, weight, maxNodes);
+    return { args, weight, maxNodes };
+  }
+
+  #result(r: RawPath): VoxelPathResult {
+    const { origin: org, cellSize: cs, cellHeight: ch } = this.#layout;
     const n = r.voxels.length / 3;
     const points = new Float32Array(r.voxels.length);
-    const { origin: org } = this.#layout;
     for (let i = 0; i < n; i++) {
       points[3 * i] = org[0] + (r.voxels[3 * i] + 0.5) * cs;
       points[3 * i + 1] = org[1] + r.voxels[3 * i + 1] * ch;
       points[3 * i + 2] = org[2] + (r.voxels[3 * i + 2] + 0.5) * cs;
     }
-    return { status: PATH_STATUS[r.status] ?? 'none', points, voxels: r.voxels, exhausted: r.exhausted, nodes: r.nodes };
+    return { status: PATH_STATUS[r.status] ?? 'none', points, voxels: r === NO_PATH ? new Int32Array(0) : r.voxels, exhausted: r.exhausted, nodes: r.nodes };
   }
 
   /**
@@ -414,7 +585,7 @@ export class VoxelGrid {
 
   #live(): Handle {
     const h = this.#h;
-    if (!h) throw new NavBakeError('NB_ERR_DISPOSED', 'navbake: this VoxelGrid was disposed');
+    if (!h) throw disposedError();
     return h;
   }
 }

@@ -227,6 +227,16 @@ export interface OffMeshLinkInfo {
 }
 
 /** Bits of PathDetails.pointFlags (the C library's NB_STRAIGHT_POINT_*). */
+/** A voxel search begun on a query (voxelPathBegin): the query and its int32 results (nbw_voxel_out_count). */
+export interface VoxelSearch {
+  q: number;
+  out: number;
+}
+
+/** Indices of nbw_voxel_path_*'s results (c/src/wasm_voxels.c's VO_*). */
+const VO_STARTED = 10;
+const VO_DONE = 11;
+
 /** Where an occupancy grid lies: voxel (x, y, z) spans origin + (x, y, z) * (cellSize, cellHeight, cellSize). */
 export interface VoxelLayout {
   /** world position of voxel (0, 0, 0)'s minimum corner */
@@ -1147,39 +1157,63 @@ export class Wasm {
   }
 
   /**
-   * nbw_voxel_find_path: args as laid out there (dims, move, height, radius, climb, smooth, start voxel, end
-   * voxel, search distance); capacity = the query's node count. The voxels used as start and end, the status
-   * (PATH_STATUS index) and the path's voxels (x, y, z each).
+   * A voxel path search, begun: nbw_voxel_path_begin snaps the ends (args as laid out in c/src/wasm_voxels.c: dims,
+   * move, height, radius, climb, smooth, start voxel, end voxel, search distance) and starts the search on query q.
+   * The search reads `words` until voxelPathEnd. null when an end has no place near it (the path is then 'none').
    */
-  voxelFindPath(
-    q: number,
-    words: number,
-    args: Int32Array,
-    cellSize: number,
-    cellHeight: number,
-    weight: number,
-    capacity: number,
-  ): { status: number; start: Vec3; end: Vec3; voxels: Int32Array; exhausted: boolean; nodes: number } {
+  voxelPathBegin(q: number, words: number, args: Int32Array, cellSize: number, cellHeight: number, weight: number): VoxelSearch | null {
     const m = this.m;
-    const buf = this.alloc(capacity * 12 + 10 * 4 + args.byteLength);
+    const outLen = m._nbw_voxel_out_count();
+    const buf = this.alloc(outLen * 4 + args.byteLength);
+    const a = buf + outLen * 4;
+    m.HEAP32.set(args, a >> 2);
+    m._nbw_context_clear_error(this.ctx);
+    const st = m._nbw_voxel_path_begin(q, words, a, cellSize, cellHeight, weight, buf);
+    const started = m.HEAP32[(buf >> 2) + VO_STARTED] === 1;
+    if (st !== 0 || !started) {
+      m._free(buf);
+      this.check(st);
+      return null;
+    }
+    return { q, out: buf };
+  }
+
+  /** Frees a search's buffer without a path (the query abandons the search at its next begin). */
+  voxelPathAbandon(s: VoxelSearch): void {
+    this.m._free(s.out);
+  }
+
+  /** At most `expansions` search nodes expanded; true once the search has ended. */
+  voxelPathStep(s: VoxelSearch, expansions: number): boolean {
+    const m = this.m;
+    m._nbw_context_clear_error(this.ctx);
+    this.check(m._nbw_voxel_path_step(s.q, expansions, s.out));
+    return m.HEAP32[(s.out >> 2) + VO_DONE] === 1;
+  }
+
+  /**
+   * Ends the search (finished or not; capacity = the query's node count) and frees its buffer: the status (PATH_STATUS
+   * index), the ends used, the path's voxels (x, y, z each) and the pool's verdict.
+   */
+  voxelPathEnd(s: VoxelSearch, capacity: number): { status: number; start: Vec3; end: Vec3; voxels: Int32Array; exhausted: boolean; nodes: number } {
+    const m = this.m;
+    let path = 0;
     try {
-      const out = buf + capacity * 12;
-      const a = out + 10 * 4;
-      m.HEAP32.set(args, a >> 2);
+      path = this.alloc(capacity * 12);
       m._nbw_context_clear_error(this.ctx);
-      this.check(m._nbw_voxel_find_path(q, words, a, cellSize, cellHeight, weight, buf, capacity, out));
-      const o = m.HEAP32.subarray(out >> 2, (out >> 2) + 10);
-      const [count, status] = [o[0], o[1]];
+      this.check(m._nbw_voxel_path_end(s.q, path, capacity, s.out));
+      const o = m.HEAP32.subarray(s.out >> 2, (s.out >> 2) + VO_STARTED);
       return {
-        status,
+        status: o[1],
         start: [o[2], o[3], o[4]],
         end: [o[5], o[6], o[7]],
         exhausted: o[8] === 1,
         nodes: o[9],
-        voxels: m.HEAP32.slice(buf >> 2, (buf >> 2) + count * 3),
+        voxels: m.HEAP32.slice(path >> 2, (path >> 2) + o[0] * 3),
       };
     } finally {
-      m._free(buf);
+      if (path) m._free(path);
+      m._free(s.out);
     }
   }
 
