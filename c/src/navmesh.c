@@ -437,7 +437,10 @@ static uint32_t link_alloc(nb_tile* t)
     return t->nlinks++;
 }
 
-NB_COLD nb_status nb_navmesh_add_tile(nb_context* ctx, nb_navmesh* nav, const uint8_t* data, size_t size)
+/* nb_navmesh_add_tile into the free slot `want` with salt `want_salt` (its refs as they were before it was removed),
+ * or (want < 0) into the first free slot with the salt it has. */
+static nb_status add_tile(nb_context* ctx, nb_navmesh* nav, const uint8_t* data, size_t size, int32_t want,
+                          uint32_t want_salt)
 {
     if (!nav || !data)
         return nb_fail(ctx, NB_ERR_NULL_ARG, FN_ ": %s is NULL", !nav ? "nav" : "data");
@@ -485,9 +488,15 @@ NB_COLD nb_status nb_navmesh_add_tile(nb_context* ctx, nb_navmesh* nav, const ui
         st = nb_fail(ctx, NB_ERR_TOO_LARGE, FN_ ": the navmesh is full (max_tiles %u)", nav->params.max_tiles);
         goto cleanup;
     }
-    const uint32_t slot = (uint32_t)nav->free_head;
+    if (want >= 0 && ((uint32_t)want >= nav->params.max_tiles || nav->tiles[want].data)) {
+        st = nb_fail(ctx, NB_ERR_INVALID_ARG, FN_ ": slot %d is not free", want);
+        goto cleanup;
+    }
+    const uint32_t slot = want >= 0 ? (uint32_t)want : (uint32_t)nav->free_head;
     nb_tile* tile = &nav->tiles[slot];
-    const nb_poly_ref ref0 = nb_make_ref(nav, tile->salt, slot + 1, 0);
+    /* the salt is written only at commit: a free slot keeps the salt that makes its last tile's refs stale */
+    const uint32_t salt = want >= 0 ? want_salt & nav->salt_mask : tile->salt;
+    const nb_poly_ref ref0 = nb_make_ref(nav, salt, slot + 1, 0);
     first_link = (uint32_t*)nb_alloc(ctx, (size_t)(view.npolys ? view.npolys : 1) * sizeof(uint32_t));
     if (!first_link) {
         st = nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, FN_ ": out of memory 'first_link' (%u)", view.npolys);
@@ -652,7 +661,13 @@ NB_COLD nb_status nb_navmesh_add_tile(nb_context* ctx, nb_navmesh* nav, const ui
     tile->free_link = NB_NULL_LINK;
     copy = NULL;
     first_link = NULL;
-    nav->free_head = tile->next_in_bucket;
+    {
+        int32_t* prev = &nav->free_head; /* unlink the slot from the free list (the head, unless `want`) */
+        while (*prev != (int32_t)slot)
+            prev = &nav->tiles[*prev].next_in_bucket;
+        *prev = tile->next_in_bucket;
+    }
+    tile->salt = salt;
     const uint32_t bucket = hash_pos(view.tile_x, view.tile_z, nav->bucket_mask);
     tile->next_in_bucket = nav->buckets[bucket];
     nav->buckets[bucket] = (int32_t)slot;
@@ -726,6 +741,27 @@ static void unlink_slot(const nb_navmesh* nav, nb_tile* t, uint32_t gone)
             }
         }
     }
+}
+
+NB_COLD nb_status nb_navmesh_add_tile(nb_context* ctx, nb_navmesh* nav, const uint8_t* data, size_t size)
+{
+    return add_tile(ctx, nav, data, size, -1, 0);
+}
+
+int nb_navmesh_tile_place(const nb_navmesh* nav, int32_t tile_x, int32_t tile_z, nb_tile_place* place)
+{
+    const nb_tile* t = nb_navmesh_tile_at(nav, tile_x, tile_z);
+    if (!t)
+        return 0;
+    place->slot = (uint32_t)(t - nav->tiles);
+    place->salt = t->salt;
+    return 1;
+}
+
+NB_COLD nb_status nb_navmesh_add_tile_back(nb_context* ctx, nb_navmesh* nav, const uint8_t* data, size_t size,
+                                           const nb_tile_place* place)
+{
+    return add_tile(ctx, nav, data, size, (int32_t)place->slot, place->salt);
 }
 
 NB_COLD nb_status nb_navmesh_remove_tile(nb_context* ctx, nb_navmesh* nav, int32_t tile_x, int32_t tile_z)

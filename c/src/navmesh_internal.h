@@ -146,6 +146,17 @@ const nb_tile* nb_navmesh_resolve(const nb_navmesh* nav, nb_poly_ref ref, uint32
 nb_poly_ref nb_navmesh_ref_of(const nb_navmesh* nav, const nb_tile* tile, uint32_t poly);
 /* The tile at a grid position, or NULL. */
 const nb_tile* nb_navmesh_tile_at(const nb_navmesh* nav, int32_t tile_x, int32_t tile_z);
+/* Where a tile lives: its slot and salt, which make its polygons' refs. */
+typedef struct nb_tile_place {
+    uint32_t slot, salt;
+} nb_tile_place;
+/* The place of the tile at (tile_x, tile_z): 1, or 0 when there is none. */
+int nb_navmesh_tile_place(const nb_navmesh* nav, int32_t tile_x, int32_t tile_z, nb_tile_place* place);
+/* nb_navmesh_add_tile into a free slot with a salt of the caller's choice: a caller that removed a tile and must put
+ * it back (a failed replacement rolled back) gives the place the tile had, so that its refs are what they were and
+ * the refs held by the application stay valid. */
+nb_status nb_navmesh_add_tile_back(nb_context* ctx, nb_navmesh* nav, const uint8_t* data, size_t size,
+                                   const nb_tile_place* place);
 /* Grid cell of a world position (floor((x - origin.x) / tile_width), same for z). */
 void nb_navmesh_tile_coords(const nb_navmesh* nav, const float pos[3], int32_t* tile_x, int32_t* tile_z);
 

@@ -2,6 +2,7 @@
  * between rebuilds, so that an obstacle change only decodes and reruns regions .. detail of the tiles it touches.
  * Also nb_tile_rebuild, the same rebuild from a blob the caller keeps (the TypeScript workers' path). */
 #include "bake_internal.h"
+#include "navmesh_internal.h"
 
 #include <math.h>
 
@@ -509,8 +510,9 @@ nb_status nb_tile_cache_update(nb_context* ctx, nb_tile_cache* cache, nb_navmesh
     uint8_t** old_data = (uint8_t**)nb_calloc(ctx, n, sizeof(uint8_t*));
     size_t* new_size = (size_t*)nb_calloc(ctx, n, sizeof(size_t));
     size_t* old_size = (size_t*)nb_calloc(ctx, n, sizeof(size_t));
+    nb_tile_place* old_place = (nb_tile_place*)nb_calloc(ctx, n, sizeof(nb_tile_place));
     uint32_t applied = 0;
-    if (!idx || !new_data || !old_data || !new_size || !old_size) {
+    if (!idx || !new_data || !old_data || !new_size || !old_size || !old_place) {
         st = nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "%s: out of memory 'dirty tiles' (%u)", fn, n);
         goto cleanup;
     }
@@ -538,11 +540,13 @@ nb_status nb_tile_cache_update(nb_context* ctx, nb_tile_cache* cache, nb_navmesh
             }
             memcpy(old_data[k], cur, cur_size);
             old_size[k] = cur_size;
+            nb_navmesh_tile_place(nav, tx, tz, &old_place[k]);
         }
     }
 
     /* Phase 2: swap the tiles in. Only nb_navmesh_add_tile can fail here (out of memory); then the tiles
-     * swapped so far go back to their old blobs. */
+     * swapped so far go back to their old blobs, in their old slots with their old salts (the application's refs
+     * to them stay valid). */
     for (k = 0; k < n; ++k) {
         const int32_t tx = idx[k] % cache->tiles_x, tz = idx[k] / cache->tiles_x;
         if (old_data[k])
@@ -551,7 +555,7 @@ nb_status nb_tile_cache_update(nb_context* ctx, nb_tile_cache* cache, nb_navmesh
             st = nb_navmesh_add_tile(ctx, nav, new_data[k], new_size[k]);
             if (st != NB_OK) {
                 if (old_data[k])
-                    nb_navmesh_add_tile(ctx, nav, old_data[k], old_size[k]);
+                    nb_navmesh_add_tile_back(ctx, nav, old_data[k], old_size[k], &old_place[k]);
                 break;
             }
         }
@@ -567,7 +571,7 @@ nb_status nb_tile_cache_update(nb_context* ctx, nb_tile_cache* cache, nb_navmesh
             if (new_data[applied])
                 nb_navmesh_remove_tile(ctx, nav, tx, tz);
             if (old_data[applied])
-                nb_navmesh_add_tile(ctx, nav, old_data[applied], old_size[applied]);
+                nb_navmesh_add_tile_back(ctx, nav, old_data[applied], old_size[applied], &old_place[applied]);
         }
         st = nb_fail(ctx, failed, "%s", message); /* the first failure's message, not a rollback's */
         goto cleanup;
@@ -597,5 +601,6 @@ cleanup:
     nb_free(ctx, old_data);
     nb_free(ctx, new_size);
     nb_free(ctx, old_size);
+    nb_free(ctx, old_place);
     return st;
 }

@@ -352,7 +352,7 @@ EMSCRIPTEN_KEEPALIVE int nbw_navmesh_remove_tile(nb_context* ctx, nb_navmesh* na
 }
 
 /* Adds a tile blob, replacing the tile already at its position. The blob is validated first; on any failure the
- * navmesh keeps the tile it had (the old blob is put back). */
+ * navmesh keeps the tile it had (the old blob is put back in its slot with its salt: its refs stay valid). */
 EMSCRIPTEN_KEEPALIVE int nbw_navmesh_put_tile(nb_context* ctx, nb_navmesh* nav, const uint8_t* data, uint32_t size)
 {
     int32_t tx = 0, tz = 0;
@@ -370,14 +370,51 @@ EMSCRIPTEN_KEEPALIVE int nbw_navmesh_put_tile(nb_context* ctx, nb_navmesh* nav, 
         return (int)nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "nbw_navmesh_put_tile: out of memory 'old tile' (%u)",
                             (unsigned)old_size);
     memcpy(keep, old, old_size);
+    nb_tile_place place;
+    nb_navmesh_tile_place(nav, tx, tz, &place);
     st = nb_navmesh_remove_tile(ctx, nav, tx, tz);
     if (st == NB_OK) {
         st = nb_navmesh_add_tile(ctx, nav, data, size);
-        if (st != NB_OK)
-            (void)nb_navmesh_add_tile(ctx, nav, keep, old_size); /* it fitted before: only memory can fail */
+        if (st != NB_OK) {
+            /* the error reported is the new tile's (putting the old one back can only fail for memory) */
+            char message[NB_MESSAGE_MAX];
+            nb_format(message, sizeof(message), "%s", nb_context_message(ctx));
+            (void)nb_navmesh_add_tile_back(ctx, nav, keep, old_size, &place);
+            nb_fail(ctx, st, "%s", message);
+        }
     }
     free(keep);
     return (int)st;
+}
+
+/* The slot and salt of the tile at (tile_x, tile_z) in out[0..1] (its refs' identity); 0 when there is none. */
+EMSCRIPTEN_KEEPALIVE int nbw_navmesh_tile_place(const nb_navmesh* nav, int32_t tile_x, int32_t tile_z, uint32_t* out)
+{
+    nb_tile_place place;
+    if (!nb_navmesh_tile_place(nav, tile_x, tile_z, &place))
+        return 0;
+    out[0] = place.slot;
+    out[1] = place.salt;
+    return 1;
+}
+
+/* Puts a tile back where it was (slot and salt from nbw_navmesh_tile_place before it was removed or replaced),
+ * replacing the tile now at its position: the rollback of a failed update, after which refs held by the application
+ * are valid again. */
+EMSCRIPTEN_KEEPALIVE int nbw_navmesh_put_tile_back(nb_context* ctx, nb_navmesh* nav, const uint8_t* data,
+                                                   uint32_t size, uint32_t slot, uint32_t salt)
+{
+    int32_t tx = 0, tz = 0;
+    nb_status st = nb_tile_position(ctx, data, size, &tx, &tz);
+    if (st != NB_OK)
+        return (int)st;
+    if (nb_navmesh_tile_at(nav, tx, tz)) {
+        st = nb_navmesh_remove_tile(ctx, nav, tx, tz);
+        if (st != NB_OK)
+            return (int)st;
+    }
+    const nb_tile_place place = { slot, salt };
+    return (int)nb_navmesh_add_tile_back(ctx, nav, data, size, &place);
 }
 
 /* Every tile as (tile_x, tile_z, polygons) int32 triples, in slot order; returns the tile count (fills at most

@@ -379,8 +379,8 @@ static void test_bad_arguments(void)
     nb_tile_cache_destroy(ctx, NULL);
 }
 
-/* Every allocation of an update fails in turn: the update fails cleanly, nav saves to the same bytes as before,
- * the tiles stay dirty, and a later update succeeds. Also create and build_navmesh under the same regime. */
+/* Every allocation of an update fails in turn: the update fails cleanly, nav saves to the same bytes as before with
+ * the same polygon refs, the tiles stay dirty, and a later update succeeds. Also create and build_navmesh under the same regime. */
 static void test_failing_allocator(void)
 {
     nbt_alloc a = { 0 };
@@ -402,6 +402,11 @@ static void test_failing_allocator(void)
     uint8_t* before = NULL;
     size_t before_size = 0;
     CHECK_INT(nb_navmesh_save(fctx, nav, &before, &before_size), NB_OK);
+    /* Every polygon's ref: a failed update puts the tiles back where they were, so that refs held stay valid. */
+    nb_poly_ref refs[4096], refs_after[4096];
+    uint32_t nrefs = 0, nrefs_after = 0;
+    CHECK_INT(nb_navmesh_poly_refs(fctx, nav, refs, 4096, &nrefs), NB_OK);
+    CHECK(nrefs >= 2);
     /* Across the border of tiles 1 and 2: two tiles swapped, so a failure in the second rolls the first back. */
     nb_volume v = wall_box(37.5f, 39.5f, NB_NULL_AREA);
     uint32_t id = 0, n = 0;
@@ -430,6 +435,11 @@ static void test_failing_allocator(void)
         }
         nb_bytes_free(fctx, after);
         CHECK_INT(nb_tile_cache_dirty_count(cache), 2);
+        CHECK_INT(nb_navmesh_poly_refs(fctx, nav, refs_after, 4096, &nrefs_after), NB_OK);
+        if (!(nrefs_after == nrefs && memcmp(refs, refs_after, nrefs * sizeof(nb_poly_ref)) == 0)) {
+            CHECK(!"a failed update changed the polygons' refs");
+            break;
+        }
     }
     CHECK(ok);
     CHECK(failures > 10);

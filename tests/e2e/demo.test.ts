@@ -59,6 +59,7 @@ interface DemoState {
     started: number;
     dropped: number;
   };
+  voxelSearch: { phase: string; started: number; aborted: number; reused: number; ms: number | null; error: string | null };
   config: Record<string, number | string>;
   error: string | null;
   source: string;
@@ -1114,7 +1115,7 @@ describe('demo page', () => {
         const phase = d.voxels.phase;
         const started = d.voxels.started;
         await d.builtIn(); // its markers are the default ones
-        await d.voxelsSettled();
+        await d.pathSettled(); // its grid made, and its path searched
         // past the time the world's grid would have taken
         await new Promise((ok) => setTimeout(ok, 3000));
         return {
@@ -1210,5 +1211,137 @@ describe('demo page', () => {
     expect(await page.textContent('#path-info')).toMatch(/^Path: complete, \d+\.\d\d m, \d+ points$/);
     expect(consoleErrors).toEqual([]);
   }, 60_000);
+
+
+  it('searches a voxel path in slices: the page keeps running, a new request aborts the one running, only the latest is drawn', async () => {
+    // Still the built-in level with its voxels. A flight from outside into the closed tower (x 23..29, z -20..-12:
+    // free voxels inside, walls all round) cannot get there: with heuristic weight 1 the search visits voxels until
+    // the demo's node budget (2^20) runs out, over a second here; on the main thread in one piece it would freeze
+    // the page that long.
+    const before = await page.evaluate(async () => {
+      const d = (window as any).__navbakeDemo;
+      await d.setAgent('fly');
+      return { path: d.path, nodes: d.options.voxelNodes };
+    });
+    expect(before.path?.status).toBe('complete');
+    expect(before.nodes).toBe(1 << 20);
+    const r = await page.evaluate(async () => {
+      const d = (window as any).__navbakeDemo;
+      const info = () => document.getElementById('path-info')!.textContent!;
+      const stats = () => document.getElementById('stats')!.textContent!;
+      d.renderPaused = true; // software WebGL takes 100+ ms a frame on the main thread: only the page's own work is left
+      d.options.voxelWeight = 1;
+      const ticks: number[] = [];
+      const timer = setInterval(() => ticks.push(performance.now()), 5);
+      const frames = d.frames;
+      const shown = d.pathsShown.length;
+      const counts = { ...d.voxelSearch };
+      try {
+        const inTower = [26, 1, -16];
+        const t0 = performance.now();
+        const first = d.setPath(d.points.LEVEL_START, inTower);
+        const searching = { path: d.path, info: info(), stats: stats(), phase: d.voxelSearch.phase };
+        await new Promise((ok) => setTimeout(ok, 150));
+        const running = { path: d.path, phase: d.voxelSearch.phase, shown: d.pathsShown.length - shown };
+        // the second request, from the other side of the level: the first search is aborted, its path never drawn
+        const t1 = performance.now();
+        d.setPath([-29, 1, -29], inTower);
+        const path = await d.pathSettled();
+        const t2 = performance.now();
+        clearInterval(timer);
+        let gap = 0;
+        for (let i = 1; i < ticks.length; i++) gap = Math.max(gap, ticks[i] - ticks[i - 1]);
+        gap = Math.max(gap, (ticks[0] ?? t2) - t0, t2 - (ticks[ticks.length - 1] ?? t0));
+        return {
+          first,
+          searching,
+          running,
+          path,
+          info: info(),
+          shown: d.pathsShown.slice(shown),
+          started: d.voxelSearch.started - counts.started,
+          aborted: d.voxelSearch.aborted - counts.aborted,
+          error: d.voxelSearch.error,
+          gap,
+          ticks: ticks.length,
+          frames: d.frames - frames,
+          secondMs: t2 - t1,
+          totalMs: t2 - t0,
+        };
+      } finally {
+        clearInterval(timer);
+        d.options.voxelWeight = 1.5;
+        d.renderPaused = false;
+      }
+    });
+    // While it runs no path is drawn and the path line and the HUD say it is searching.
+    expect(r.first).toBeNull();
+    expect(r.searching.path).toBeNull();
+    expect(r.searching.phase).toBe('searching');
+    expect(r.searching.info).toMatch(/^Path, fly \(voxels\): searching… · grid of 1\.\d\dM voxels, 0\.3 x 0\.2 m$/);
+    expect(r.searching.stats).toContain(' · path: searching…');
+    expect(r.running).toEqual({ path: null, phase: 'searching', shown: 0 });
+    // Two searches, the first aborted (silently: no error) and only the second's path drawn.
+    expect(r.started).toBe(2);
+    expect(r.aborted).toBe(1);
+    expect(r.error).toBeNull();
+    expect(r.shown).toHaveLength(1);
+    expect(r.path!.start).toEqual([-29, 1, -29]);
+    expect(r.path!.end).toEqual([26, 1, -16]);
+    expect(r.path!.status).toBe('partial'); // the nearest it got to the tower's inside
+    expect(r.info).toMatch(/^Path, fly \(voxels\): partial \(the search's 1048576 nodes ran out\), \d+\.\d\d m, \d+ points · /);
+    // A long search, and the time shown is its wall time, from the request to the path.
+    expect(r.secondMs).toBeGreaterThan(250);
+    expect(r.path!.ms).toBeGreaterThan(r.secondMs - 20);
+    expect(r.path!.ms).toBeLessThanOrEqual(r.secondMs + 1);
+    // The page kept running all along: timers every few ms, animation frames, never a gap anywhere near the search's
+    // length (in one piece the first search alone would have blocked it for hundreds of ms).
+    expect(r.gap).toBeLessThan(150);
+    expect(r.ticks).toBeGreaterThan(r.totalMs / 50);
+    expect(r.frames).toBeGreaterThan(r.totalMs / 100);
+    await hudShows(' · path ');
+    expect(consoleErrors).toEqual([]);
+
+    // A level change during a search: the search stops, its path is never drawn (the grid goes with its level).
+    const lv = await page.evaluate(async () => {
+      const d = (window as any).__navbakeDemo;
+      d.renderPaused = true;
+      d.options.voxelWeight = 1;
+      const shown = d.pathsShown.length;
+      const counts = { ...d.voxelSearch };
+      try {
+        d.setPath(d.points.LEVEL_START, [26, 1, -16]);
+        await new Promise((ok) => setTimeout(ok, 100));
+        const phase = d.voxelSearch.phase;
+        const level = d.pathsShown.length ? d.pathsShown[d.pathsShown.length - 1].level : 0;
+        await d.builtIn(); // the default markers, on the new level
+        const path = await d.pathSettled();
+        return {
+          phase,
+          level,
+          path,
+          shown: d.pathsShown.slice(shown),
+          started: d.voxelSearch.started - counts.started,
+          aborted: d.voxelSearch.aborted - counts.aborted,
+          error: d.voxelSearch.error,
+          grid: d.voxelGrid()?.dims,
+        };
+      } finally {
+        d.options.voxelWeight = 1.5;
+        d.renderPaused = false;
+        await d.setAgent('navmesh');
+      }
+    });
+    expect(lv.phase).toBe('searching');
+    expect(lv.aborted).toBe(1);
+    expect(lv.started).toBe(2); // the tower's, then the new level's
+    expect(lv.error).toBeNull();
+    expect(lv.shown).toHaveLength(1);
+    expect(lv.shown[0].level).toBeGreaterThan(lv.level);
+    expect(lv.shown[0].grid).toEqual(lv.grid);
+    expect(lv.path!.status).toBe('complete');
+    expect(lv.path!.end).toEqual((await state()).points.LEVEL_END);
+    expect(consoleErrors).toEqual([]);
+  }, 90_000);
 
 });

@@ -135,11 +135,12 @@ describe('loading tiles one by one', () => {
     nav.dispose();
   });
 
-  it("a tile of another grid (another tile size) is refused, and the navmesh is unchanged", async () => {
+  it("a tile of another grid (another tile size) is refused, and the navmesh is unchanged, refs included", async () => {
     const { params, tiles } = NavMesh.readTiles(file);
     const nav = await NavMesh.create(params);
-    for (const t of tiles.slice(0, 3)) nav.loadTile(t.bytes);
+    for (const t of tiles) nav.loadTile(t.bytes); // all of them: every place a refused tile aims at is taken
     const before = nav.save();
+    const refs = nav.polygons().map((p) => p.ref);
     // the level in 64-cell tiles: every one of them lies outside its cell of the 32-cell grid
     const big = await bake(dungeon, { tileSize: 64 }, { workers: false });
     const other = NavMesh.readTiles(big.save()).tiles;
@@ -157,6 +158,9 @@ describe('loading tiles one by one', () => {
       expect(e?.message).toMatch(/a tile of another grid/);
     }
     expect(nav.save()).toEqual(before);
+    // the refs an application holds stay valid: the tiles the refused ones would have replaced kept their places
+    expect(nav.polygons().map((p) => p.ref)).toEqual(refs);
+    for (const ref of refs) nav.setPolygonFlags(ref, 1);
     nav.dispose();
   });
 

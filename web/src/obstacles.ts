@@ -162,21 +162,23 @@ export class TileCaches {
         throw e;
       }
     }
-    // Swap every new tile in, or none: on a failure the tiles already swapped get their old blobs back.
+    // Swap every new tile in, or none: on a failure the tiles already swapped get their old blobs back, in the
+    // places they had, so that refs to them stay valid.
     const nav = navPtr();
-    const undo: { x: number; z: number; old: Uint8Array | null }[] = [];
+    const undo: { x: number; z: number; old: Uint8Array | null; place: [number, number] | null }[] = [];
     try {
       inputs.forEach((j, i) => {
         const [x, z] = unkey(j.k);
         const old = this.w.tileData(nav, x, z);
+        const place = this.w.tilePlace(nav, x, z);
         const bytes = blobs[i];
         if (bytes) this.w.putTile(nav, bytes);
         else if (old) this.w.removeTile(nav, x, z);
-        undo.push({ x, z, old });
+        undo.push({ x, z, old, place });
       });
     } catch (e) {
       for (const u of undo.reverse()) {
-        if (u.old) this.w.putTile(nav, u.old);
+        if (u.old && u.place) this.w.putTileBack(nav, u.old, u.place);
         else this.w.removeTile(nav, u.x, u.z);
       }
       throw e;

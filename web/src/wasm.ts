@@ -757,6 +757,27 @@ export class Wasm {
     }
   }
 
+  /** The slot and salt of the tile at (x, z) (what its refs are made of), or null when there is none. */
+  tilePlace(nav: number, x: number, z: number): [number, number] | null {
+    const m = this.m;
+    const out = this.alloc(8);
+    try {
+      return m._nbw_navmesh_tile_place(nav, x, z, out) ? [m.HEAPU32[out >> 2], m.HEAPU32[(out >> 2) + 1]] : null;
+    } finally {
+      m._free(out);
+    }
+  }
+
+  /** Puts a tile back in the place it had (tilePlace), replacing the tile now at its position: refs to it are valid again. */
+  putTileBack(nav: number, bytes: Uint8Array, place: [number, number]): void {
+    const p = this.copyIn(bytes);
+    try {
+      this.check(this.m._nbw_navmesh_put_tile_back(this.ctx, nav, p, bytes.length, place[0], place[1]));
+    } finally {
+      this.m._free(p);
+    }
+  }
+
   /** (x, z, polygons) per tile, in slot order. */
   tiles(nav: number): Int32Array {
     const n = this.m._nbw_navmesh_tiles(nav, 0, 0);
