@@ -168,7 +168,7 @@ describe('bake on the main thread', () => {
     // tiles are linked: a path crossing the level goes through several tiles and completes
     const a = m.randomPoint({ seed: 3 })!;
     const far = nav.polygons().map((p) => p.vertices).sort((x, y) => dist(y, a) - dist(x, a))[0];
-    expect(m.findPath(a, far).status).not.toBe('none');
+    expect(m.findPath(a, far.slice(0, 3)).status).not.toBe('none'); // its first vertex
     m.dispose();
   });
 

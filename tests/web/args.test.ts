@@ -53,6 +53,12 @@ describe('queries', () => {
     await expectCode(() => nav.findPath(any(null), A), INVALID, /NavMesh\.findPath: start must be a point \[x, y, z\] or \{ x, y, z \} \(got null\)/);
     await expectCode(() => nav.findPath(A, any(undefined)), INVALID, /findPath: end must be a point/);
     await expectCode(() => nav.findPath([0, 0], A), INVALID, /findPath: start must have 3 coordinates \(got 2\)/);
+    // more is refused too: two points handed as one (a flat array) were read as the first
+    await expectCode(() => nav.nearestPoint(new Float32Array(6)), INVALID, /nearestPoint: p must have 3 coordinates \(got 6\)/);
+    await expectCode(() => nav.findPath([0, 0, 0, 1], A), INVALID, /findPath: start must have 3 coordinates \(got 4\)/);
+    // the batch names the method, the argument and the coordinate, as findPath does (it was C's message)
+    await expectCode(() => nav.findPaths([...A, ...B, 0, NaN, 0, ...B]), NONFINITE, /^navbake: NavMesh\.findPaths: pairs\[7\] \(pair 1's start y\) must be finite \(got NaN\)$/);
+    await expectCode(() => nav.findPaths(new Float32Array([...A, 0, 0, Infinity])), NONFINITE, /findPaths: pairs\[5\] \(pair 0's end z\)/);
     await expectCode(() => nav.findPath(any({ x: 1, y: '2', z: 3 }), A), INVALID, /findPath: start\.y must be a number \(got "2"\)/);
     await expectCode(() => nav.findPath(A, [0, 1n, 0] as never), INVALID, /end\[1\] must be a number \(got 1n/);
     await expectCode(() => nav.findPath([0, NaN, 0], A), NONFINITE, /start\[1\] must be finite/);

@@ -42,7 +42,7 @@ export function vec3(where: string, v: unknown): [number, number, number] {
   if (v === null || typeof v !== 'object') throw invalid(`${where} must be a point [x, y, z] or { x, y, z } (got ${shown(v)})`);
   const a = v as ArrayLike<unknown> & { x?: unknown; y?: unknown; z?: unknown };
   if (typeof a.length === 'number') {
-    if (a.length < 3) throw invalid(`${where} must have 3 coordinates (got ${a.length})`);
+    if (a.length !== 3) throw invalid(`${where} must have 3 coordinates (got ${a.length})`);
     return [f32(`${where}[0]`, a[0]), f32(`${where}[1]`, a[1]), f32(`${where}[2]`, a[2])];
   }
   return [f32(`${where}.x`, a.x), f32(`${where}.y`, a.y), f32(`${where}.z`, a.z)];

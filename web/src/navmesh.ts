@@ -443,6 +443,12 @@ export class NavMesh {
     const where = at('findPaths', 'pairs');
     const p = pairs instanceof Float32Array ? notDetached(where, pairs) : numericArray(where, pairs, (n) => new Float32Array(n), () => true, 'a number');
     if (p.length % 6 !== 0) throw invalid(`${where} must hold 6 floats per pair (got ${p.length})`);
+    for (let i = 0; i < p.length; i++) {
+      if (!Number.isFinite(p[i])) {
+        const what = `pair ${Math.floor(i / 6)}'s ${i % 6 < 3 ? 'start' : 'end'} ${'xyz'[i % 3]}`;
+        throw new NavBakeError('NB_ERR_NONFINITE', `${where}[${i}] (${what}) must be finite (got ${p[i]})`);
+      }
+    }
     const [o, crossings] = pathOptions('findPaths', opts, PATHS_OPTIONS);
     const details = bool(at('findPaths', 'options.details'), o.details) ?? false;
     return this.#query('findPaths', o, null, (w, q, f, half) => w.findPaths(q, f, p, half, crossings, details));
