@@ -3,7 +3,7 @@
 // bytes) and swaps them in all at once.
 // It reaches inside the package, so it imports the unbundled modules (build/web, what web/dist is bundled from).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bake, NavBakeError, terminateWorkers, type NavMesh } from '../../build/web/index.js';
+import { bake, NavBakeError, NavMesh, terminateWorkers } from '../../build/web/index.js';
 import { tileCachesOf } from '../../build/web/navmesh.js';
 import { loadMesh, type Mesh } from './helpers';
 
@@ -251,6 +251,15 @@ describe('live obstacles', () => {
     expect(plain.pendingTiles).toBe(0);
     await expect(plain.update()).rejects.toThrow(/obstacles: true/);
     plain.dispose();
+    // a file of a navmesh with obstacles holds its tiles, not its caches: the loaded copy says why it has none
+    const live = await bake(dungeon, config, { workers: false, obstacles: true });
+    live.addObstacle({ type: 'box', min: [30, 0, -10], max: [32, 20, -8] });
+    await live.update();
+    const loaded = await NavMesh.load(live.save());
+    expect(code(() => loaded.addObstacle({ type: 'box', min: [0, 0, 0], max: [1, 1, 1] })).message).toMatch(/loaded from a file .* has no obstacle caches/);
+    expect(loaded.save()).toEqual(live.save()); // the obstacle carved in
+    live.dispose();
+    loaded.dispose();
     await expect(bake(dungeon, {}, { obstacles: true })).rejects.toThrow(/tileSize/);
   });
 

@@ -387,7 +387,8 @@ export class NavMesh {
       throw new NavBakeError(
         'NB_ERR_INVALID_ARG',
         `navbake.${fn}: live obstacles need a tiled navmesh baked with the obstacles option: ` +
-          'bake(geometry, { tileSize: 64 }, { obstacles: true })',
+          'bake(geometry, { tileSize: 64 }, { obstacles: true }); a navmesh baked without it, loaded from a file or ' +
+          "made with NavMesh.create has no obstacle caches (a file holds the tiles only, obstacles carved in)",
       );
     }
     return this.#caches;
