@@ -212,6 +212,40 @@ describe('live obstacles', () => {
     nav.dispose();
   });
 
+  it('update({ signal }): aborting stops it, swaps nothing in, and leaves the tiles pending', async () => {
+    const nav = await bake(dungeon, config, { workers: 2, obstacles: true });
+    const original = nav.save();
+    const path = nav.findPath(from, to).points;
+    nav.addObstacle(blocker(path, 1));
+    expect(nav.pendingTiles).toBeGreaterThan(0);
+    const reason = new Error('drag moved on');
+    // aborted before the call: rejected at once
+    await expect(nav.update({ signal: AbortSignal.abort(reason) })).rejects.toBe(reason);
+    // aborted while the workers rebuild (every tile: a box over the whole level), and while waiting behind it
+    const all = nav.addObstacle({ type: 'box', min: [-1e4, -1e4, -1e4], max: [1e4, -1e4 + 1, 1e4] });
+    nav.removeObstacle(all);
+    const every = nav.pendingTiles;
+    expect(every).toBeGreaterThanOrEqual(nav.tileCount);
+    const ac = new AbortController();
+    const first = nav.update({ signal: ac.signal });
+    const queued = new AbortController();
+    const second = nav.update({ signal: queued.signal });
+    await new Promise((r) => setImmediate(r)); // the rebuilds are on their way
+    ac.abort(reason);
+    queued.abort(reason);
+    await expect(first).rejects.toBe(reason);
+    await expect(second).rejects.toBe(reason);
+    expect(nav.save()).toEqual(original); // nothing swapped in
+    expect(nav.pendingTiles).toBe(every);
+    await expect(nav.update({ signal: 'stop' as never })).rejects.toThrow(/update: options\.signal must be an AbortSignal/);
+    // the next update does it all
+    const r = await nav.update();
+    expect(r.tiles.length).toBe(every);
+    expect(nav.pendingTiles).toBe(0);
+    expect(nav.save()).not.toEqual(original);
+    nav.dispose();
+  });
+
   it('a failed rebuild changes nothing and leaves the tiles pending', async () => {
     for (const workers of [2, false] as const) {
       const nav = await bake(dungeon, config, { workers, obstacles: true });

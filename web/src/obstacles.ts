@@ -5,8 +5,8 @@
  * volume's bounds; update() rebuilds exactly those tiles from their caches (nb_tile_rebuild, in the worker pool or
  * on this thread) and swaps them in all at once.
  */
-import { intIn, invalid, optionsObject, shown, workerCount } from './args.js';
-import { NavBakeError } from './errors.js';
+import { abortSignal, intIn, invalid, optionsObject, shown, workerCount } from './args.js';
+import { abortReason, NavBakeError } from './errors.js';
 import { sharedPool, workersAvailable, type TaskHandle } from './pool.js';
 import { wasmModule } from './runtime.js';
 import { overlapsXZ, volumeData, type Volume, type VolumeData } from './volumes.js';
@@ -15,6 +15,11 @@ import type { NavmeshParams, Wasm } from './wasm.js';
 export interface UpdateOptions {
   /** Workers to rebuild in (1..64); `false` rebuilds on the calling thread. @default the bake's `workers` option */
   workers?: number | false;
+  /**
+   * Aborting rejects with the signal's reason, stops the workers' rebuilds and swaps nothing in: the tiles stay
+   * pending for the next call. (A rebuild on the calling thread, once begun, runs to its end.)
+   */
+  signal?: AbortSignal;
 }
 
 /** What update() rebuilt. */
@@ -104,8 +109,10 @@ export class TileCaches {
    * made later wait for the next call. Calls run one after another.
    */
   update(nav: () => number, options?: UpdateOptions): Promise<ObstacleUpdate> {
-    const opts = optionsObject<UpdateOptions>('navbake.update: options', options, ['workers']);
+    const opts = optionsObject<UpdateOptions>('navbake.update: options', options, ['workers', 'signal']);
     workerCount('navbake.update: options.workers', opts.workers);
+    const signal = abortSignal('navbake.update: options.signal', opts.signal);
+    if (signal?.aborted) return Promise.reject(abortReason(signal));
     // What is dirty now, and the obstacles as they are now: what this call applies, whatever comes later.
     const dirty = [...this.pending];
     const obstacles = [...this.obstacles.values()]; // id order: later ones win where they overlap
@@ -139,6 +146,8 @@ export class TileCaches {
     // The tiles dirty at the call that an earlier call has not rebuilt since, with the obstacles of the call. A tile
     // dirtied again after the call is rebuilt too (so the changes made before the call all apply), and stays
     // pending for the next call, which brings the later obstacles.
+    const signal = opts.signal;
+    if (signal?.aborted) throw abortReason(signal); // while waiting for the calls before it
     const jobs = dirty.filter(([k]) => this.pending.has(k)).sort((a, b) => a[0] - b[0]);
     const workers = opts.workers === undefined ? this.workers : opts.workers;
     const inputs = jobs.map(([k]) => {
@@ -154,12 +163,19 @@ export class TileCaches {
         // the cache is copied (structured clone), not transferred: this thread keeps it
         pool.run({ type: 'rebuild', config: this.config, cache: j.cache, links: this.links, obstacles: j.obstacles }, []),
       );
+      const onAbort = () => {
+        for (const t of tasks) t.cancel(abortReason(signal!));
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
       try {
         const results = await Promise.all(tasks.map((t) => t.promise));
+        if (signal?.aborted) throw abortReason(signal);
         blobs = results.map((r) => (r.empty ? null : r.bytes!));
       } catch (e) {
         for (const t of tasks) t.cancel(e);
-        throw e;
+        throw signal?.aborted ? abortReason(signal) : e;
+      } finally {
+        signal?.removeEventListener('abort', onAbort);
       }
     }
     // Swap every new tile in, or none: on a failure the tiles already swapped get their old blobs back, in the
