@@ -62,7 +62,18 @@ import {
   type LevelLink,
   type Vec3,
 } from './level';
-import { AGENT_LABELS, agentLabel, LevelVoxels, millions, pathLength, VOXEL_BUDGET, type Agent } from './voxels';
+import {
+  AGENT_LABELS,
+  agentLabel,
+  LevelVoxels,
+  millions,
+  pathLength,
+  VOXEL_BUDGET,
+  VOXEL_NODES,
+  VOXEL_WEIGHT,
+  VoxelSearch,
+  type Agent,
+} from './voxels';
 import { fetchWorld, WORLD_SIZES, worldObject, type WorldGeometry } from './world';
 import './style.css';
 
@@ -80,7 +91,8 @@ interface PathState {
   end: Vec3;
   /** the level it was found on (demo.source when it was drawn) */
   source: string;
-  /** the findPath call [ms] */
+  /** the search's wall time [ms]: the findPath call on the navmesh; a voxel agent's sliced search from the request to
+   * its path */
   ms: number;
 }
 
@@ -125,6 +137,8 @@ type Views = {
 
 /** The shown level's voxel grid, for the voxel agents. */
 const levelVoxels = new LevelVoxels();
+/** The voxel agent's path search: sliced, the latest request wins. */
+const voxelSearch = new VoxelSearch();
 
 const demo = {
   phase: 'loading' as Phase,
@@ -171,6 +185,8 @@ const demo = {
   pathsShown: [] as { mode: Agent; status: string; length: number; source: string; level: number; grid: number[] | null }[],
   /** The voxel grid of the shown level: its phase, voxel size and voxelize time; drops of grids no longer wanted. */
   voxels: levelVoxels.info,
+  /** The voxel agent's path search: its phase, the searches started and aborted (replaced), the last one's time. */
+  voxelSearch: voxelSearch.info,
   error: null as string | null,
   /** What the shown navmesh comes from: the level's name, or `x.navbake (loaded)` for a loaded file. */
   source: 'built-in level',
@@ -191,8 +207,16 @@ const demo = {
   /** tileDrawMs: during a tiled bake, the tiles so far are drawn at most this often [ms] (each draw of a big world's
    * navmesh takes tens of milliseconds). */
   /** agent: what finds the paths (the panel's "agent"); voxelBudget: the most voxels a level's grid may have before
-   * its voxels are made coarser. */
-  options: { workers: defaultWorkerCount(), autoBake: true, tileDrawMs: 500, agent: 'navmesh' as Agent, voxelBudget: VOXEL_BUDGET },
+   * its voxels are made coarser; voxelNodes, voxelWeight: a voxel path search's maxNodes and heuristicWeight. */
+  options: {
+    workers: defaultWorkerCount(),
+    autoBake: true,
+    tileDrawMs: 500,
+    agent: 'navmesh' as Agent,
+    voxelBudget: VOXEL_BUDGET,
+    voxelNodes: VOXEL_NODES,
+    voxelWeight: VOXEL_WEIGHT,
+  },
   views: {
     level: true,
     navmesh: true,
@@ -215,22 +239,29 @@ const demo = {
   open: (file: File) => openFile(file),
   /** Shows the generated world of about `triangles` triangles and bakes it in tiles; resolves when that ends. */
   loadWorld: (triangles: number) => loadWorld(triangles),
-  /** Sets start and end and draws the path between them. */
+  /**
+   * Sets start and end and draws the path between them: on the navmesh at once (the path, or null); a voxel agent's
+   * path once its search ends (null meanwhile: see pathSettled).
+   */
   setPath: (start: Vec3, end: Vec3) => {
     startPoint = start;
     endPoint = end;
     return updatePath();
   },
-  /** Picks the agent (as the panel does); resolves with the path drawn once the level's voxels are there if needed. */
+  /** Picks the agent (as the panel does); resolves with the path drawn once the level's voxels and the path are there. */
   setAgent: async (agent: Agent) => {
     demo.options.agent = agent;
     gui.controllersRecursive().forEach((c) => c.updateDisplay());
     updatePath();
-    await levelVoxels.settled();
-    return demo.path;
+    return pathSettled();
   },
   /** Resolves once the voxel grid asked for last is made (or failed). */
   voxelsSettled: () => levelVoxels.settled(),
+  /**
+   * Resolves with demo.path once the latest path request has settled: no voxel grid being made and no voxel search
+   * running (a navmesh path is there at once).
+   */
+  pathSettled: () => pathSettled(),
   /** The voxel grid the voxel agents' paths come from (null when none is made for the shown level). */
   voxelGrid: () => levelVoxels.grid,
   /** A path query on the shown navmesh, without changing what is drawn. */
@@ -545,7 +576,11 @@ function agentNote(): string {
   const coarse = p.coarsened ? ` (coarser than the bake's ${demo.config.cellSize} x ${demo.config.cellHeight} m: at most ${millions(demo.options.voxelBudget)} voxels)` : '';
   const grid = `${p.dims.join(' x ')} = ${millions(p.voxels)} voxels of ${size}${coarse}`;
   if (v.phase === 'running') return `${agentLabel(agent)}: voxelizing ${grid}…`;
-  const path = demo.path?.mode === agent ? ` · path ${demo.path.ms.toFixed(1)} ms` : '';
+  const path = voxelSearch.searching
+    ? ' · path: searching…'
+    : demo.path?.mode === agent
+      ? ` · path ${demo.path.ms.toFixed(1)} ms`
+      : '';
   return `${agentLabel(agent)}: ${grid} · voxelized in ${(v.ms ?? 0).toFixed(0)} ms${path}`;
 }
 
@@ -745,6 +780,7 @@ function updatePath(): PathState | null {
   if (startPoint) startMarker.position.fromArray(startPoint);
   if (endPoint) endMarker.position.fromArray(endPoint);
   if (demo.options.agent !== 'navmesh') return updateVoxelPath(demo.options.agent);
+  voxelSearch.stop(); // a voxel agent's search running: its path never comes
   if (!nav || !startPoint || !endPoint) {
     return noPath(
       !nav ? `Path: no navmesh${running ? ' yet' : ''}` : startPoint ? 'Path: shift+click to set the end' : 'Path: click to set the start',
@@ -761,13 +797,31 @@ function updatePath(): PathState | null {
   return demo.path;
 }
 
-/** No path drawn; the path line says why. */
+/** No path drawn; the path line says why. A voxel agent's search running stops: its path never comes. */
 function noPath(info: string): null {
+  voxelSearch.stop();
+  clearPath(info);
+  return null;
+}
+
+/** Nothing drawn (a voxel search runs, or ended without a path); the path line says why. */
+function clearPath(info: string): void {
   pathHelper.setPath(new Float32Array(0));
   setTube([]);
   demo.path = null;
   el('path-info').textContent = info;
-  return null;
+}
+
+/**
+ * Resolves with demo.path once the latest path request has settled: the level's voxel grid made (when a voxel agent
+ * asked for it) and the voxel search run. Each step may start the next (a grid made starts its search).
+ */
+async function pathSettled(): Promise<PathState | null> {
+  for (;;) {
+    if (levelVoxels.busy) await levelVoxels.settled();
+    else if (voxelSearch.searching) await voxelSearch.settled();
+    else return demo.path;
+  }
 }
 
 /** Draws a path found on the navmesh, or on a voxel grid (of these dims). */
@@ -781,8 +835,12 @@ function showPath(p: PathState, grid: number[] | null = null): void {
 
 /**
  * The path of a voxel agent through the shown level's voxel grid. The grid is made (in a worker) the first time an
- * agent needs it for this level and voxel size; meanwhile no path is drawn, and the path is drawn when it is there.
+ * agent needs it for this level and voxel size; meanwhile no path is drawn, and the path is searched when it is there.
  * A grid of another level or size is never used (LevelVoxels disposes it once it is not the one asked for).
+ * The search runs a few milliseconds at a time (findPathAsync), the page drawing and taking input in between: no
+ * path is drawn while it runs ("searching…"), and a later request (a click, another agent, a new level or setting)
+ * aborts it, so only the latest request's path is drawn. Returns the path when it is already drawn (the same grid,
+ * ends and options as the path shown: a bake that ended changes none of them), else null.
  */
 function updateVoxelPath(agent: Exclude<Agent, 'navmesh'>): PathState | null {
   const what = `Path, ${agentLabel(agent)}`;
@@ -807,42 +865,49 @@ function updateVoxelPath(agent: Exclude<Agent, 'navmesh'>): PathState | null {
     agentClimb: cfg.agentMaxClimb,
     // An end snaps to a place for the agent within its height (the package looks at most 64 voxels away).
     searchRadius: Math.min(cfg.agentHeight, 64 * Math.min(grid.cellSize, grid.cellHeight)),
-    maxNodes: VOXEL_NODES,
-    // Weighted A*: a path at most 1.5 times the shortest (smoothing takes most of that back) for a search that
-    // visits far fewer voxels: a flight across the built-in level in tens of milliseconds instead of hundreds.
-    heuristicWeight: VOXEL_WEIGHT,
+    maxNodes: demo.options.voxelNodes, // VOXEL_NODES
+    heuristicWeight: demo.options.voxelWeight, // VOXEL_WEIGHT
   };
-  const t0 = performance.now();
-  let r;
-  try {
-    r = grid.findPath(startPoint, endPoint, opts);
-  } catch (e) {
-    // A setting the voxel search cannot take (an agent thousands of voxels tall, say)
-    return noPath(`${what}: ${(e as { code?: string }).code ?? 'error'}: ${e instanceof Error ? e.message : String(e)}`);
-  }
-  const ms = performance.now() - t0;
-  const length = pathLength(r.points);
-  showPath({ mode: agent, status: r.status, length, points: Array.from(r.points), start: startPoint, end: endPoint, source: demo.source, ms }, grid.dims);
   const [dx, dy, dz] = grid.dims;
   const gridNote = `grid of ${millions(dx * dy * dz)} voxels, ${grid.cellSize} x ${grid.cellHeight} m`;
-  el('path-info').textContent =
-    r.status === 'none'
-      ? `${what}: none (an end has no place for the agent within ${opts.searchRadius.toFixed(1)} m) · ${gridNote}`
-      : `${what}: ${r.status}${r.exhausted ? ` (the search's ${VOXEL_NODES} nodes ran out)` : ''}, ${length.toFixed(2)} m, ` +
-        `${r.points.length / 3} points · ${gridNote}`;
-  return demo.path;
+  const start = startPoint;
+  const end = endPoint;
+  const serial = levelSerial;
+  const source = demo.source;
+  const state = voxelSearch.request(
+    grid,
+    start,
+    end,
+    opts,
+    (r, ms) => {
+      // Never the path of a grid or level no longer shown. (A level or voxel size change aborts the search and
+      // disposes the grid, which rejects it: this is the belt to those braces; should it ever fire, the path shown
+      // now is asked for again.)
+      if (grid.disposed || levelVoxels.grid !== grid || levelSerial !== serial) {
+        updatePath();
+        return false;
+      }
+      const length = pathLength(r.points);
+      showPath({ mode: agent, status: r.status, length, points: Array.from(r.points), start, end, source, ms }, grid.dims);
+      el('path-info').textContent =
+        r.status === 'none'
+          ? `${what}: none (an end has no place for the agent within ${opts.searchRadius.toFixed(1)} m) · ${gridNote}`
+          : `${what}: ${r.status}${r.exhausted ? ` (the search's ${opts.maxNodes} nodes ran out)` : ''}, ${length.toFixed(2)} m, ` +
+            `${r.points.length / 3} points · ${gridNote}`;
+      showStats();
+      return true;
+    },
+    (e) => {
+      // A setting the voxel search cannot take (an agent thousands of voxels tall, say)
+      clearPath(`${what}: ${(e as { code?: string }).code ?? 'error'}: ${e instanceof Error ? e.message : String(e)}`);
+      showStats();
+    },
+  );
+  if (state === 'shown') return demo.path;
+  clearPath(`${what}: searching… · ${gridNote}`);
+  showStats(); // "searching…" in the HUD too
+  return null;
 }
-
-/**
- * A* nodes a voxel path may take: bounds the main thread's time per path. The package's default (65536) is too few
- * for the shortest flight across the built-in level (about 190000 nodes, some 300 ms); climbing there takes about
- * 20000, and with VOXEL_WEIGHT far fewer.
- */
-const VOXEL_NODES = 262144;
-
-/** See updateVoxelPath. */
-const VOXEL_WEIGHT = 1.5;
-
 
 const raycaster = new Raycaster();
 

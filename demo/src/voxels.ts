@@ -1,9 +1,11 @@
 // The demo's voxel agents: what a navmesh cannot carry. The shown level's solid space as a VoxelGrid (navbake's
 // voxelize(), in a worker), made once per level and voxel size and kept, and paths through it for an agent that
-// walks, climbs walls and ceilings, or flies (VoxelGrid.findPath). A big level gets coarser voxels so that the grid
-// stays within a budget (about 20M voxels: a few megabytes of bits, a second or so to make); when even that would
-// make voxels wider than the agent's radius (the 1M-triangle world), voxel agents are refused there.
-import { voxelize, type NavBakeConfig, type VoxelGrid } from 'navbake';
+// walks, climbs walls and ceilings, or flies. A big level gets coarser voxels so that the grid stays within a budget
+// (about 20M voxels: a few megabytes of bits, a second or so to make); when even that would make voxels wider than
+// the agent's radius (the 1M-triangle world), voxel agents are refused there. The paths are searched a slice at a
+// time (VoxelGrid.findPathAsync, see VoxelSearch), so that even a long search never freezes the page; the latest
+// request wins.
+import { voxelize, type NavBakeConfig, type VoxelGrid, type VoxelPathOptions, type VoxelPathResult } from 'navbake';
 import { geometryFromObject3D } from 'navbake/three';
 import { Box3, type Object3D } from 'three';
 
@@ -173,6 +175,11 @@ export class LevelVoxels {
     return this.#grid;
   }
 
+  /** Whether a voxelize() runs (`settled` waits for it). */
+  get busy(): boolean {
+    return this.#job !== null;
+  }
+
   /** Resolves once no voxelize() runs (the grid asked for last is there, or failed, or was refused). */
   async settled(): Promise<void> {
     while (this.#job) await this.#job.promise;
@@ -213,4 +220,130 @@ export function pathLength(points: ArrayLike<number>): number {
     len += Math.hypot(points[i] - points[i - 3], points[i + 1] - points[i - 2], points[i + 2] - points[i - 1]);
   }
   return len;
+}
+
+/**
+ * A* nodes a voxel path may take (VoxelGrid's maxNodes). It was 262144 while the search ran in one piece on the main
+ * thread, to bound the time the page froze. Sliced (findPathAsync) the search never blocks the page, so the budget
+ * now bounds only memory and waiting, and is 2^20: 72 bytes a node (node 20, heap entry 16, chain 4, and two hash
+ * slots of 16: a power of two fills them exactly), so 72 MiB of the page's wasm memory, taken by the first search
+ * and kept (wasm memory does not shrink), and a search that uses them all runs about 1.3-2.5 s (headless Chromium on
+ * a shared 2-core machine), "searching…" meanwhile. A search uses them all when the end cannot be reached (a
+ * flight into the built-in level's closed tower: every free voxel, 1.5M, at weight 1), and more nodes then only
+ * bring the partial path nearer. Paths that arrive take far fewer (measured, weight 1.5: the built-in level's flight
+ * 1950, 36 walks, climbs and flights across the 100k world at most 13297; a few flights at weight 1 at most 47551),
+ * so 262144 suffices on the demo's own levels; the bigger budget is for dropped models, where a long detour (a maze,
+ * a big building's floors) would otherwise end partial. 2^22 (the package's most) would be 288 MiB and waits of up
+ * to ten seconds.
+ */
+export const VOXEL_NODES = 1 << 20;
+
+/**
+ * The heuristic weight of the voxel agents' searches: weighted A*, a path at most 1.5 times the shortest
+ * (smoothing takes most of that back) for a search that visits fewer voxels (the flight across the 100k world
+ * between the page's markers: 3215 nodes against 46133 at weight 1).
+ */
+export const VOXEL_WEIGHT = 1.5;
+
+/** The voxel agent's path search: what it does, and counts for the tests. */
+export interface VoxelSearchInfo {
+  /** searching: a search runs (no path is drawn meanwhile); done: the last one gave its path; error: it failed */
+  phase: 'idle' | 'searching' | 'done' | 'error';
+  /** searches started; those stopped by a newer request (or by the path not being a voxel agent's any more) */
+  started: number;
+  aborted: number;
+  /** requests answered by the search running or the path shown (the same grid, ends and options): none started */
+  reused: number;
+  /** the last finished search's wall time, from the request to its path [ms] */
+  ms: number | null;
+  error: string | null;
+}
+
+interface SearchJob {
+  grid: VoxelGrid;
+  key: string;
+  ac: AbortController;
+  done: Promise<void>;
+}
+
+/**
+ * The voxel agent's path searches, the latest request winning: each runs sliced (VoxelGrid.findPathAsync: a few ms at
+ * a time, the page free in between), and a new request aborts the one running, whose result (or rejection) is then
+ * never handed on. A request that asks what the search running or the path shown already answers (the same grid,
+ * ends and options: a bake that ended, an obstacle update) starts nothing.
+ */
+export class VoxelSearch {
+  readonly info: VoxelSearchInfo = { phase: 'idle', started: 0, aborted: 0, reused: 0, ms: null, error: null };
+  #job: SearchJob | null = null;
+  /** what the path shown (given to `found` last) was searched with, until stop() */
+  #shown: { grid: VoxelGrid; key: string } | null = null;
+
+  /**
+   * Searches a path on `grid`, or says that the one running or shown is it. `found` gets the path and the search's
+   * wall time and says whether it drew it; `failed` gets an error other than an abort. Neither is called for a
+   * search that a later request or stop() replaced.
+   */
+  request(
+    grid: VoxelGrid,
+    start: [number, number, number],
+    end: [number, number, number],
+    options: VoxelPathOptions,
+    found: (r: VoxelPathResult, ms: number) => boolean,
+    failed: (e: unknown) => void,
+  ): 'searching' | 'shown' {
+    const key = JSON.stringify([start, end, options]);
+    if (this.#job?.grid === grid && this.#job.key === key) {
+      this.info.reused++;
+      return 'searching';
+    }
+    if (!this.#job && this.#shown?.grid === grid && this.#shown.key === key) {
+      this.info.reused++;
+      return 'shown';
+    }
+    this.stop();
+    const ac = new AbortController();
+    const job: SearchJob = { grid, key, ac, done: Promise.resolve() };
+    this.#job = job;
+    this.info.started++;
+    Object.assign(this.info, { phase: 'searching', error: null });
+    const t0 = performance.now();
+    job.done = grid.findPathAsync(start, end, { ...options, signal: ac.signal }).then(
+      (r) => {
+        if (this.#job !== job) return;
+        this.#job = null;
+        const ms = performance.now() - t0;
+        Object.assign(this.info, { phase: 'done', ms });
+        if (found(r, ms)) this.#shown = { grid, key };
+      },
+      (e: unknown) => {
+        if (this.#job !== job) return; // aborted by a later request (or its grid disposed with its level): not an error
+        this.#job = null;
+        const code = (e as { code?: string })?.code;
+        const error = `${code ? `${code}: ` : ''}${e instanceof Error ? e.message : String(e)}`;
+        Object.assign(this.info, { phase: 'error', ms: null, error });
+        failed(e);
+      },
+    );
+    return 'searching';
+  }
+
+  /** Whether a search runs. */
+  get searching(): boolean {
+    return this.#job !== null;
+  }
+
+  /** Aborts the search running (its path is never drawn) and forgets the path shown: another path takes its place. */
+  stop(): void {
+    this.#shown = null;
+    if (!this.#job) return;
+    this.#job.ac.abort();
+    this.#job = null;
+    this.info.aborted++;
+    this.info.phase = 'idle';
+  }
+
+  /** Resolves once no search runs (the latest request's path is drawn, or it failed, or was stopped). */
+  async settled(): Promise<void> {
+    while (this.#job) await this.#job.done;
+  }
 }

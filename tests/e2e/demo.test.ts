@@ -1212,7 +1212,6 @@ describe('demo page', () => {
     expect(consoleErrors).toEqual([]);
   }, 60_000);
 
-
   it('searches a voxel path in slices: the page keeps running, a new request aborts the one running, only the latest is drawn', async () => {
     // Still the built-in level with its voxels. A flight from outside into the closed tower (x 23..29, z -20..-12:
     // free voxels inside, walls all round) cannot get there: with heuristic weight 1 the search visits voxels until
