@@ -268,6 +268,15 @@ void nb_filter_walkable(int32_t walkable_height, int32_t walkable_climb, nb_heig
 nb_status nb_heightfield_occupancy(nb_context* ctx, const nb_heightfield* hf, uint32_t* words, size_t word_count,
                                    size_t* words_needed, int32_t dims[3]);
 
+/* Makes solid every free voxel of an occupancy grid (layout as above; dims x, y, z, product below 2^32) that cannot
+ * be reached through free voxels, moving between face neighbours, from outside the grid or from one of the
+ * seed_count seeds (x, y, z voxels inside the grid; a solid one reaches nothing): the inside of closed meshes,
+ * which rasterization leaves empty. Levels whose outer walls close the grid in need a seed in their open space.
+ * *filled (optional) receives the voxels made solid. On failure (NB_ERR_INVALID_ARG, NB_ERR_OUT_OF_MEMORY) the
+ * words are unchanged. */
+nb_status nb_voxel_fill_enclosed(nb_context* ctx, uint32_t* words, const int32_t dims[3], const int32_t* seeds,
+                                 uint32_t seed_count, uint64_t* filled);
+
 /* ------------------------------------------------------------------------------------------------ */
 /* 3D path search through voxels (walk, climb walls, fly) on an occupancy grid                      */
 /* ------------------------------------------------------------------------------------------------ */

@@ -7,6 +7,7 @@
 #include "wasm_internal.h"
 
 #include <emscripten.h>
+#include <math.h>
 #include <stdlib.h>
 
 /* Indices of nbw_voxelize's info output (web/src/wasm.ts reads them by the same numbers). */
@@ -16,7 +17,8 @@ enum {
     VINFO_CELL_HEIGHT = 4,
     VINFO_DIMS = 5, /* 3: voxels along x, y, z */
     VINFO_WORDS = 8,
-    VINFO_COUNT = 9
+    VINFO_FILLED = 9, /* voxels nb_voxel_fill_enclosed made solid */
+    VINFO_COUNT = 10
 };
 
 EMSCRIPTEN_KEEPALIVE int nbw_voxel_info_count(void) { return VINFO_COUNT; }
@@ -24,10 +26,13 @@ EMSCRIPTEN_KEEPALIVE int nbw_voxel_info_count(void) { return VINFO_COUNT; }
 /* Rasterizes the mesh (nb_bake up to the solid heightfield, with the config's cell sizes) and returns its
  * occupancy words (free with free()) and their layout in info; NULL with the status in ctx on failure.
  * headroom: empty layers added above the mesh's top (y is the slowest axis of the layout, so they are zero words
- * appended), so that agents can stand on the highest surfaces and fly over them. */
+ * appended), so that agents can stand on the highest surfaces and fly over them.
+ * fill_count >= 0: then nb_voxel_fill_enclosed, seeded by the voxels of the fill_count world points in fill (x, y,
+ * z each; one outside the grid is NB_ERR_INVALID_ARG naming it as "seed <i>"). */
 EMSCRIPTEN_KEEPALIVE uint32_t* nbw_voxelize(nb_context* ctx, const float* positions, uint32_t vertex_count,
                                             const uint32_t* indices, uint32_t triangle_count, const uint8_t* areas,
-                                            const double* config, int32_t headroom, double* info)
+                                            const double* config, int32_t headroom, const float* fill,
+                                            int32_t fill_count, double* info)
 {
     static const char* fn = "voxelize";
     uint32_t* words = NULL;
@@ -72,6 +77,36 @@ EMSCRIPTEN_KEEPALIVE uint32_t* nbw_voxelize(nb_context* ctx, const float* positi
         goto cleanup;
     }
     need = total;
+    uint64_t filled = 0;
+    if (fill_count >= 0) {
+        int32_t* seeds = (int32_t*)malloc((size_t)(fill_count ? fill_count : 1) * 3 * sizeof(int32_t));
+        if (!seeds) {
+            nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "%s: out of memory 'seeds' (%d)", fn, fill_count);
+            st = NB_ERR_OUT_OF_MEMORY;
+        } else {
+            const float cell[3] = { hf->cell_size, hf->cell_height, hf->cell_size };
+            for (int32_t i = 0; i < fill_count * 3 && st == NB_OK; ++i) {
+                /* in double and clamped: a far point stays outside the grid instead of wrapping */
+                const double v = floor(((double)fill[i] - hf->bmin[i % 3]) / cell[i % 3]);
+                seeds[i] = (int32_t)(v < -1.0 ? -1.0 : v > 2147483647.0 ? 2147483647.0 : v);
+                if (seeds[i] < 0 || seeds[i] >= dims[i % 3]) {
+                    const int32_t k = i % 3, p = i / 3;
+                    st = nb_fail(ctx, NB_ERR_INVALID_ARG,
+                                 "%s: options.fillEnclosed[%d] (%g, %g, %g) lies outside the voxel grid (%c %g..%g)", fn,
+                                 p, (double)fill[3 * p], (double)fill[3 * p + 1], (double)fill[3 * p + 2], "xyz"[k],
+                                 (double)hf->bmin[k], (double)hf->bmin[k] + (double)dims[k] * cell[k]);
+                }
+            }
+            if (st == NB_OK)
+                st = nb_voxel_fill_enclosed(ctx, words, dims, seeds, (uint32_t)fill_count, &filled);
+            free(seeds);
+        }
+        if (st != NB_OK) {
+            free(words);
+            words = NULL;
+            goto cleanup;
+        }
+    }
     for (int k = 0; k < 3; ++k) {
         info[VINFO_ORIGIN + k] = hf->bmin[k];
         info[VINFO_DIMS + k] = dims[k];
@@ -79,6 +114,7 @@ EMSCRIPTEN_KEEPALIVE uint32_t* nbw_voxelize(nb_context* ctx, const float* positi
     info[VINFO_CELL_SIZE] = hf->cell_size;
     info[VINFO_CELL_HEIGHT] = hf->cell_height;
     info[VINFO_WORDS] = (double)need;
+    info[VINFO_FILLED] = (double)filled;
 cleanup:
     nb_bake_result_release(ctx, &result);
     return words;

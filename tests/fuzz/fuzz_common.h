@@ -503,7 +503,9 @@ static inline void fuzz_check_obstacles(const uint8_t* data, size_t size, const 
  * (anywhere from 8 voxels outside the grid to 8 past it) and the snapping distance; the rest fills the occupancy
  * (repeated). nb_voxel_nearest and nb_voxel_find_path must succeed or fail with a status, and what they return must
  * hold: snapped ends are places the agent can be, each raw step moves to a neighbour, every voxel is free and in
- * the grid, the path fits the pool, a second run gives the same path, and so does the sliced search. */
+ * the grid, the path fits the pool, a second run gives the same path, and so does the sliced search. Then
+ * nb_voxel_fill_enclosed (seeded by the snapped start) only adds solid voxels, as many as it says, and a second
+ * fill adds none. */
 static inline int fuzz_voxel_solid(const uint32_t* w, const int32_t d[3], int x, int y, int z)
 {
     if (x < 0 || y < 0 || z < 0 || x >= d[0] || y >= d[1] || z >= d[2])
@@ -603,6 +605,23 @@ static inline void fuzz_check_voxels(const uint8_t* data, size_t size)
         free(path);
         free(again);
     }
+    /* filling enclosed space: only free voxels become solid, and a second fill finds nothing */
+    uint32_t* full = (uint32_t*)malloc(nwords * sizeof(uint32_t));
+    memcpy(full, words, nwords * sizeof(uint32_t));
+    uint64_t filled = 0, again_filled = 1;
+    FUZZ_EXPECT(nb_voxel_fill_enclosed(ctx, full, dims, fa ? a : NULL, fa ? 1u : 0u, &filled) == NB_OK, "%s",
+                nb_context_message(ctx));
+    uint64_t grown = 0;
+    for (uint32_t w = 0; w < nwords; ++w) {
+        FUZZ_EXPECT((full[w] & words[w]) == words[w], "fill keeps every solid voxel (word %u)", w);
+        for (uint32_t b = full[w] & ~words[w]; b; b &= b - 1)
+            ++grown;
+    }
+    FUZZ_EXPECT(grown == filled, "filled %llu, grown %llu", (unsigned long long)filled, (unsigned long long)grown);
+    FUZZ_EXPECT(nb_voxel_fill_enclosed(ctx, full, dims, fa ? a : NULL, fa ? 1u : 0u, &again_filled) == NB_OK &&
+                    again_filled == 0,
+                "a second fill finds nothing");
+    free(full);
     nb_voxel_query_destroy(ctx, q);
     nb_context_destroy(ctx);
     free(words);

@@ -166,6 +166,47 @@ describe('voxelize', () => {
     for (const g of [bare, roomy, tall]) g.dispose();
   });
 
+  it('fillEnclosed: the inside of closed meshes becomes solid, so ends never snap into it', async () => {
+    // a floor and a closed 2 x 2 x 2 block on it; the floor slab is closed too
+    const level = boxes([[0, 0, 0, 10, 0.5, 10], [4, 0.5, 4, 6, 2.5, 6]]);
+    const config = { cellSize: 0.25, cellHeight: 0.25 };
+    const solids = (g: VoxelGrid) => {
+      let n = 0;
+      for (const w of g.occupancy().words) for (let b = w; b; b &= b - 1) n++;
+      return n;
+    };
+    const hollow = await voxelize(level, config, { workers: false });
+    const filled = await voxelize(level, config, { workers: false, fillEnclosed: true });
+    const inWorker = await voxelize(level, config, { fillEnclosed: true });
+    expect(hollow.filled).toBe(0);
+    expect(filled.filled).toBeGreaterThan(0);
+    expect(solids(filled)).toBe(solids(hollow) + filled.filled);
+    expect(inWorker.filled).toBe(filled.filled);
+    expect(inWorker.occupancy().words).toEqual(filled.occupancy().words);
+    const [bx, by, bz] = filled.voxelAt([5, 1.5, 5]);
+    expect([hollow.isSolid(bx, by, bz), filled.isSolid(bx, by, bz)]).toEqual([false, true]);
+    // A fly to a point just inside the block's face: on the hollow grid it snaps inside, where nothing leads
+    // (partial); on the filled grid it snaps to the face's outside and arrives.
+    const o = { move: 'fly', agentHeight: 0.25, searchRadius: 0.5, smooth: false } as const;
+    const from = [1, 1.5, 1];
+    const to = [4.4, 1.5, 5]; // in the free voxel behind the face's solid one
+    expect(hollow.findPath(from, to, o).status).toBe('partial');
+    const r = filled.findPath(from, to, o);
+    expect(r.status).toBe('complete');
+    expect(r.points[r.points.length - 3]).toBeLessThan(4);
+    // A level closed all round (a room): everything inside is enclosed, unless a point says where the open space is.
+    const room = boxes([[0, 0, 0, 8, 0.5, 8], [0, 3.5, 0, 8, 4, 8], [0, 0.5, 0, 0.5, 3.5, 8], [7.5, 0.5, 0, 8, 3.5, 8], [0.5, 0.5, 0, 7.5, 3.5, 0.5], [0.5, 0.5, 7.5, 7.5, 3.5, 8]]);
+    const sealed = await voxelize(room, config, { workers: false, headroom: 0, fillEnclosed: true });
+    const open = await voxelize(room, config, { workers: false, headroom: 0, fillEnclosed: [[4, 2, 4]] });
+    expect(sealed.filled).toBeGreaterThan(open.filled + 1000); // the room's air
+    expect(sealed.findPath([4, 0.5, 4], [5, 0.5, 5], { agentHeight: 1 }).status).toBe('none');
+    expect(open.findPath([4, 0.5, 4], [5, 0.5, 5], { agentHeight: 1 }).status).toBe('complete');
+    await expectCode(() => voxelize(level, config, { fillEnclosed: 'yes' as never }), 'NB_ERR_INVALID_ARG', /fillEnclosed must be true, false or an array of points/);
+    await expectCode(() => voxelize(level, config, { fillEnclosed: [[0, NaN, 0]] }), 'NB_ERR_NONFINITE', /fillEnclosed\[0\]\[1\]/);
+    await expectCode(() => voxelize(level, config, { workers: false, fillEnclosed: [[1, 1, 1], [50, 1, 1]] }), 'NB_ERR_INVALID_ARG', /options\.fillEnclosed\[1\] \(50, 1, 1\) lies outside the voxel grid \(x 0\.\.10/);
+    for (const g of [hollow, filled, inWorker, sealed, open]) g.dispose();
+  });
+
   it('checks its arguments and honours abort', async () => {
     await expectCode(() => voxelize({ positions: new Float32Array([0, 0, 0, 1, 0, 0, NaN, 0, 1]) }, {}, { workers: false }), 'NB_ERR_NONFINITE');
     await expectCode(() => voxelize(dungeon, { cellSize: -1 }), 'NB_ERR_INVALID_CONFIG', /cellSize/);

@@ -84,9 +84,9 @@ function inspectRequest(msg: InspectRequest, wasm: Wasm, post: Post): void {
 /** voxelize(): the occupancy words go back transferred. */
 function voxelizeRequest(msg: VoxelizeRequest, wasm: Wasm, post: Post): void {
   const mesh = { positions: msg.positions, indices: msg.indices, areas: msg.areas };
-  const { origin, cellSize, cellHeight, dims, copy } = wasm.voxelize(mesh, msg.config, msg.headroom, true, progressPoster(msg.id, post));
+  const { origin, cellSize, cellHeight, dims, copy, filled } = wasm.voxelize(mesh, msg.config, msg.headroom, msg.fill, true, progressPoster(msg.id, post));
   const words = copy!;
-  post({ id: msg.id, type: 'result', voxels: { origin, cellSize, cellHeight, dims, words } }, [words.buffer as ArrayBuffer]);
+  post({ id: msg.id, type: 'result', voxels: { origin, cellSize, cellHeight, dims, words, filled } }, [words.buffer as ArrayBuffer]);
 }
 
 // ---- tiled-bake sessions: open, tile, tile, ..., close ----

@@ -50,6 +50,8 @@ export interface VoxelizeRequest {
   config: Float64Array;
   /** empty voxel layers added above the mesh */
   headroom: number;
+  /** null, or fill enclosed space seeded from these world points (x, y, z each) */
+  fill: Float32Array | null;
 }
 
 /**
@@ -149,7 +151,7 @@ export interface ResultReply {
   /** inspect requests */
   inspection?: Inspection;
   /** voxelize requests */
-  voxels?: VoxelLayout & { words: Uint32Array };
+  voxels?: VoxelLayout & { words: Uint32Array; filled: number };
   /** the worker's wasm memory size in bytes after the request (the worker's post adds it) */
   memory?: number;
 }

@@ -30,6 +30,14 @@ export interface VoxelizeOptions {
    * them (a path's voxels all lie inside the grid). Rounded up to whole voxels. @default config.agentHeight
    */
   headroom?: number;
+  /**
+   * Make solid the free space nothing outside can reach: the inside of closed meshes (pillars, thick walls, rocks),
+   * which rasterization leaves empty, so that a point on such a surface never snaps into it. `true`: space that
+   * cannot be reached, between free voxels sharing a face, from outside the grid. An array of points: nor from any
+   * of them -- for a level whose outer walls, floor and roof close the grid in, give a point in its open space (or
+   * its inside is filled too). {@link VoxelGrid.filled} says how many voxels were filled. @default false
+   */
+  fillEnclosed?: boolean | readonly Vec3Like[];
 }
 
 /** An occupancy grid as data: its layout and its words (see {@link VoxelGrid.occupancy} for the bit order). */
@@ -273,7 +281,7 @@ const floorVoxels = (v: number) => Math.floor(v + 1e-6);
  * 2^32 voxels, NB_ERR_OUT_OF_MEMORY past the 2 GB of wasm memory) or the abort reason.
  */
 export async function voxelize(geometry: Geometry, config?: NavBakeConfig, opts?: VoxelizeOptions): Promise<VoxelGrid> {
-  const options = bakeOptions('navbake.voxelize', opts, ['workers', 'signal', 'onProgress', 'headroom']);
+  const options = bakeOptions('navbake.voxelize', opts, ['workers', 'signal', 'onProgress', 'headroom', 'fillEnclosed']);
   const { signal, onProgress } = options;
   const { w, values, field } = await configFor(config, signal);
   const room = options.headroom === undefined ? field('agentHeight') : num('navbake.voxelize: options.headroom', options.headroom);
@@ -287,13 +295,14 @@ export async function voxelize(geometry: Geometry, config?: NavBakeConfig, opts?
       throw invalid(`navbake.voxelize: geometry.${key} are for bake() (they mark the navmesh, not solid space): leave them out`);
     }
   }
+  const fill = fillSeeds(options.fillEnclosed);
   const mesh = meshInput(geometry, 'navbake.voxelize').mesh;
   tooManyVoxels(mesh.positions, Math.fround(field('cellSize')), Math.fround(field('cellHeight')), headroom);
   const workers = options.workers ?? 1;
   if (workers === false || !workersAvailable()) {
     try {
-      const v = w.voxelize(mesh, values, headroom, false, hereProgress(onProgress, signal));
-      return new VoxelGrid(ADOPT, w, v, v.words);
+      const v = w.voxelize(mesh, values, headroom, fill, false, hereProgress(onProgress, signal));
+      return new VoxelGrid(ADOPT, w, v, v.words, v.filled);
     } catch (e) {
       throw abortedAs(e, signal);
     }
@@ -301,11 +310,22 @@ export async function voxelize(geometry: Geometry, config?: NavBakeConfig, opts?
 
   const pool = sharedPool(() => wasmModule(), workers);
   const { copies, transfer } = workerCopies(mesh);
-  const req = { type: 'voxelize' as const, ...copies, config: values, headroom };
+  const req = { type: 'voxelize' as const, ...copies, config: values, headroom, fill };
   const task = pool.run(req, transfer, (p) => onProgress?.(progressOf(p.stage, p.done, p.total)));
   const r = await settle(task, signal);
   if (!r.voxels) throw new NavBakeError('NB_ERR_WORKER', 'navbake.voxelize: the worker sent no voxels');
-  return new VoxelGrid(ADOPT, w, r.voxels, w.putWords(r.voxels.words));
+  return new VoxelGrid(ADOPT, w, r.voxels, w.putWords(r.voxels.words), r.voxels.filled);
+}
+
+/** voxelize's options.fillEnclosed as the seeds C takes: null (no fill), or world points (none: the outside only). */
+function fillSeeds(v: unknown): Float32Array | null {
+  const where = 'navbake.voxelize: options.fillEnclosed';
+  if (v === undefined || v === false) return null;
+  if (v === true) return new Float32Array(0);
+  if (!Array.isArray(v)) throw invalid(`${where} must be true, false or an array of points (got ${shown(v)})`);
+  const out = new Float32Array(v.length * 3);
+  v.forEach((p, i) => out.set(vec3(`${where}[${i}]`, p), i * 3));
+  return out;
 }
 
 /**
@@ -354,14 +374,17 @@ function voxelCount(where: string, dims: unknown): number {
 export class VoxelGrid {
   #h: Handle | null;
   readonly #layout: VoxelLayout;
+  /** Voxels voxelize's `fillEnclosed` made solid (0 without it, and for VoxelGrid.create). */
+  readonly filled: number;
 
   /** @internal use voxelize() or VoxelGrid.create() */
-  constructor(token: typeof ADOPT, w: Wasm, layout: VoxelLayout, words: number) {
+  constructor(token: typeof ADOPT, w: Wasm, layout: VoxelLayout, words: number, filled = 0) {
     if (token !== ADOPT) throw new TypeError('VoxelGrid: use voxelize() or VoxelGrid.create()');
     const [x, y, z] = layout.dims;
     // float32 sizes read as the decimal given (0.3, not 0.30000001192092896)
     this.#layout = { origin: [...layout.origin], cellSize: shortFloat(layout.cellSize), cellHeight: shortFloat(layout.cellHeight), dims: [x, y, z] };
     this.#h = { w, words, wordCount: Math.ceil((x * y * z) / 32) };
+    this.filled = filled;
     registry.register(this, this.#h, this);
   }
 

@@ -1125,16 +1125,26 @@ export class Wasm {
    * Rasterizes the mesh with the config's cell sizes: the occupancy grid's layout and its words, left in the heap
    * (`words`: a pointer the caller frees with freeWords) or copied out (copy: true, for a worker's reply).
    */
-  voxelize(mesh: MeshInput, config: Float64Array, headroom: number, copy: boolean, progress?: CProgress): VoxelLayout & { words: number; copy: Uint32Array | null } {
+  /** fill: null, or the world points seeding nb_voxel_fill_enclosed (x, y, z each; empty: the outside only). */
+  voxelize(
+    mesh: MeshInput,
+    config: Float64Array,
+    headroom: number,
+    fill: Float32Array | null,
+    copy: boolean,
+    progress?: CProgress,
+  ): VoxelLayout & { words: number; copy: Uint32Array | null; filled: number } {
     return this.withMesh(mesh, (args) => {
       const m = this.m;
       const n = m._nbw_voxel_info_count();
       const cfg = this.copyIn(config);
       const info = this.alloc(n * 8);
+      const seeds = fill && fill.length ? this.copyIn(fill) : 0;
       let words = 0;
       try {
         m._nbw_context_clear_error(this.ctx);
-        words = this.withProgress(progress, () => m._nbw_voxelize(this.ctx, ...args, cfg, headroom, info));
+        const fillCount = fill ? fill.length / 3 : -1;
+        words = this.withProgress(progress, () => m._nbw_voxelize(this.ctx, ...args, cfg, headroom, seeds, fillCount, info));
         if (!words) throw this.error();
         const v = m.HEAPF64.slice(info >> 3, (info >> 3) + n);
         const layout: VoxelLayout = {
@@ -1143,11 +1153,12 @@ export class Wasm {
           cellHeight: v[4],
           dims: [v[5], v[6], v[7]],
         };
-        if (!copy) return { ...layout, words, copy: null };
-        return { ...layout, words: 0, copy: m.HEAPU32.slice(words >> 2, (words >> 2) + v[8]) };
+        if (!copy) return { ...layout, words, copy: null, filled: v[9] };
+        return { ...layout, words: 0, copy: m.HEAPU32.slice(words >> 2, (words >> 2) + v[8]), filled: v[9] };
       } finally {
         m._free(cfg);
         m._free(info);
+        if (seeds) m._free(seeds);
         if (copy && words) m._free(words);
       }
     });
