@@ -701,7 +701,11 @@ typedef uint32_t nb_poly_ref;
 #define NB_MAX_COORD 1.0e9f
 
 /* An off-mesh connection (a jump, a ladder, a teleporter): a link from `start` to `end` that paths may
- * take. Each end attaches to the nearest polygon within `radius` (in xz) and walkable_climb (in y). */
+ * take. Each end attaches to the nearest polygon within `radius` (in xz) and walkable_climb (in y). A link is
+ * stored in the tile of its start, so the bakes (nb_bake_navmesh and its tile calls, the tile cache) refuse a link
+ * whose start lies outside the level's xz bounds (the mesh's, or input->bmin/bmax; the far edges excluded) with
+ * NB_ERR_INVALID_ARG naming it ("links[3]: start ... is outside the level's bounds ..."), whatever tile_size; a
+ * start with no ground around it (even in a tile without triangles) is kept, unattached. */
 typedef struct nb_offmesh_link {
     float start[3], end[3];
     float radius;          /* [world] > 0 */
@@ -758,9 +762,13 @@ typedef struct nb_navmesh_params {
 /* Bakes a whole navmesh in this thread: one tile when config->tile_size is 0, else a grid of tile_size x
  * tile_size-cell tiles over the mesh bounds, each baked with a border of walkable_radius + 3 cells from the
  * triangles overlapping it; tiles without polygons are skipped. Off-mesh links go to the tile holding their
- * start, and land in whichever tile holds their end (nb_navmesh_add_tile). The navmesh's origin is the bounds'
- * minimum corner. Statuses: those of nb_bake and nb_navmesh_add_tile, NB_ERR_TOO_LARGE (more than NB_MAX_TILES
- * tiles). */
+ * start (a tile without triangles holding a start is baked with just its links), and land in whichever tile holds
+ * their end (nb_navmesh_add_tile). Every link is checked before any work, named by its index: its fields, and its
+ * start inside the level's bounds (see nb_offmesh_link); in a tiled bake a start within float rounding of a tile
+ * edge that the two tiles' bounds would both or neither claim is refused too ("lies on a tile border"). The
+ * navmesh's origin is the bounds' minimum corner. Statuses: those of nb_bake and nb_navmesh_add_tile,
+ * NB_ERR_TOO_LARGE (more than NB_MAX_TILES tiles, a link coordinate beyond NB_MAX_COORD), NB_ERR_INVALID_ARG and
+ * NB_ERR_NONFINITE (a link). */
 nb_status nb_bake_navmesh(nb_context* ctx, const nb_bake_input* input, const nb_config* config,
                           const nb_offmesh_link* links, uint32_t link_count, nb_navmesh** out);
 /* The tile grid nb_bake_navmesh uses: the navmesh params (origin = the bounds' minimum corner, tile size) and
@@ -770,7 +778,9 @@ nb_status nb_bake_grid(nb_context* ctx, const nb_bake_input* input, const nb_con
 /* Bakes tile (tile_x, tile_z) of that grid exactly as nb_bake_navmesh does, for bakes spread over threads or
  * workers (each with its own context): tiles can be baked in any order and added in any order, the navmesh
  * saves to the same bytes. *data is NULL (with NB_OK) for a tile that nb_bake_navmesh leaves out (no polygons,
- * no links). Pass the mesh bounds in input->bmin/bmax to spare each tile a scan of every vertex. */
+ * no links). links: the whole list, checked on every call as nb_bake_navmesh checks it (a bad link is refused
+ * whichever tile is asked for). Pass the mesh bounds in input->bmin/bmax to spare each tile a scan of every
+ * vertex. */
 nb_status nb_bake_grid_tile(nb_context* ctx, const nb_bake_input* input, const nb_config* config,
                             const nb_offmesh_link* links, uint32_t link_count, int32_t tile_x, int32_t tile_z,
                             uint8_t** data, size_t* size, double stats[NB_STAT_COUNT]);
@@ -971,13 +981,14 @@ void nb_grid_index_grid(const nb_grid_index* index, nb_navmesh_params* params, i
  * tile outside the grid or a NULL index. */
 uint32_t nb_grid_index_tile_triangles(const nb_grid_index* index, int32_t tile_x, int32_t tile_z);
 /* Bakes tile (tile_x, tile_z) exactly as nb_bake_grid_tile does (the blob is byte-identical; links: the whole
- * list, the tile keeps those whose start lies in it). *data is NULL (NB_OK) when the tile has no polygons and no
- * links. cache and cache_size (both or neither; NULL = not wanted) receive the tile's encoded compact heightfield
- * (nb_compact_encode of the field after erosion, the median area filter and the bake-time volumes) for
- * nb_tile_rebuild; *cache is NULL when the tile has no triangles (such a tile never has polygons). stats
- * (optional) as nb_bake_tile's (all -1 for a tile without triangles). Free blobs with nb_bytes_free. Statuses:
- * NB_OK, NB_ERR_NULL_ARG, NB_ERR_INVALID_ARG (a tile outside the grid, off-mesh links in a tile without
- * triangles), those of nb_bake, nb_tile_build and nb_compact_encode. On failure every output is NULL. */
+ * list, checked as nb_bake_navmesh checks it; the tile keeps those whose start lies in it). *data is NULL (NB_OK)
+ * when the tile has no polygons and no links. cache and cache_size (both or neither; NULL = not wanted) receive
+ * the tile's encoded compact heightfield (nb_compact_encode of the field after erosion, the median area filter and
+ * the bake-time volumes) for nb_tile_rebuild; *cache is NULL when the tile has no triangles (such a tile has no
+ * ground polygons: *data then holds just the links starting in it, if any). stats (optional) as nb_bake_tile's
+ * (all -1 for a tile without triangles). Free blobs with nb_bytes_free. Statuses: NB_OK, NB_ERR_NULL_ARG,
+ * NB_ERR_INVALID_ARG (a tile outside the grid, a link), NB_ERR_NONFINITE and NB_ERR_TOO_LARGE (a link), those of
+ * nb_bake, nb_tile_build and nb_compact_encode. On failure every output is NULL. */
 nb_status nb_grid_index_bake_tile(nb_context* ctx, const nb_grid_index* index, const nb_offmesh_link* links,
                                   uint32_t link_count, int32_t tile_x, int32_t tile_z, uint8_t** data, size_t* size,
                                   uint8_t** cache, size_t* cache_size, double stats[NB_STAT_COUNT]);
@@ -1003,13 +1014,15 @@ nb_status nb_compact_decode(nb_context* ctx, const uint8_t* data, size_t size, n
 
 /* Rebuilds one tile from its tile cache blob: decode, mark each obstacle volume that overlaps the tile with its
  * border (in array order: a later one wins where they overlap), then regions .. detail and nb_tile_build with the
- * links whose start lies in the tile (xz, [min, max): pass the whole list). Byte-identical to what
- * nb_tile_cache_update builds for the same tile, obstacles and links, and with no obstacles to
+ * links whose start lies in the tile (pass the bake's whole list: the tile picks its own exactly as the bake did,
+ * from the cached field's bounds; their fields are checked, their bounds were checked by the bake). Byte-identical
+ * to what nb_tile_cache_update builds for the same tile, obstacles and links, and with no obstacles to
  * nb_grid_index_bake_tile's blob. config must be the config the cache was baked with: the blob's cell config is
  * checked against it (NB_ERR_INVALID_ARG naming the field: cell_size, cell_height, agent_height,
  * agent_max_climb, agent_radius (the border) or tile_size). *data is NULL (NB_OK) when the tile ends with no
  * polygons and no links. Statuses: NB_OK, NB_ERR_NULL_ARG, NB_ERR_INVALID_CONFIG, NB_ERR_INVALID_ARG,
- * NB_ERR_NONFINITE (an obstacle), those of nb_compact_decode, the stages and nb_tile_build. */
+ * NB_ERR_NONFINITE (an obstacle, a link), NB_ERR_TOO_LARGE (a link), those of nb_compact_decode, the stages and
+ * nb_tile_build. */
 nb_status nb_tile_rebuild(nb_context* ctx, const nb_config* config, const uint8_t* cache, size_t cache_size,
                           const nb_offmesh_link* links, uint32_t link_count, const nb_volume* obstacles,
                           uint32_t obstacle_count, uint8_t** data, size_t* size);
@@ -1037,9 +1050,11 @@ typedef struct nb_tile_cache nb_tile_cache;
 /* Computes the grid of `input` (the whole level) as nb_bake_grid does and bakes each tile up to NB_STAGE_AREAS
  * with the tile's bounds, border and triangles exactly as nb_bake_grid_tile selects them (through an
  * nb_grid_index; input->volumes are applied as bake-time areas; the input's arrays are not referenced after the
- * call). links (copied) go to the tile their start lies in, as in nb_bake_navmesh. config->tile_size must be > 0.
- * *out is NULL on failure. Statuses: those of nb_grid_index_create and nb_bake, NB_ERR_INVALID_CONFIG (tile_size
- * 0), NB_ERR_INVALID_ARG (links starting in a tile without triangles), NB_ERR_OUT_OF_MEMORY. */
+ * call). links (copied, checked as nb_bake_navmesh checks them) go to the tile their start lies in, as in
+ * nb_bake_navmesh (a tile without triangles holding a start gets just its links, and no obstacle ever rebuilds
+ * it). config->tile_size must be > 0. *out is NULL on failure. Statuses: those of nb_grid_index_create and nb_bake,
+ * NB_ERR_INVALID_CONFIG (tile_size 0), NB_ERR_INVALID_ARG, NB_ERR_NONFINITE and NB_ERR_TOO_LARGE (a link),
+ * NB_ERR_OUT_OF_MEMORY. */
 nb_status nb_tile_cache_create(nb_context* ctx, const nb_bake_input* input, const nb_config* config,
                                const nb_offmesh_link* links, uint32_t link_count, nb_tile_cache** out);
 void nb_tile_cache_destroy(nb_context* ctx, nb_tile_cache* cache);

@@ -60,6 +60,120 @@ nb_status nb_grid_check_bounds(nb_context* ctx, const char* fn, const nb_bake_in
     return NB_OK;
 }
 
+/* ---- off-mesh links: which tile holds each ---- */
+
+void nb_grid_tile_bounds(const nb_navmesh_params* params, float bmax_y, int32_t tile_x, int32_t tile_z, float lo[3],
+                         float hi[3])
+{
+    lo[0] = params->origin[0] + (float)tile_x * params->tile_width;
+    lo[1] = params->origin[1];
+    lo[2] = params->origin[2] + (float)tile_z * params->tile_depth;
+    hi[0] = lo[0] + params->tile_width;
+    hi[1] = bmax_y;
+    hi[2] = lo[2] + params->tile_depth;
+}
+
+void nb_tile_field_box(const float lo[3], const float hi[3], float border, float field_lo[2], float field_hi[2])
+{
+    field_lo[0] = lo[0] - border;
+    field_lo[1] = lo[2] - border;
+    field_hi[0] = hi[0] + border;
+    field_hi[1] = hi[2] + border;
+}
+
+/* How many tiles of one axis of the grid hold coordinate x by nb_link_in_tile's rule (1 but for float rounding
+ * within an ulp or two of a shared edge). Only the tiles next to the one x falls in can. */
+static int link_tiles_1d(float x, float origin, float size, int32_t n, float border)
+{
+    const double guess = floor(((double)x - origin) / size);
+    const int32_t c = guess < 0.0 ? 0 : guess > (double)(n - 1) ? n - 1 : (int32_t)guess;
+    int count = 0;
+    for (int32_t t = nb_maxi(c - 1, 0); t <= nb_mini(c + 1, n - 1); ++t) {
+        /* nb_grid_tile_bounds and nb_tile_field_box along one axis */
+        const float lo = origin + (float)t * size;
+        const float hi = lo + size;
+        const float field_lo = lo - border, field_hi = hi + border;
+        count += (t == 0 || x - border >= field_lo) && x + border < field_hi;
+    }
+    return count;
+}
+
+nb_status nb_links_check(nb_context* ctx, const char* fn, const nb_offmesh_link* links, uint32_t link_count,
+                         const float bmin[3], const float bmax[3], const nb_navmesh_params* params, int32_t ntx,
+                         int32_t ntz, float border)
+{
+    if (link_count && !links)
+        return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: links is NULL but link_count is %u", fn, link_count);
+    for (uint32_t i = 0; i < link_count; ++i) {
+        const nb_offmesh_link* l = &links[i];
+        for (int k = 0; k < 6; ++k) {
+            const float v = k < 3 ? l->start[k] : l->end[k - 3];
+            const char* which = k < 3 ? "start" : "end";
+            if (!isfinite(v))
+                return nb_fail(ctx, NB_ERR_NONFINITE, "%s: links[%u].%s[%d] is not finite", fn, i, which, k % 3);
+            if (fabsf(v) > NB_MAX_COORD)
+                return nb_fail(ctx, NB_ERR_TOO_LARGE, "%s: links[%u].%s[%d] is %g, beyond %g (NB_MAX_COORD)", fn, i,
+                               which, k % 3, v, NB_MAX_COORD);
+        }
+        if (!isfinite(l->radius))
+            return nb_fail(ctx, NB_ERR_NONFINITE, "%s: links[%u].radius is not finite", fn, i);
+        if (!(l->radius > 0.0f))
+            return nb_fail(ctx, NB_ERR_INVALID_ARG, "%s: links[%u].radius must be > 0 (got %g)", fn, i, l->radius);
+        if (l->radius > NB_MAX_COORD)
+            return nb_fail(ctx, NB_ERR_TOO_LARGE, "%s: links[%u].radius is %g, beyond %g (NB_MAX_COORD)", fn, i,
+                           l->radius, NB_MAX_COORD);
+        if (l->area > 63)
+            return nb_fail(ctx, NB_ERR_INVALID_ARG, "%s: links[%u].area must be 0..63 (got %u)", fn, i, l->area);
+        if (l->bidirectional > 1)
+            return nb_fail(ctx, NB_ERR_INVALID_ARG, "%s: links[%u].bidirectional must be 0 or 1 (got %u)", fn, i,
+                           l->bidirectional);
+        if (!bmin || !bmax)
+            continue;
+        /* A link lives in the tile of its start. Outside the level there is no such tile in a solo bake, while a
+         * tiled grid, rounded up to whole tiles, has one: refuse it in every mode rather than keep it in one and
+         * drop it in the other. The far edges are left out: a grid whose last tile ends exactly there cannot hold
+         * them (tiles hold [lo, hi), and a tile rebuilt alone cannot know it is the last). */
+        const float* p = l->start;
+        if (!(p[0] >= bmin[0] && p[0] < bmax[0] && p[2] >= bmin[2] && p[2] < bmax[2]))
+            return nb_fail(ctx, NB_ERR_INVALID_ARG,
+                           "%s: links[%u]: start (%g, %g, %g) is outside the level's bounds (x %g..%g, z %g..%g, "
+                           "the upper ends excluded); a link is stored in the tile of its start",
+                           fn, i, p[0], p[1], p[2], bmin[0], bmax[0], bmin[2], bmax[2]);
+        if (!params)
+            continue;
+        for (int a = 0; a < 2; ++a) {
+            const int count = a == 0 ? link_tiles_1d(p[0], params->origin[0], params->tile_width, ntx, border)
+                                     : link_tiles_1d(p[2], params->origin[2], params->tile_depth, ntz, border);
+            if (count != 1)
+                return nb_fail(ctx, NB_ERR_INVALID_ARG,
+                               "%s: links[%u]: start (%g, %g, %g) lies on a tile border (%c = %g), where float "
+                               "rounding puts it in %s tile; move it off the border a little (0.001)",
+                               fn, i, p[0], p[1], p[2], "xz"[a], p[a * 2], count ? "more than one" : "no");
+        }
+    }
+    return NB_OK;
+}
+
+nb_status nb_links_in_tile(nb_context* ctx, const char* fn, const nb_offmesh_link* links, uint32_t link_count,
+                           const float field_lo[2], const float field_hi[2], float border, int first_x, int first_z,
+                           nb_offmesh_link** out, uint32_t* count)
+{
+    *out = NULL;
+    *count = 0;
+    if (!link_count)
+        return NB_OK;
+    nb_offmesh_link* sel = (nb_offmesh_link*)nb_alloc(ctx, (size_t)link_count * sizeof(nb_offmesh_link));
+    if (!sel)
+        return nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "%s: out of memory 'links' (%u)", fn, link_count);
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < link_count; ++i)
+        if (nb_link_in_tile(links[i].start, field_lo, field_hi, border, first_x, first_z))
+            sel[n++] = links[i];
+    *out = sel;
+    *count = n;
+    return NB_OK;
+}
+
 nb_status nb_bake_grid(nb_context* ctx, const nb_bake_input* input, const nb_config* config,
                        nb_navmesh_params* params, int32_t* tiles_x, int32_t* tiles_z)
 {
@@ -102,20 +216,17 @@ nb_status nb_grid_tile_select_from(nb_context* ctx, const char* fn, const nb_bak
 {
     memset(out, 0, sizeof(*out));
     const nb_mesh* m = &input->mesh;
-    const float* bmin = params->origin;
-    out->lo[0] = bmin[0] + (float)tile_x * params->tile_width;
-    out->lo[1] = bmin[1];
-    out->lo[2] = bmin[2] + (float)tile_z * params->tile_depth;
-    out->hi[0] = out->lo[0] + params->tile_width;
-    out->hi[1] = bmax[1];
-    out->hi[2] = out->lo[2] + params->tile_depth;
+    nb_grid_tile_bounds(params, bmax[1], tile_x, tile_z, out->lo, out->hi);
     const float* lo = out->lo;
     const float* hi = out->hi;
     const uint32_t ntris = m->indices ? m->triangle_count : m->vertex_count / 3;
-    out->tris = (uint32_t*)nb_alloc(ctx, (size_t)ntris * 3 * sizeof(uint32_t));
-    out->areas = m->areas ? (uint8_t*)nb_alloc(ctx, ntris) : NULL;
+    /* Room for every candidate (at least one: a tile of no candidates is asked for when a link starts there). */
+    const uint32_t want = candidates ? ncandidates : ntris;
+    const uint32_t room = want ? want : 1;
+    out->tris = (uint32_t*)nb_alloc(ctx, (size_t)room * 3 * sizeof(uint32_t));
+    out->areas = m->areas ? (uint8_t*)nb_alloc(ctx, room) : NULL;
     if (!out->tris || (m->areas && !out->areas))
-        return nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "%s: out of memory 'tris' (%u)", fn, ntris);
+        return nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "%s: out of memory 'tris' (%u)", fn, room);
     /* The triangles whose xz box overlaps the tile with its border (checked here with the mesh's own triangle
      * numbers, so messages name the right triangle). */
     const float border = (float)(cells->walkable_radius + 3) * cfg->cell_size;
@@ -196,50 +307,48 @@ nb_status nb_bake_grid_tile(nb_context* ctx, const nb_bake_input* input, const n
                        ntx, ntz);
 
     const int tiled = cfg.tile_size > 0;
+    const float border = (float)(cells.walkable_radius + 3) * cfg.cell_size;
+    st = nb_links_check(ctx, fn, links, link_count, bmin, bmax, tiled ? &params : NULL, ntx, ntz, border);
+    if (st != NB_OK)
+        return st;
     nb_grid_tile_input sel;
     memset(&sel, 0, sizeof(sel));
     nb_offmesh_link* tlinks = NULL;
-    nb_bake_input in = *input;
-    uint32_t nlinks = 0;
+    uint32_t nlinks = link_count; /* the tile's */
+    float field_lo[2], field_hi[2];
     double local_stats[NB_STAT_COUNT];
+    double* st_out = stats ? stats : local_stats;
 
-    if (tiled) {
-        st = nb_grid_tile_select(ctx, fn, input, &cfg, &cells, &params, bmax, tile_x, tile_z, &sel);
-        if (st != NB_OK)
-            goto cleanup;
+    if (!tiled) {
+        /* Every link starts inside the level's bounds, which are the tile's: all are stored. */
+        st = nb_bake_tile_as(ctx, input, config, links, link_count, tile_x, tile_z, 1, data, size, st_out);
+        goto cleanup;
     }
-    if (tiled) {
-        st = nb_links_in_tile(ctx, fn, links, link_count, sel.lo, sel.hi, &tlinks, &nlinks);
-        if (st != NB_OK)
-            goto cleanup;
-    } else if (link_count) {
-        tlinks = (nb_offmesh_link*)nb_alloc(ctx, (size_t)link_count * sizeof(nb_offmesh_link));
-        if (!tlinks) {
-            st = nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "%s: out of memory 'links' (%u)", fn, link_count);
-            goto cleanup;
-        }
-        memcpy(tlinks, links, (size_t)link_count * sizeof(nb_offmesh_link));
-        nlinks = link_count;
-    }
-    if (tiled) {
-        if (sel.tri_count == 0 && nlinks == 0)
-            goto cleanup; /* nothing here: *data stays NULL */
-        if (sel.tri_count == 0) {
-            st = nb_fail(ctx, NB_ERR_INVALID_ARG, "%s: tile (%d, %d) has off-mesh links but no triangles", fn, tile_x,
-                         tile_z);
-            goto cleanup;
-        }
-        in = sel.in;
+    st = nb_grid_tile_select(ctx, fn, input, &cfg, &cells, &params, bmax, tile_x, tile_z, &sel);
+    if (st != NB_OK)
+        goto cleanup;
+    nb_tile_field_box(sel.lo, sel.hi, border, field_lo, field_hi);
+    st = nb_links_in_tile(ctx, fn, links, link_count, field_lo, field_hi, border, tile_x == 0, tile_z == 0, &tlinks,
+                          &nlinks);
+    if (st != NB_OK)
+        goto cleanup;
+    if (sel.tri_count == 0) {
+        /* No ground here; links starting here still get their tile, as a solo bake keeps them. */
+        for (int i = 0; i < NB_STAT_COUNT; ++i)
+            st_out[i] = -1.0;
+        if (nlinks)
+            st = nb_tile_links_only(ctx, &cfg, &cells, sel.lo, sel.hi, tlinks, nlinks, tile_x, tile_z, data, size);
+        goto cleanup; /* nothing here: *data stays NULL */
     }
     /* The caller's config, not the resolved one: resolving twice would turn explicit zeros into defaults. */
-    st = nb_bake_tile(ctx, &in, config, tlinks, nlinks, tile_x, tile_z, data, size, stats ? stats : local_stats);
-    if (st == NB_OK && (stats ? stats : local_stats)[NB_STAT_POLYS] <= 0 && nlinks == 0) {
+    st = nb_bake_tile_as(ctx, &sel.in, config, tlinks, nlinks, tile_x, tile_z, 1, data, size, st_out);
+
+cleanup:
+    if (st == NB_OK && *data && st_out[NB_STAT_POLYS] <= 0 && nlinks == 0) {
         nb_bytes_free(ctx, *data); /* an empty tile: left out of the navmesh */
         *data = NULL;
         *size = 0;
     }
-
-cleanup:
     nb_grid_tile_input_release(ctx, &sel);
     nb_free(ctx, tlinks);
     return st;
@@ -374,8 +483,15 @@ nb_status nb_bake_navmesh(nb_context* ctx, const nb_bake_input* input, const nb_
         st = nb_grid_index_create_as(ctx, fn, input, config, &index);
         if (st == NB_OK)
             nb_grid_index_grid(index, &params, &ntx, &ntz);
+        if (st == NB_OK)
+            st = nb_grid_index_check_links(ctx, fn, index, links, link_count);
     } else {
         st = nb_bake_grid(ctx, input, config, &params, &ntx, &ntz);
+        float bmin[3], bmax[3];
+        if (st == NB_OK) {
+            nb_grid_mesh_bounds(input, bmin, bmax); /* validated by nb_bake_grid */
+            st = nb_links_check(ctx, fn, links, link_count, bmin, bmax, NULL, 1, 1, 0.0f);
+        }
     }
     nb_navmesh* nav = NULL;
     if (st == NB_OK)

@@ -118,23 +118,12 @@ const nb_config* nb_grid_index_config(const nb_grid_index* index, nb_config_cell
     return &index->cfg;
 }
 
-nb_status nb_links_in_tile(nb_context* ctx, const char* fn, const nb_offmesh_link* links, uint32_t link_count,
-                           const float lo[3], const float hi[3], nb_offmesh_link** out, uint32_t* count)
+nb_status nb_grid_index_check_links(nb_context* ctx, const char* fn, const nb_grid_index* index,
+                                    const nb_offmesh_link* links, uint32_t link_count)
 {
-    *out = NULL;
-    *count = 0;
-    if (!link_count)
-        return NB_OK;
-    nb_offmesh_link* sel = (nb_offmesh_link*)nb_alloc(ctx, (size_t)link_count * sizeof(nb_offmesh_link));
-    if (!sel)
-        return nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "%s: out of memory 'links' (%u)", fn, link_count);
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < link_count; ++i)
-        if (nb_inside_xz(links[i].start, lo, hi))
-            sel[n++] = links[i];
-    *out = sel;
-    *count = n;
-    return NB_OK;
+    const float border = (float)(index->cells.walkable_radius + 3) * index->cfg.cell_size;
+    return nb_links_check(ctx, fn, links, link_count, index->bmin, index->bmax, &index->params, index->tiles_x,
+                          index->tiles_z, border);
 }
 
 nb_status nb_grid_index_tile_compact(nb_context* ctx, const char* fn, const nb_grid_index* index, int32_t tile_x,
@@ -191,22 +180,31 @@ nb_status nb_grid_index_bake_tile(nb_context* ctx, const nb_grid_index* index, c
     for (int i = 0; i < NB_STAT_COUNT; ++i)
         st_out[i] = -1.0;
 
+    /* Every link, not only this tile's: a bad one is refused whichever tile is baked first. */
+    nb_status st = nb_grid_index_check_links(ctx, fn, index, links, link_count);
+    if (st != NB_OK)
+        return st;
     const double t0 = nb_now_ms();
     nb_compact_heightfield* chf = NULL;
     nb_offmesh_link* tlinks = NULL;
     float lo[3], hi[3];
-    nb_status st = nb_grid_index_tile_compact(ctx, fn, index, tile_x, tile_z, &chf, lo, hi, st_out);
+    st = nb_grid_index_tile_compact(ctx, fn, index, tile_x, tile_z, &chf, lo, hi, st_out);
     if (st != NB_OK)
         return st;
+    const float border = (float)(index->cells.walkable_radius + 3) * index->cfg.cell_size;
+    float field_lo[2], field_hi[2];
+    nb_tile_field_box(lo, hi, border, field_lo, field_hi);
     uint32_t nlinks = 0;
-    st = nb_links_in_tile(ctx, fn, links, link_count, lo, hi, &tlinks, &nlinks);
+    st = nb_links_in_tile(ctx, fn, links, link_count, field_lo, field_hi, border, tile_x == 0, tile_z == 0, &tlinks,
+                          &nlinks);
     if (st != NB_OK)
         goto cleanup;
     if (!chf) {
+        /* No triangles: no cache and no ground, but the links starting here get their tile (as in a solo bake). */
         if (nlinks)
-            st = nb_fail(ctx, NB_ERR_INVALID_ARG, "%s: tile (%d, %d) has off-mesh links but no triangles", fn, tile_x,
-                         tile_z);
-        goto cleanup; /* nothing here: every output stays NULL */
+            st = nb_tile_links_only(ctx, &index->cfg, &index->cells, lo, hi, tlinks, nlinks, tile_x, tile_z, data,
+                                    size);
+        goto cleanup; /* nothing else here: the other outputs stay NULL */
     }
     if (cache) {
         st = nb_compact_encode(ctx, chf, tile_x, tile_z, cache, cache_size);

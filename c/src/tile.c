@@ -1,6 +1,7 @@
 /* Tile blobs: one self-describing, versioned, checksummed little-endian block per tile (layout in
  * docs/FORMAT.md). The runtime reads a blob in place, so nb_tile_parse validates every count, offset and index
  * before handing out pointers into it: a blob that passes can be walked without bounds checks. */
+#include "bake_internal.h"
 #include "navmesh_internal.h"
 
 #include <math.h>
@@ -292,8 +293,8 @@ static uint16_t quantize_hi(float v, float origin, float q)
 
 /* Everything nb_tile_build checks before it allocates: pointers, ranges, the detail mesh's fit to the polygons,
  * the links. Fills the counts of the blob and how many links are stored. */
-static nb_status check_build_params(nb_context* ctx, const nb_tile_params* tp, uint8_t* keep_link,
-                                    tile_counts* c)
+static nb_status check_build_params(nb_context* ctx, const nb_tile_params* tp, int keep_all_links,
+                                    uint8_t* keep_link, tile_counts* c)
 {
     const nb_poly_mesh* pm = tp->poly_mesh;
     const nb_poly_mesh_detail* dm = tp->detail;
@@ -407,7 +408,7 @@ static nb_status check_build_params(nb_context* ctx, const nb_tile_params* tp, u
         if (l->bidirectional > 1)
             return nb_fail(ctx, NB_ERR_INVALID_ARG, FN_BUILD ": links[%u].bidirectional must be 0 or 1 (got %u)", i,
                            l->bidirectional);
-        keep_link[i] = (uint8_t)inside_xz(l->start, pm->bmin, pm->bmax);
+        keep_link[i] = (uint8_t)(keep_all_links || inside_xz(l->start, pm->bmin, pm->bmax));
         noff += keep_link[i];
     }
 
@@ -434,6 +435,12 @@ static nb_status check_build_params(nb_context* ctx, const nb_tile_params* tp, u
 
 nb_status nb_tile_build(nb_context* ctx, const nb_tile_params* params, uint8_t** data, size_t* size)
 {
+    return nb_tile_build_as(ctx, params, 0, data, size);
+}
+
+nb_status nb_tile_build_as(nb_context* ctx, const nb_tile_params* params, int keep_all_links, uint8_t** data,
+                           size_t* size)
+{
     if (!params || !data || !size)
         return nb_fail(ctx, NB_ERR_NULL_ARG, FN_BUILD ": %s is NULL", !params ? "params" : !data ? "data" : "size");
     *data = NULL;
@@ -454,7 +461,7 @@ nb_status nb_tile_build(nb_context* ctx, const nb_tile_params* params, uint8_t**
         goto cleanup;
     }
     tile_counts c;
-    st = check_build_params(ctx, params, keep_link, &c);
+    st = check_build_params(ctx, params, keep_all_links, keep_link, &c);
     if (st != NB_OK)
         goto cleanup;
     tile_layout l;
@@ -955,6 +962,13 @@ nb_status nb_bake_tile(nb_context* ctx, const nb_bake_input* input, const nb_con
                        const nb_offmesh_link* links, uint32_t link_count, int32_t tile_x, int32_t tile_z,
                        uint8_t** data, size_t* size, double stats[NB_STAT_COUNT])
 {
+    return nb_bake_tile_as(ctx, input, config, links, link_count, tile_x, tile_z, 0, data, size, stats);
+}
+
+nb_status nb_bake_tile_as(nb_context* ctx, const nb_bake_input* input, const nb_config* config,
+                          const nb_offmesh_link* links, uint32_t link_count, int32_t tile_x, int32_t tile_z,
+                          int keep_all_links, uint8_t** data, size_t* size, double stats[NB_STAT_COUNT])
+{
     if (!data || !size)
         return nb_fail(ctx, NB_ERR_NULL_ARG, "nb_bake_tile: %s is NULL", !data ? "data" : "size");
     *data = NULL;
@@ -974,7 +988,7 @@ nb_status nb_bake_tile(nb_context* ctx, const nb_bake_input* input, const nb_con
     tp.walkable_height = r.config.agent_height;
     tp.walkable_radius = r.config.agent_radius;
     tp.walkable_climb = r.config.agent_max_climb;
-    st = nb_tile_build(ctx, &tp, data, size);
+    st = nb_tile_build_as(ctx, &tp, keep_all_links, data, size);
     if (st == NB_OK && stats)
         memcpy(stats, r.stats, sizeof(r.stats));
     nb_bake_result_release(ctx, &r);

@@ -16,7 +16,7 @@ typedef struct cache_obstacle {
 typedef struct cache_tile {
     uint8_t* blob; /* the encoded compact heightfield; NULL = no geometry there */
     uint32_t size;
-    float lo[3], hi[3]; /* the tile's bounds without border (as nb_grid_tile_select gives them: links sort by them) */
+    float lo[3], hi[3]; /* the tile's bounds without border (nb_grid_tile_bounds; links go by nb_tile_field_box) */
 } cache_tile;
 
 struct nb_tile_cache {
@@ -68,10 +68,46 @@ nb_status nb_tile_finish(nb_context* ctx, const nb_config* cfg, const nb_config_
         tp.walkable_height = cfg->agent_height;
         tp.walkable_radius = cfg->agent_radius;
         tp.walkable_climb = cfg->agent_max_climb;
-        st = nb_tile_build(ctx, &tp, data, size);
+        st = nb_tile_build_as(ctx, &tp, 1, data, size);
     }
     nb_bake_result_release(ctx, &r);
     return st;
+}
+
+nb_status nb_tile_links_only(nb_context* ctx, const nb_config* cfg, const nb_config_cells* cells, const float lo[3],
+                             const float hi[3], const nb_offmesh_link* links, uint32_t link_count, int32_t tile_x,
+                             int32_t tile_z, uint8_t** data, size_t* size)
+{
+    /* An empty polygon mesh with the bounds the bake gives a tile here (xz: the field box shrunk back as the
+     * contour stage shrinks it; y: the level's, raised by the agent height as nb_compact_heightfield_build raises
+     * it), so the tile sits in its grid cell like any other and its links' ends are classified against the same
+     * footprint. */
+    nb_poly_mesh pm;
+    memset(&pm, 0, sizeof(pm));
+    const float border = (float)(cells->walkable_radius + 3) * cfg->cell_size;
+    float field_lo[2], field_hi[2];
+    nb_tile_field_box(lo, hi, border, field_lo, field_hi);
+    pm.bmin[0] = field_lo[0] + border;
+    pm.bmin[1] = lo[1];
+    pm.bmin[2] = field_lo[1] + border;
+    pm.bmax[0] = field_hi[0] - border;
+    pm.bmax[1] = hi[1] + (float)cells->walkable_height * cfg->cell_height;
+    pm.bmax[2] = field_hi[1] - border;
+    pm.nvp = cfg->verts_per_poly;
+    pm.cell_size = cfg->cell_size;
+    pm.cell_height = cfg->cell_height;
+    pm.border_size = cells->walkable_radius + 3;
+    nb_tile_params tp;
+    memset(&tp, 0, sizeof(tp));
+    tp.poly_mesh = &pm;
+    tp.links = links;
+    tp.link_count = link_count;
+    tp.tile_x = tile_x;
+    tp.tile_z = tile_z;
+    tp.walkable_height = cfg->agent_height;
+    tp.walkable_radius = cfg->agent_radius;
+    tp.walkable_climb = cfg->agent_max_climb;
+    return nb_tile_build_as(ctx, &tp, 1, data, size);
 }
 
 void nb_tile_box(const nb_navmesh_params* params, float border, int32_t tile_x, int32_t tile_z, float lo[2],
@@ -156,6 +192,10 @@ nb_status nb_tile_rebuild(nb_context* ctx, const nb_config* config, const uint8_
         if (st != NB_OK)
             return st;
     }
+    /* The fields, named by their index in the caller's list; the bounds were checked by the bake. */
+    st = nb_links_check(ctx, fn, links, link_count, NULL, NULL, NULL, 0, 0, 0.0f);
+    if (st != NB_OK)
+        return st;
     nb_compact_heightfield* chf = NULL;
     nb_offmesh_link* tlinks = NULL;
     int32_t tx = 0, tz = 0;
@@ -175,13 +215,13 @@ nb_status nb_tile_rebuild(nb_context* ctx, const nb_config* config, const uint8_
         if (st != NB_OK)
             goto cleanup;
     }
-    /* The tile proper, computed as the contour stage shrinks the field's bounds (the bounds the tile blob
-     * records). */
+    /* The field's bounds are the tile's grown by the border exactly as the bake grew them (nb_tile_field_box):
+     * the same links are kept. */
     const float pad = (float)chf->border_size * chf->cell_size;
-    const float lo[3] = { chf->bmin[0] + pad, chf->bmin[1], chf->bmin[2] + pad };
-    const float hi[3] = { chf->bmax[0] - pad, chf->bmax[1], chf->bmax[2] - pad };
+    const float field_lo[2] = { chf->bmin[0], chf->bmin[2] };
+    const float field_hi[2] = { chf->bmax[0], chf->bmax[2] };
     uint32_t nlinks = 0;
-    st = nb_links_in_tile(ctx, fn, links, link_count, lo, hi, &tlinks, &nlinks);
+    st = nb_links_in_tile(ctx, fn, links, link_count, field_lo, field_hi, pad, tx == 0, tz == 0, &tlinks, &nlinks);
     if (st != NB_OK)
         goto cleanup;
     st = nb_tile_finish(ctx, &cfg, &cells, chf, tlinks, nlinks, tx, tz, NULL, data, size);
@@ -243,6 +283,9 @@ nb_status nb_tile_cache_create(nb_context* ctx, const nb_bake_input* input, cons
         st = nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "%s: out of memory 'tiles' (%zu)", fn, ntiles);
         goto cleanup;
     }
+    st = nb_grid_index_check_links(ctx, fn, index, links, link_count);
+    if (st != NB_OK)
+        goto cleanup;
     if (link_count) {
         c->links = (nb_offmesh_link*)nb_alloc(ctx, (size_t)link_count * sizeof(nb_offmesh_link));
         if (!c->links) {
@@ -258,17 +301,8 @@ nb_status nb_tile_cache_create(nb_context* ctx, const nb_bake_input* input, cons
             st = nb_grid_index_tile_compact(ctx, fn, index, tx, tz, &chf, t->lo, t->hi, NULL);
             if (st != NB_OK)
                 goto cleanup;
-            int has_links = 0;
-            for (uint32_t i = 0; i < link_count && !has_links; ++i)
-                has_links = nb_inside_xz(links[i].start, t->lo, t->hi);
-            if (!chf) {
-                if (has_links) {
-                    st = nb_fail(ctx, NB_ERR_INVALID_ARG, "%s: tile (%d, %d) has off-mesh links but no triangles", fn,
-                                 tx, tz);
-                    goto cleanup;
-                }
-                continue;
-            }
+            if (!chf)
+                continue; /* no geometry: nothing to keep (build_tile still gives links starting here a tile) */
             size_t size = 0;
             st = nb_compact_encode(ctx, chf, tx, tz, &t->blob, &size);
             if (st != NB_OK)
@@ -302,13 +336,23 @@ static nb_status build_tile(nb_context* ctx, const char* fn, nb_tile_cache* c, i
     *data = NULL;
     *size = 0;
     const cache_tile* t = &c->tiles[tx + tz * c->tiles_x];
-    if (!t->blob)
-        return NB_OK;
     nb_compact_heightfield* chf = NULL;
     nb_offmesh_link* tlinks = NULL;
-    nb_status st = nb_compact_decode(ctx, t->blob, t->size, &chf, NULL, NULL);
+    uint32_t nlinks = 0;
+    float field_lo[2], field_hi[2];
+    nb_tile_field_box(t->lo, t->hi, c->border, field_lo, field_hi);
+    nb_status st;
+    if (!t->blob) {
+        /* No geometry (so no obstacle ever dirties it): the links starting here, if any, as nb_bake_navmesh. */
+        st = nb_links_in_tile(ctx, fn, c->links, c->link_count, field_lo, field_hi, c->border, tx == 0, tz == 0,
+                              &tlinks, &nlinks);
+        if (st == NB_OK && nlinks)
+            st = nb_tile_links_only(ctx, &c->cfg, &c->cells, t->lo, t->hi, tlinks, nlinks, tx, tz, data, size);
+        goto cleanup;
+    }
+    st = nb_compact_decode(ctx, t->blob, t->size, &chf, NULL, NULL);
     if (st != NB_OK)
-        return st;
+        goto cleanup;
     for (uint32_t i = 0; i < c->obstacle_count; ++i) {
         const cache_obstacle* o = &c->obstacles[i];
         if (!overlaps_tile(c, tx, tz, o->lo, o->hi))
@@ -317,8 +361,8 @@ static nb_status build_tile(nb_context* ctx, const char* fn, nb_tile_cache* c, i
         if (st != NB_OK)
             goto cleanup;
     }
-    uint32_t nlinks = 0;
-    st = nb_links_in_tile(ctx, fn, c->links, c->link_count, t->lo, t->hi, &tlinks, &nlinks);
+    st = nb_links_in_tile(ctx, fn, c->links, c->link_count, field_lo, field_hi, c->border, tx == 0, tz == 0, &tlinks,
+                          &nlinks);
     if (st != NB_OK)
         goto cleanup;
     st = nb_tile_finish(ctx, &c->cfg, &c->cells, chf, tlinks, nlinks, tx, tz, NULL, data, size);

@@ -271,20 +271,32 @@ static void test_errors(void)
     cache = (uint8_t*)1;
     CHECK_INT(nb_grid_index_bake_tile(ctx, index, NULL, 0, 3, 3, &data, &size, &cache, &cache_size, NULL), NB_OK);
     CHECK(data == NULL && cache == NULL && size == 0 && cache_size == 0);
-    /* a link starting in an empty tile */
+    /* a link starting in an empty tile: that tile holds the link alone (no ground, so no cache), as
+     * nb_bake_grid_tile bakes it */
     nb_offmesh_link l;
     memset(&l, 0, sizeof(l));
     l.start[0] = l.start[2] = 29.0f;
     l.end[0] = 29.0f; /* in the tile beside it, along -z */
     l.end[2] = 26.0f;
     l.radius = 1.0f;
-    CHECK_STATUS(ctx, nb_grid_index_bake_tile(ctx, index, &l, 1, 3, 3, &data, &size, &cache, &cache_size, NULL),
-                 NB_ERR_INVALID_ARG, "off-mesh links but no triangles");
-    CHECK(data == NULL && cache == NULL);
+    CHECK_INT(nb_grid_index_bake_tile(ctx, index, &l, 1, 3, 3, &data, &size, &cache, &cache_size, NULL), NB_OK);
+    CHECK(data != NULL && cache == NULL);
+    uint8_t* same = NULL;
+    size_t same_size = 0;
+    CHECK_INT(nb_bake_grid_tile(ctx, &in, &cfg, &l, 1, 3, 3, &same, &same_size, NULL), NB_OK);
+    CHECK(same && same_size == size && memcmp(same, data, size) == 0);
+    nb_bytes_free(ctx, same);
+    nb_bytes_free(ctx, data);
+    /* the tile with the triangles holds none of it */
     CHECK_INT(nb_grid_index_bake_tile(ctx, index, &l, 1, 0, 0, &data, &size, &cache, &cache_size, NULL), NB_OK);
     CHECK(data != NULL && cache != NULL);
     nb_bytes_free(ctx, data);
     nb_bytes_free(ctx, cache);
+    /* a start outside the level's bounds (0 .. 30), refused whichever tile is asked for */
+    l.start[0] = 31.0f;
+    CHECK_STATUS(ctx, nb_grid_index_bake_tile(ctx, index, &l, 1, 0, 0, &data, &size, &cache, &cache_size, NULL),
+                 NB_ERR_INVALID_ARG, "links[0]: start (31, 0, 29) is outside the level's bounds (x 0..30, z 0..30");
+    CHECK(data == NULL && cache == NULL);
     nb_grid_index_destroy(ctx, index);
     nb_grid_index_destroy(ctx, NULL);
 }

@@ -818,17 +818,40 @@ static void test_links_survive_updates(void)
     free_blobs(blobs, sizes, ntx * ntz);
 
     nb_tile_cache* c2 = (nb_tile_cache*)1;
-    /* a link starting in a tile without triangles is refused, as nb_bake_navmesh refuses it */
+    /* a link starting in a tile without triangles gets a tile of its own (no ground: its start unattached), in the
+     * cache's navmesh as in nb_bake_navmesh's; no obstacle ever rebuilds that tile (it has no cached field) */
     nb_bake_input part = in;
     part.mesh.triangle_count = 10; /* the first 5 segments, x 0 .. 20; the bounds keep the 4 tiles */
     const float bmin[3] = { 0, 0, 0 }, bmax[3] = { CORR_LEN, 0, CORR_WIDTH };
     part.bmin = bmin;
     part.bmax = bmax;
-    const nb_offmesh_link stray = corridor_link(50.0f, 55.0f);
-    nb_navmesh* n2 = NULL;
-    CHECK_STATUS(ctx, nb_bake_navmesh(ctx, &part, &cfg, &stray, 1, &n2), NB_ERR_INVALID_ARG, "no triangles");
-    CHECK_STATUS(ctx, nb_tile_cache_create(ctx, &part, &cfg, &stray, 1, &c2), NB_ERR_INVALID_ARG, "no triangles");
-    CHECK(c2 == NULL);
+    const nb_offmesh_link stray[2] = { corridor_link(50.0f, 55.0f), corridor_link(45.0f, 10.0f) };
+    nb_navmesh *n2 = NULL, *n3 = NULL;
+    CHECK_INT(nb_bake_navmesh(ctx, &part, &cfg, stray, 2, &n2), NB_OK);
+    CHECK_INT(nb_tile_cache_create(ctx, &part, &cfg, stray, 2, &c2), NB_OK);
+    if (c2 == (nb_tile_cache*)1)
+        c2 = NULL;
+    if (c2)
+        CHECK_INT(nb_tile_cache_build_navmesh(ctx, c2, &n3), NB_OK);
+    if (n2 && n3) {
+        CHECK(save_equal(n2, n3));
+        const uint8_t* t2 = NULL;
+        size_t t2_size = 0;
+        CHECK_INT(nb_navmesh_tile_data(n3, 2, 0, &t2, &t2_size), NB_OK);
+        CHECK_INT(nb_navmesh_tile_data(n3, 3, 0, &t2, &t2_size), NB_ERR_NOT_FOUND); /* no floor, no link start */
+        nb_volume all = wall_box(0.0f, CORR_LEN, NB_NULL_AREA);
+        uint32_t id3 = 0;
+        CHECK_INT(nb_tile_cache_add_obstacle(ctx, c2, &all, &id3), NB_OK);
+        CHECK_INT(nb_tile_cache_update(ctx, c2, n3, tiles, 4, &n), NB_OK);
+        CHECK(!has_pair(tiles, n, 2, 0));
+        CHECK_INT(nb_navmesh_tile_data(n3, 2, 0, &t2, &t2_size), NB_OK);
+        CHECK_INT(nb_tile_cache_remove_obstacle(ctx, c2, id3), NB_OK);
+        CHECK_INT(nb_tile_cache_update(ctx, c2, n3, tiles, 4, &n), NB_OK);
+        CHECK(save_equal(n2, n3));
+    }
+    nb_navmesh_destroy(ctx, n2);
+    nb_navmesh_destroy(ctx, n3);
+    nb_tile_cache_destroy(ctx, c2);
     c2 = (nb_tile_cache*)1;
     CHECK_INT(nb_tile_cache_create(ctx, &in, &cfg, NULL, 1, &c2), NB_ERR_NULL_ARG);
     CHECK(c2 == NULL);

@@ -251,3 +251,36 @@ describe('onTile and progress', () => {
   });
 });
 
+
+describe('off-mesh links whose start has no ground', () => {
+  // A start in a part of the grid with no triangles (tile (0, 0) at tileSize 16), and one 0.8 beyond the level's
+  // max z: the same outcome whatever tileSize and whatever bakes it (the first failed tiled bakes with a C
+  // function's message; the second was dropped silently by a solo bake and kept by tiled ones).
+  const bakes: [string, object, object][] = [
+    ['solo', {}, { workers: false }],
+    ['tileSize 16, main thread', { tileSize: 16 }, { workers: false }],
+    ['tileSize 64, 2 workers', { tileSize: 64 }, { workers: 2 }],
+    ['tileSize 16, obstacles', { tileSize: 16 }, { workers: 2, obstacles: true }],
+  ];
+
+  it('a start over no triangles is kept, unattached, in every mode', async () => {
+    const end = (await bake(dungeon, {}, { workers: false })).randomPoint({ seed: 1 })!;
+    const links = [{ start: [-22.62, 10, -87.64], end, radius: 1, userId: 7 }];
+    for (const [name, config, options] of bakes) {
+      const nav = await bake({ ...dungeon, links }, config, options);
+      const kept = nav.polygons().filter((p) => p.link).map((p) => [p.link!.userId, p.link!.attached.start, p.link!.attached.end]);
+      expect(kept, name).toEqual([[7, false, true]]);
+      nav.dispose();
+    }
+  });
+
+  it('a start outside the level is refused by name in every mode', async () => {
+    const links = [{ start: [0, 0, 0], end: [1, 0, 1], radius: 1 }, { start: [36.5, 10.2, 9.7], end: [36.5, 10.2, 0], radius: 1 }];
+    for (const [name, config, options] of bakes) {
+      const e = (await rejection(bake({ ...dungeon, links }, config, options))) as NavBakeError;
+      expect(e, name).toBeInstanceOf(NavBakeError);
+      expect(e.code, name).toBe('NB_ERR_INVALID_ARG');
+      expect(e.message, name).toMatch(/^navbake\.bake: geometry\.links\[1\]: start \(36\.5, 10\.2, 9\.7\) is outside the level's bounds \(x .*, z -90\.\d+\.\.8\.89\d*/);
+    }
+  });
+});

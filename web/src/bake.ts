@@ -245,6 +245,22 @@ export function bakeOptions<T extends { signal?: AbortSignal; onProgress?: unkno
 
 /** Bakes a navmesh. Rejects with NavBakeError (the C status name and message) or the abort reason. */
 export async function bake(geometry: Geometry, config?: NavBakeConfig, opts?: BakeOptions): Promise<NavMesh> {
+  try {
+    return await bakeUnnamed(geometry, config, opts);
+  } catch (e) {
+    throw linkNamed(e);
+  }
+}
+
+/** C names a link it refuses "nb_<fn>: links[i]..." (its start outside the level, on a tile border): say it as the
+ * geometry field it came from, as the checks made here do. */
+function linkNamed(e: unknown): unknown {
+  if (!(e instanceof NavBakeError)) return e;
+  const m = /^nb_[a-z_]+: links\[(\d+)\]/.exec(e.message);
+  return m ? new NavBakeError(e.code, `navbake.bake: geometry.links[${m[1]}]${e.message.slice(m[0].length)}`) : e;
+}
+
+async function bakeUnnamed(geometry: Geometry, config?: NavBakeConfig, opts?: BakeOptions): Promise<NavMesh> {
   const options = bakeOptions<BakeOptionsWithHooks>('navbake.bake', opts, BAKE_OPTIONS, ['testExitAtStage']);
   const { signal, onProgress } = options;
   const { w, values, field } = await configFor(config, signal);

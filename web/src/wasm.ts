@@ -541,8 +541,9 @@ export class Wasm {
   }
 
   /**
-   * The tiles worth a bake call, (x, z) pairs in (z, x) order: those with triangles (candidateTiles), and
-   * those holding a link's start (C then reports a link in a tile without triangles, as nb_bake_navmesh would).
+   * The tiles worth a bake call, (x, z) pairs in (z, x) order: those with triangles (candidateTiles), and the
+   * tiles around each link's start (C bakes the one holding it, with just its links where it has no triangles, and
+   * the others to null).
    */
   sessionTiles(s: GridSession): Int32Array {
     const want = new Set<number>();
@@ -553,21 +554,14 @@ export class Wasm {
       }
     }
     if (s.linkBytes) {
-      // nb_inside_xz over the tile's [lo, hi) in float32, as C computes the bounds
+      // C decides which tile holds a start in its own float arithmetic near the edges: offer the neighbours too
       const f = new DataView(s.linkBytes.buffer, s.linkBytes.byteOffset, s.linkBytes.byteLength);
       const [ox, , oz, tw, td] = s.params;
-      const fr = Math.fround;
       for (let o = 0; o < s.linkBytes.length; o += LINK_SIZE) {
-        const px = f.getFloat32(o, true);
-        const pz = f.getFloat32(o + 8, true);
-        const cx = Math.floor((px - ox) / tw);
-        const cz = Math.floor((pz - oz) / td);
+        const cx = Math.floor((f.getFloat32(o, true) - ox) / tw);
+        const cz = Math.floor((f.getFloat32(o + 8, true) - oz) / td);
         for (let z = Math.max(0, cz - 1); z <= Math.min(s.tilesZ - 1, cz + 1); z++) {
-          for (let x = Math.max(0, cx - 1); x <= Math.min(s.tilesX - 1, cx + 1); x++) {
-            const lx = fr(ox + fr(x * tw));
-            const lz = fr(oz + fr(z * td));
-            if (px >= lx && px < fr(lx + tw) && pz >= lz && pz < fr(lz + td)) want.add(z * s.tilesX + x);
-          }
+          for (let x = Math.max(0, cx - 1); x <= Math.min(s.tilesX - 1, cx + 1); x++) want.add(z * s.tilesX + x);
         }
       }
     }
