@@ -125,7 +125,7 @@ $(WEB_JS): $(WEB_SRC) $(WASM_JS) web/rolldown.config.mjs | node_modules/.npm-ok
 	npx tsc -p web/tsconfig.json
 	cp $(WASM_JS) $(BUILD)/wasm/navbake.wasm web/src/navbake.d.mts $(BUILD)/web/
 	npx rolldown -c web/rolldown.config.mjs --logLevel warn
-	cp $(BUILD)/web/*.d.ts $(BUILD)/web/navbake.d.mts $(BUILD)/wasm/navbake.wasm web/dist/
+	cp $(BUILD)/web/*.d.ts $(BUILD)/wasm/navbake.wasm web/dist/
 	npx tsc -p web/bin/tsconfig.json
 	chmod +x web/dist/bin/navbake.js
 
@@ -158,6 +158,7 @@ test-c: $(TEST_BIN)
 test-web: $(WASM_JS) $(WEB_JS) $(BUILD)/navbake node_modules/.npm-ok
 	npx tsc -p tsconfig.json
 	npx tsc -p demo/tsconfig.json --noEmit
+	npx tsc -p tests/types/tsconfig.json && npx tsc -p tests/types/tsconfig.node.json
 	npx vitest run
 
 # The packed tarball installed into a fresh Vite project (built, then run in Chromium) and a plain Node script.

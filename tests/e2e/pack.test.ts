@@ -81,6 +81,7 @@ describe('npm pack', () => {
     const modules = packed.filter((f) => /^web\/dist\/[^/]+\.m?js$/.test(f));
     expect(modules.length, modules.join(', ')).toBeLessThanOrEqual(6);
     expect(packed).not.toContain('web/dist/wasm.js');
+    expect(packed).not.toContain('web/dist/navbake.d.mts'); // the loader's declarations: bundled, not shipped
     const top = ['package.json', 'README.md', 'LICENSE'];
     const stray = packed.filter((f) => !(f.startsWith('web/dist/') || top.includes(f)));
     expect(stray).toEqual([]);
@@ -124,6 +125,29 @@ describe('installed into a plain Node ESM project', () => {
     expect(Math.abs(out.threeOnTop)).toBeLessThan(0.5); // the box's top is at y = 0
     expect(out.helperTriangles).toBeGreaterThan(0);
     expect(out.defaultsCellSize).toBe(0.3);
+  });
+
+  it('exports the wasm file as navbake/navbake.wasm (import.meta.resolve, require.resolve), and init takes its bytes', () => {
+    const script = [
+      "import { readFileSync } from 'node:fs';",
+      "import { createRequire } from 'node:module';",
+      "import { fileURLToPath } from 'node:url';",
+      "import { bake, init } from 'navbake';",
+      "const url = import.meta.resolve('navbake/navbake.wasm');",
+      "const required = createRequire(import.meta.url).resolve('navbake/navbake.wasm');",
+      'const bytes = readFileSync(fileURLToPath(url));',
+      'await init({ wasmBinary: bytes });',
+      'const nav = await bake({ positions: [0, 0, 0, 0, 0, 10, 10, 0, 10, 10, 0, 0], indices: [0, 1, 2, 0, 2, 3] }, null, { workers: false });',
+      'console.log(JSON.stringify({ url, same: required === fileURLToPath(url), magic: [...bytes.subarray(0, 4)], polygons: nav.polygons().length }));',
+    ].join('\n');
+    writeFileSync(join(dir, 'wasm-export.mjs'), script);
+    const r = run(process.execPath, ['wasm-export.mjs'], dir);
+    expect(r.ok, r.output).toBe(true);
+    const out = JSON.parse(r.stdout.trim().split('\n').pop()!);
+    expect(out.url).toMatch(/\/node_modules\/navbake\/web\/dist\/navbake\.wasm$/);
+    expect(out.same).toBe(true);
+    expect(out.magic).toEqual([0, 0x61, 0x73, 0x6d]); // "\0asm"
+    expect(out.polygons).toBeGreaterThan(0);
   });
 
   it("runs the package's bin on a meshopt-compressed .glb: its decoder comes with the install", async () => {

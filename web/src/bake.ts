@@ -21,22 +21,25 @@ export interface Geometry {
   /** xyz per vertex */
   positions: Float32Array | ArrayLike<number>;
   /** three vertex indices per triangle; omitted: consecutive vertex triples */
-  indices?: Uint32Array | Uint16Array | ArrayLike<number>;
+  indices?: Uint32Array | Uint16Array | ArrayLike<number> | undefined;
   /** area id per triangle: 0 = not walkable, 1..63 (63 = the default walkable area). @default all 63 */
-  areas?: Uint8Array | ArrayLike<number>;
+  areas?: Uint8Array | ArrayLike<number> | undefined;
   /**
    * Area volumes applied after erosion, in order (a later one wins where they overlap): area 0 carves the
    * surface away (a no-go zone), 1..63 marks an area (water that costs more: QueryFilter.areaCost).
    */
-  volumes?: readonly Volume[];
+  volumes?: readonly Volume[] | undefined;
   /** Off-mesh links (jumps, ladders, teleporters): each stored in the tile holding its start. */
-  links?: readonly OffMeshLink[];
+  links?: readonly OffMeshLink[] | undefined;
 }
 
+/** What onProgress gets: the stage running and how far it is. */
 export interface BakeProgress {
-  /** the pipeline stage running, or 'tiles' for tiled bakes */
+  /** the pipeline stage running (in {@link STAGES} order), or 'tiles' for tiled bakes */
   stage: BakeStage;
+  /** work done in the stage (tiles baked, for 'tiles'): starts at 0, ends at total; done / total never goes back */
   done: number;
+  /** the stage's work in all (tiles in all, for 'tiles'), never 0: 1 until the stage knows its amount of work */
   total: number;
 }
 
@@ -50,7 +53,7 @@ export function progressOf(stage: number, done: number, total: number): BakeProg
  * for it), the config as C values, and a reader of its resolved fields (a bad config throws NavBakeError).
  */
 export async function configFor(
-  config: NavBakeConfig | undefined,
+  config: NavBakeConfig | null | undefined,
   signal: AbortSignal | undefined,
 ): Promise<{ w: Wasm; values: Float64Array; field: (name: string) => number }> {
   if (signal?.aborted) throw abortReason(signal);
@@ -79,37 +82,38 @@ export function workerCopies(mesh: MeshInput): {
   return { copies, transfer };
 }
 
+/** bake()'s options: where it runs, how to follow or stop it, and tiled-bake extras. */
 export interface BakeOptions {
   /**
    * Workers to bake in (1..64): a tiled bake spreads its tiles over this many, a solo bake uses one. `false`
-   * bakes on the calling thread (blocking it). @default min(4, hardware threads - 1), at least 1
+   * bakes on the calling thread (blocking it). @default {@link defaultWorkerCount}(): min(4, hardware threads - 1), at least 1
    */
-  workers?: number | false;
+  workers?: number | false | undefined;
   /** Aborting rejects the bake with the signal's reason (an AbortError) and stops the work. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Called per stage (solo bakes) or per finished tile (tiled bakes). */
-  onProgress?: (p: BakeProgress) => void;
+  onProgress?: ((p: BakeProgress) => void) | undefined;
   /**
    * Solo bakes: hand the geometry's buffers to the worker instead of copying them. Faster for big meshes, but
    * the arrays you passed become unusable (detached). Tiled bakes copy the geometry into each worker and keep
    * it on this thread until the bake ends (to reopen a session on a replacement worker). @default false
    */
-  transfer?: boolean;
+  transfer?: boolean | undefined;
   /**
    * Tiled bakes: tiles are baked nearest-first to this point (xz distance to the tile's centre; ties by z, then
    * x), so the area around the player is walkable first (onTile). The navmesh is the same whatever the order.
    */
-  focus?: Vec3Like;
+  focus?: Vec3Like | undefined;
   /**
    * Tiled bakes: called as each tile with polygons is added to the navmesh, which is already queryable over the
    * tiles added so far (it is the NavMesh the promise resolves with). An exception thrown here fails the bake.
    */
-  onTile?: (e: TileEvent) => void;
+  onTile?: ((e: TileEvent) => void) | undefined;
   /**
    * Tiled bakes: keep each tile's compact heightfield (encoded, on this thread) so that live obstacles
    * (NavMesh.addObstacle, update) can rebuild single tiles. @default false
    */
-  obstacles?: boolean;
+  obstacles?: boolean | undefined;
 }
 
 /** Options only the tests pass: accepted by bake(), neither typed nor listed for users. */
@@ -121,7 +125,12 @@ type BakeOptionsWithHooks = BakeOptions & BakeHooks;
 
 const BAKE_OPTIONS: readonly (keyof BakeOptions)[] = ['workers', 'signal', 'onProgress', 'transfer', 'focus', 'onTile', 'obstacles'];
 
-/** Default worker count of a tiled bake. */
+/**
+ * The workers a bake uses when `options.workers` is not given: min(4, hardware threads - 1), at least 1. The thread
+ * count is `navigator.hardwareConcurrency` (browsers, Node >= 21). Node 20 has no `navigator`: there the count is
+ * read when the wasm loads (`init()` or the first call needing it), and before that 4 threads are assumed, so this
+ * returns 3 until then.
+ */
 export function defaultWorkerCount(): number {
   return Math.max(1, Math.min(4, hardwareThreads() - 1));
 }
@@ -230,9 +239,9 @@ function tileGrid(positions: Float32Array, cellSize: number, tileSize: number): 
  * The options object of bake() and inspect() with the fields they share checked (signal, onProgress, workers).
  * where: the function messages name.
  */
-export function bakeOptions<T extends { signal?: AbortSignal; onProgress?: unknown; workers?: number | false }>(
+export function bakeOptions<T extends { signal?: AbortSignal | undefined; onProgress?: unknown; workers?: number | false | undefined }>(
   where: string,
-  v: T | undefined,
+  v: T | null | undefined,
   keys: readonly (keyof T & string)[],
   hidden?: readonly string[],
 ): T {
@@ -244,7 +253,7 @@ export function bakeOptions<T extends { signal?: AbortSignal; onProgress?: unkno
 }
 
 /** Bakes a navmesh. Rejects with NavBakeError (the C status name and message) or the abort reason. */
-export async function bake(geometry: Geometry, config?: NavBakeConfig, opts?: BakeOptions): Promise<NavMesh> {
+export async function bake(geometry: Geometry, config?: NavBakeConfig | null, opts?: BakeOptions | null): Promise<NavMesh> {
   try {
     return await bakeUnnamed(geometry, config, opts);
   } catch (e) {
@@ -260,7 +269,7 @@ function linkNamed(e: unknown): unknown {
   return m ? new NavBakeError(e.code, `navbake.bake: geometry.links[${m[1]}]${e.message.slice(m[0].length)}`) : e;
 }
 
-async function bakeUnnamed(geometry: Geometry, config?: NavBakeConfig, opts?: BakeOptions): Promise<NavMesh> {
+async function bakeUnnamed(geometry: Geometry, config?: NavBakeConfig | null, opts?: BakeOptions | null): Promise<NavMesh> {
   const options = bakeOptions<BakeOptionsWithHooks>('navbake.bake', opts, BAKE_OPTIONS, ['testExitAtStage']);
   const { signal, onProgress } = options;
   const { w, values, field } = await configFor(config, signal);
@@ -288,7 +297,7 @@ async function bakeUnnamed(geometry: Geometry, config?: NavBakeConfig, opts?: Ba
   // ---- a solo bake in a worker ----
   const pool = sharedPool(() => wasmModule(), workers as number);
   // The worker gets its own copy, or the caller's buffers with transfer: true (and the arrays made here).
-  const transfer: Transferable[] = [];
+  const transfer: ArrayBuffer[] = [];
   const pass = <T extends Float32Array | Uint32Array | Uint8Array>(a: T | null): T | null => {
     if (!a) return null;
     const whole = a.buffer instanceof ArrayBuffer && a.byteOffset === 0 && a.byteLength === a.buffer.byteLength;

@@ -9,7 +9,7 @@ import { type BakeRequest, type InspectRequest, type VoxelizeRequest, type Worke
 import type { RebuildRequest, SessionCloseRequest, SessionOpenRequest, TileRequest } from './protocol.js';
 import { instantiate, type CProgress, type GridSession, type Wasm } from './wasm.js';
 
-export type Post = (reply: WorkerReply, transfer?: Transferable[]) => void;
+export type Post = (reply: WorkerReply, transfer?: ArrayBuffer[]) => void;
 
 /** Thrown by the test hook (BakeRequest.testExitAtStage): the entry then ends the worker abruptly. */
 export class WorkerExitRequest extends Error {}
@@ -62,7 +62,7 @@ function bakeRequest(msg: BakeRequest, wasm: Wasm, post: Post): void {
   };
   const report = progressPoster(msg.id, post);
   const nav = wasm.bakeNavmesh(mesh, msg.config, (stage, done, total) => hook(stage) || report(stage, done, total));
-  let bytes: Uint8Array;
+  let bytes: Uint8Array<ArrayBuffer>;
   try {
     bytes = wasm.save(nav);
   } finally {
@@ -130,7 +130,7 @@ function sessionRequest(msg: SessionOpenRequest | TileRequest | SessionCloseRequ
           return false;
         };
   const { bytes, cache, times } = wasm.bakeSessionTile(open.s, msg.x, msg.z, open.caches, hook);
-  const transfer = [bytes, cache].filter((b): b is Uint8Array => b !== null).map((b) => b.buffer as ArrayBuffer);
+  const transfer = [bytes, cache].filter((b) => b !== null).map((b) => b.buffer);
   post({ id: msg.id, type: 'tile', x: msg.x, z: msg.z, bytes, cache, memory: wasm.memoryBytes(), times }, transfer);
 }
 
@@ -182,7 +182,7 @@ function serve(ep: Endpoint): void {
 }
 
 interface WorkerScope {
-  postMessage(msg: unknown, transfer?: Transferable[]): void;
+  postMessage(msg: unknown, transfer?: ArrayBuffer[]): void;
   addEventListener(type: 'message', fn: (ev: MessageEvent) => void): void;
 }
 
@@ -190,7 +190,7 @@ declare const WorkerGlobalScope: { new (): unknown } | undefined;
 
 async function start(): Promise<void> {
   if (isNode) {
-    type Port = { postMessage(m: unknown, t?: Transferable[]): void; on(ev: 'message', fn: (m: WorkerRequest) => void): void };
+    type Port = { postMessage(m: unknown, t?: ArrayBuffer[]): void; on(ev: 'message', fn: (m: WorkerRequest) => void): void };
     const wt = await nodeImport<{ parentPort: Port | null; isMainThread: boolean }>('node:worker_threads');
     const port = wt.parentPort;
     if (wt.isMainThread || !port) return; // imported by a test, not running as a worker

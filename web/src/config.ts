@@ -19,39 +19,42 @@ export type Partition = 'watershed' | 'monotone' | 'layers' | 'wavefront';
 /** Every field is optional: a partial object merged over {@link DEFAULTS}. Units are world units unless noted. */
 export interface NavBakeConfig {
   /** Horizontal voxel size [world], > 0. Smaller = finer navmesh, slower bake. @default 0.3 */
-  cellSize?: number;
+  cellSize?: number | undefined;
   /** Vertical voxel size [world], > 0. @default 0.2 */
-  cellHeight?: number;
+  cellHeight?: number | undefined;
   /** Minimum floor-to-ceiling clearance of the agent [world], > 0, at most 255 cells. @default 2 */
-  agentHeight?: number;
+  agentHeight?: number | undefined;
   /** Agent radius [world], >= 0: the walkable area is eroded by it from walls. @default 0.6 */
-  agentRadius?: number;
+  agentRadius?: number | undefined;
   /** Highest step the agent climbs [world], >= 0. @default 0.9 */
-  agentMaxClimb?: number;
+  agentMaxClimb?: number | undefined;
   /** Steepest walkable slope [degrees], 0 <= s < 90. @default 45 */
-  agentMaxSlope?: number;
+  agentMaxSlope?: number | undefined;
   /** Islands smaller than this many cells on a side are dropped [cells], >= 0. @default 8 */
-  regionMinSize?: number;
+  regionMinSize?: number | undefined;
   /** Regions smaller than this many cells on a side merge into a neighbour [cells], >= 0. @default 20 */
-  regionMergeSize?: number;
+  regionMergeSize?: number | undefined;
   /** Longer outline edges are split [world], >= 0 (0 = no limit). @default 12 */
-  edgeMaxLen?: number;
+  edgeMaxLen?: number | undefined;
   /** How far a simplified outline may stray from the voxels [cells], >= 0. @default 1.3 */
-  edgeMaxError?: number;
+  edgeMaxError?: number | undefined;
   /** Most vertices of a convex polygon, 3..12. @default 6 */
-  vertsPerPoly?: number;
+  vertsPerPoly?: number | undefined;
   /** Height sampling distance of the detail mesh [world]: 0 (none) or >= 0.9 * cellSize. @default 1.8 */
-  detailSampleDist?: number;
+  detailSampleDist?: number | undefined;
   /** Largest height error of the detail mesh [world], >= 0. @default 0.2 */
-  detailSampleMaxError?: number;
+  detailSampleMaxError?: number | undefined;
   /** Region partition. @default 'watershed' */
-  partition?: Partition;
+  partition?: Partition | undefined;
   /** Tile size [cells]: 0 bakes one tile; 16..4096 bakes a grid of tiles, spread over the workers. @default 0 */
-  tileSize?: number;
+  tileSize?: number | undefined;
 }
 
-/** The defaults, the same as the C library's (`nb_config_default`). */
-export const DEFAULTS: Readonly<Required<NavBakeConfig>> = Object.freeze({
+/** A {@link NavBakeConfig} with every field given: the type of {@link DEFAULTS}. */
+export type FullNavBakeConfig = { [K in keyof NavBakeConfig]-?: Exclude<NavBakeConfig[K], undefined> };
+
+/** The defaults, the same as the C library's (`nb_config_default`). Frozen. */
+export const DEFAULTS: Readonly<FullNavBakeConfig> = Object.freeze({
   cellSize: 0.3,
   cellHeight: 0.2,
   agentHeight: 2,
@@ -102,7 +105,7 @@ function bad(message: string): NavBakeError {
  * the NB_ZERO sentinel are the only values handled here: C's "0 means default" would otherwise turn
  * `cellSize: 0` into the default and `agentRadius: -1` into zero. Everything else is validated by C.
  */
-export function configValues(fields: readonly ConfigField[], config: NavBakeConfig | undefined): Float64Array {
+export function configValues(fields: readonly ConfigField[], config: NavBakeConfig | null | undefined): Float64Array {
   const values = new Float64Array(fields.length);
   if (config === undefined || config === null) return values;
   if (typeof config !== 'object') throw bad(`config must be an object (got ${typeof config})`);
@@ -153,10 +156,10 @@ export function shortFloat(v: number): number {
 }
 
 /** A resolved C config (one value per field) as a camelCase object. */
-export function configFromValues(fields: readonly ConfigField[], values: ArrayLike<number>): Required<NavBakeConfig> {
+export function configFromValues(fields: readonly ConfigField[], values: ArrayLike<number>): FullNavBakeConfig {
   const out: Record<string, unknown> = {};
   fields.forEach((f, i) => {
     out[f.name] = f.name === 'partition' ? (PARTITIONS[values[i] - 1] ?? values[i]) : shortFloat(values[i]);
   });
-  return out as unknown as Required<NavBakeConfig>;
+  return out as unknown as FullNavBakeConfig;
 }

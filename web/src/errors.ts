@@ -27,6 +27,13 @@ export type NavBakeErrorCode =
   /** TypeScript layer: the wasm module could not be loaded or compiled. */
   | 'NB_ERR_WASM_LOAD';
 
+/**
+ * What every navbake call throws or rejects with for a failure: bad input (NB_ERR_INVALID_ARG naming the argument,
+ * NB_ERR_NONFINITE, ...), a failure of the C library (its status name and message), or one of the TypeScript
+ * layer's own (NB_ERR_DISPOSED, NB_ERR_WORKER, NB_ERR_WASM_LOAD). Tell failures apart by {@link code}; the message
+ * names the function, the field and the value. An aborted call rejects with the signal's reason instead (an
+ * AbortError), and "no path" is a result, not an error.
+ */
 export class NavBakeError extends Error {
   /** The C status name, or one of the TypeScript layer's codes (see {@link NavBakeErrorCode}). */
   readonly code: NavBakeErrorCode;

@@ -13,18 +13,19 @@ import { wasmModule } from './runtime.js';
 import type { Vec3 } from './wasm.js';
 import { shown } from './args.js';
 
+/** inspect()'s options. */
 export interface InspectOptions {
   /** `false` inspects on the calling thread (blocking it); a number runs it in the bake worker pool. @default a worker */
-  workers?: number | false;
+  workers?: number | false | undefined;
   /** Aborting rejects with the signal's reason and stops the work. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Called per stage. */
-  onProgress?: (p: BakeProgress) => void;
+  onProgress?: ((p: BakeProgress) => void) | undefined;
   /**
    * For a tiled config (tileSize > 0): the tile [x, z] of the grid bake() would use, baked with the same bounds,
    * border and triangles. @default a solo bake of the whole level (tileSize is then ignored)
    */
-  tile?: readonly [number, number];
+  tile?: readonly [number, number] | undefined;
 }
 
 /** The grid the spans and contours live on (for a tile: the tile itself, without the border baked around it). */
@@ -51,15 +52,18 @@ export interface InspectGrid {
  * `grid.origin[1] + y[i] * grid.cellHeight`.
  */
 export interface InspectSpans {
+  /** spans, the length of each array */
   count: number;
-  x: Uint16Array;
-  z: Uint16Array;
+  /** cell column [cells from grid.origin along x] */
+  x: Uint16Array<ArrayBuffer>;
+  /** cell row [cells from grid.origin along z] */
+  z: Uint16Array<ArrayBuffer>;
   /** floor [cells above grid.origin[1]] */
-  y: Uint16Array;
+  y: Uint16Array<ArrayBuffer>;
   /** area id 1..63 */
-  area: Uint8Array;
+  area: Uint8Array<ArrayBuffer>;
   /** region id 1..regionCount; 0 = in no region (an island smaller than regionMinSize) */
-  region: Uint16Array;
+  region: Uint16Array<ArrayBuffer>;
 }
 
 /**
@@ -68,34 +72,53 @@ export interface InspectSpans {
  * offsets[i + 1]]` (a closed loop), likewise rawVertices with rawOffsets. y is the highest floor around the corner.
  */
 export interface InspectContours {
+  /** contours, the length of region and area (offsets and rawOffsets have count + 1) */
   count: number;
-  region: Uint16Array;
-  area: Uint8Array;
-  offsets: Uint32Array;
-  vertices: Float32Array;
-  rawOffsets: Uint32Array;
-  rawVertices: Float32Array;
+  /** per contour, the region it outlines */
+  region: Uint16Array<ArrayBuffer>;
+  /** per contour, its region's area id */
+  area: Uint8Array<ArrayBuffer>;
+  /** count + 1 offsets into vertices, in points (xyz triples) */
+  offsets: Uint32Array<ArrayBuffer>;
+  /** every simplified outline's points, world xyz */
+  vertices: Float32Array<ArrayBuffer>;
+  /** count + 1 offsets into rawVertices, in points */
+  rawOffsets: Uint32Array<ArrayBuffer>;
+  /** every raw outline's points (one per cell edge), world xyz */
+  rawVertices: Float32Array<ArrayBuffer>;
 }
 
 /** Milliseconds per stage (nb_bake's NB_STAT_MS_*); 'distance' is the watershed's distance field (0 otherwise). */
 export interface StageTimes {
+  /** walkable marking by slope and rasterization into the solid heightfield */
   rasterize: number;
+  /** the filters: low hanging obstacles, ledges, low ceilings */
   filter: number;
+  /** the compact heightfield and its neighbour links */
   compact: number;
+  /** erosion by agentRadius */
   erode: number;
+  /** the median area filter and the area volumes */
   areas: number;
+  /** the watershed's distance field (0 for the other partitions) */
   distance: number;
+  /** the region partition (the distance field not included) */
   regions: number;
+  /** the region outlines */
   contours: number;
+  /** the convex polygons */
   polymesh: number;
+  /** the detail height mesh */
   detail: number;
+  /** the whole bake, every stage included */
   total: number;
 }
 
 /** Counts of each stage (nb_bake's statistics). */
 export interface InspectCounts {
-  /** grid columns along x and z, border included */
+  /** grid cells along x, border included */
   gridWidth: number;
+  /** grid cells along z, border included */
   gridHeight: number;
   /** solid spans after the filters */
   heightfieldSpans: number;
@@ -105,24 +128,35 @@ export interface InspectCounts {
   walkableSpans: number;
   /** highest region id + 1, as recastnavigation reports it (so regionCount + 1) */
   regions: number;
+  /** region outlines traced */
   contours: number;
   /** polygons of the polygon mesh: ground only (NavMesh.tiles() counts off-mesh link polygons too) */
   polygons: number;
+  /** vertices of the polygon mesh */
   polygonVertices: number;
+  /** vertices of the detail mesh */
   detailVertices: number;
+  /** triangles of the detail mesh */
   detailTriangles: number;
 }
 
+/** inspect()'s result: every intermediate stage of one bake. */
 export interface Inspection {
   /** the tile inspected, or null for a solo bake of the whole level */
   tile: [number, number] | null;
+  /** the grid spans and contours live on */
   grid: InspectGrid;
+  /** the walkable spans after erosion and area marking */
   spans: InspectSpans;
   /** regions: ids 1..regionCount */
   regionCount: number;
+  /** the region outlines */
   contours: InspectContours;
+  /** milliseconds per stage */
   times: StageTimes;
+  /** counts of each stage */
   counts: InspectCounts;
+  /** the memory the bake used */
   memory: {
     /** most bytes the bake's stages held at once (the input copy not counted) */
     peakBytes: number;
@@ -140,7 +174,7 @@ function invalid(message: string): NavBakeError {
  * NavBakeError (the C status and message: a bad config, a tile outside the grid, a tile with no triangles) or the
  * abort reason.
  */
-export async function inspect(geometry: Geometry, config?: NavBakeConfig, opts?: InspectOptions): Promise<Inspection> {
+export async function inspect(geometry: Geometry, config?: NavBakeConfig | null, opts?: InspectOptions | null): Promise<Inspection> {
   const options = bakeOptions('navbake.inspect', opts, ['workers', 'signal', 'onProgress', 'tile']);
   const { signal, onProgress } = options;
   const { w, values, field } = await configFor(config, signal);

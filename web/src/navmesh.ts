@@ -24,16 +24,18 @@ import {
 /** A point: [x, y, z], a Float32Array, or anything with x, y, z (a three.js Vector3). */
 export type Vec3Like = ArrayLike<number> | { readonly x: number; readonly y: number; readonly z: number };
 
+/** Options of every query: how a point finds its polygon, and which polygons count. */
 export interface QueryOptions {
   /** Half size of the box searched around a point for the nearest polygon [world]. @default [2, 4, 2] */
-  halfExtents?: Vec3Like;
+  halfExtents?: Vec3Like | undefined;
   /** Which polygons may be used and what areas cost. @default every polygon, every area costs 1 */
-  filter?: QueryFilter;
+  filter?: QueryFilter | undefined;
 }
 
+/** findPath's options. */
 export interface PathOptions extends QueryOptions {
   /** Extra path points: where the path enters another area, or at every polygon edge. @default 'none' */
-  crossings?: 'none' | 'area' | 'all';
+  crossings?: 'none' | 'area' | 'all' | undefined;
 }
 
 /** findPaths' options. */
@@ -42,18 +44,20 @@ export interface PathsOptions extends PathOptions {
    * Also return pointFlags and pointRefs for every point of every path (as findPath does for one), to find where
    * paths take off-mesh links. @default false
    */
-  details?: boolean;
+  details?: boolean | undefined;
 }
 
+/** findPath's result: the path's points, with each point's flags and polygon (see {@link PathDetails}). */
 export interface PathResult extends PathDetails {
   /** complete: reaches the end; partial: ends at the reachable point closest to it; none: no polygon near an end. */
   status: PathStatus;
   /** xyz per point, start and end included (empty when status is 'none'). */
-  points: Float32Array;
+  points: Float32Array<ArrayBuffer>;
   /** Length of the path [world]. */
   length: number;
 }
 
+/** raycast's result: how far a straight walk over the surface got. */
 export interface RaycastResult {
   /** true when a wall stops the ray before end */
   hit: boolean;
@@ -65,32 +69,37 @@ export interface RaycastResult {
   normal: Vec3;
 }
 
+/** distanceToWall's result. When no wall lies within maxRadius: distance is maxRadius, point the centre, normal [0, 0, 0]. */
 export interface WallDistance {
   /** distance to the nearest wall, maxRadius when none is closer */
   distance: number;
-  /** nearest point on the wall */
+  /** nearest point on the wall; the centre itself when no wall is within maxRadius */
   point: Vec3;
-  /** normal of that wall (xz) */
+  /** normal of that wall (xz, pointing from the wall toward the centre); [0, 0, 0] when no wall is within maxRadius */
   normal: Vec3;
 }
 
+/** randomPoint's options. */
 export interface RandomPointOptions {
   /** Restart the random sequence from this seed first: an integer 0..2^53-1 or a bigint 0..2^64-1. */
-  seed?: number | bigint;
+  seed?: number | bigint | undefined;
   /** Pick within radius of center (over connected polygons) instead of anywhere. */
-  center?: Vec3Like;
+  center?: Vec3Like | undefined;
   /** With center only. @default 1 */
-  radius?: number;
-  halfExtents?: Vec3Like;
-  filter?: QueryFilter;
+  radius?: number | undefined;
+  /** Half size of the box searched around center for its polygon [world] (center only). @default [2, 4, 2] */
+  halfExtents?: Vec3Like | undefined;
+  /** Which polygons may be picked. @default every polygon */
+  filter?: QueryFilter | undefined;
 }
 
 /** The tile grid of a navmesh: where tile (0, 0) starts and how big a tile is. */
 export interface NavMeshParams {
   /** world position of tile (0, 0)'s minimum corner */
   origin: Vec3;
-  /** tile size along x and z [world] */
+  /** tile size along x [world] */
   tileWidth: number;
+  /** tile size along z [world] (a baked navmesh's tiles are square: tileWidth) */
   tileDepth: number;
   /** most tiles the navmesh holds at once, 1..4095 */
   maxTiles: number;
@@ -98,7 +107,9 @@ export interface NavMeshParams {
 
 /** One tile of a navmesh. */
 export interface TileInfo {
+  /** the tile's column in the grid (tile x spans origin[0] + x * tileWidth onward) */
   x: number;
+  /** the tile's row in the grid (along z) */
   z: number;
   /** polygons of the tile, off-mesh link polygons included */
   polygons: number;
@@ -106,12 +117,15 @@ export interface TileInfo {
 
 /** A tile record of a saved navmesh file (see {@link NavMesh.readTiles}). */
 export interface TileRecord {
+  /** the tile's column in the grid */
   x: number;
+  /** the tile's row in the grid (along z) */
   z: number;
   /** the tile blob, for {@link NavMesh.loadTile} (a view into the file's bytes) */
   bytes: Uint8Array;
 }
 
+/** The queries' default halfExtents, [2, 4, 2] [world]. Frozen. */
 export const DEFAULT_HALF_EXTENTS: Readonly<Vec3> = Object.freeze([2, 4, 2]) as Readonly<Vec3>;
 
 const CROSSINGS = { none: 0, area: 1, all: 2 } as const;
@@ -181,7 +195,7 @@ function positive(where: string, v: number): number {
 const QUERY_OPTIONS = ['halfExtents', 'filter'] as const;
 
 /** findPath(s)'s options, checked, and C's crossings option. */
-function pathOptions<T extends PathOptions>(method: string, opts: T | undefined, keys: readonly string[] = PATH_OPTIONS): [T, number] {
+function pathOptions<T extends PathOptions>(method: string, opts: T | null | undefined, keys: readonly string[] = PATH_OPTIONS): [T, number] {
   const o = optionsObject<T>(at(method, 'options'), opts, keys);
   const name = o.crossings ?? 'none';
   const crossings = Object.hasOwn(CROSSINGS, name) ? CROSSINGS[name] : undefined; // not 'toString'
@@ -224,6 +238,13 @@ let internals: {
   setBaking(n: NavMesh): void;
 };
 
+/**
+ * A navigation mesh in the main thread's wasm memory, with its queries (paths, nearest points, raycasts, random
+ * points). Made by bake(), {@link NavMesh.load} (a saved file) or {@link NavMesh.create} (an empty tile grid to
+ * stream tiles into); never with `new`. "No path" and "nothing near" are ordinary outcomes (a status, or null);
+ * bad input, and any use after {@link NavMesh.dispose}, throw {@link NavBakeError}. A FinalizationRegistry frees
+ * a forgotten navmesh; dispose() frees it at once.
+ */
 export class NavMesh {
   #h: Handle | null;
   #rng = 0n;
@@ -264,9 +285,10 @@ export class NavMesh {
 
   /**
    * An empty navmesh of a tile grid, to fill with {@link loadTile} (streaming). The params of a saved file come
-   * from {@link NavMesh.readTiles}. Rejects with NB_ERR_INVALID_ARG / NB_ERR_NONFINITE on bad params.
+   * from {@link NavMesh.readTiles} (or a navmesh's {@link params}); `origin` may be any {@link Vec3Like}. Rejects
+   * with NB_ERR_INVALID_ARG / NB_ERR_NONFINITE on bad params.
    */
-  static async create(params: NavMeshParams): Promise<NavMesh> {
+  static async create(params: Omit<NavMeshParams, 'origin'> & { readonly origin: Vec3Like }): Promise<NavMesh> {
     const w = await mainWasm();
     if (!params || typeof params !== 'object') {
       throw new NavBakeError('NB_ERR_INVALID_ARG', 'navbake: NavMesh.create needs { origin, tileWidth, tileDepth, maxTiles }');
@@ -311,15 +333,16 @@ export class NavMesh {
   }
 
   /** The blob of tile (x, z) (a copy), or null when there is none; {@link loadTile} takes it back. */
-  saveTile(x: number, z: number): Uint8Array | null {
+  saveTile(x: number, z: number): Uint8Array<ArrayBuffer> | null {
     const h = this.#live();
     return h.w.tileData(h.nav, tileCoord(at('saveTile', 'x'), x), tileCoord(at('saveTile', 'z'), z));
   }
 
   /**
    * Adds a tile blob (from {@link saveTile} or {@link NavMesh.readTiles}), replacing the tile at its position.
-   * Validated first: NB_ERR_CORRUPT / NB_ERR_VERSION, NB_ERR_TOO_LARGE (maxTiles reached), and on any failure
-   * the navmesh is unchanged. Polygon refs of a replaced tile become stale; paths (points) stay as they are.
+   * Validated first: NB_ERR_CORRUPT / NB_ERR_VERSION, NB_ERR_INVALID_ARG for a tile of another grid (its bounds
+   * lie outside its cell of this navmesh by more than half a tile), NB_ERR_TOO_LARGE (maxTiles reached); on any
+   * failure the navmesh is unchanged. Polygon refs of a replaced tile become stale; paths (points) stay as they are.
    */
   loadTile(data: Uint8Array | ArrayBuffer | ArrayBufferView): void {
     const h = this.#live();
@@ -366,7 +389,7 @@ export class NavMesh {
    * another. Paths are lists of points, so an old path stays a list of points: re-plan those for which
    * `result.touches(points)` is true (polygon refs of rebuilt tiles become stale).
    */
-  update(opts?: UpdateOptions): Promise<ObstacleUpdate> {
+  update(opts?: UpdateOptions | null): Promise<ObstacleUpdate> {
     try {
       const c = this.#obstacles('update');
       return c.update(() => this.#live().nav, opts);
@@ -415,13 +438,13 @@ export class NavMesh {
   }
 
   /** The navmesh as bytes (tiles sorted: the same navmesh always gives the same bytes). */
-  save(): Uint8Array {
+  save(): Uint8Array<ArrayBuffer> {
     const h = this.#live();
     return h.w.save(h.nav);
   }
 
   /** Shortest path from start to end over the surface (A* + string pulling). */
-  findPath(start: Vec3Like, end: Vec3Like, opts?: PathOptions): PathResult {
+  findPath(start: Vec3Like, end: Vec3Like, opts?: PathOptions | null): PathResult {
     this.#live();
     const s = vec3(at('findPath', 'start'), start);
     const e = vec3(at('findPath', 'end'), end);
@@ -438,8 +461,8 @@ export class NavMesh {
    * [offsets[i] .. offsets[i + 1]]).
    */
   findPaths(pairs: Float32Array | ArrayLike<number>, opts: PathsOptions & { details: true }): PathBatch & PathDetails;
-  findPaths(pairs: Float32Array | ArrayLike<number>, opts?: PathsOptions): PathBatch & Partial<PathDetails>;
-  findPaths(pairs: Float32Array | ArrayLike<number>, opts?: PathsOptions): PathBatch & Partial<PathDetails> {
+  findPaths(pairs: Float32Array | ArrayLike<number>, opts?: PathsOptions | null): PathBatch & Partial<PathDetails>;
+  findPaths(pairs: Float32Array | ArrayLike<number>, opts?: PathsOptions | null): PathBatch & Partial<PathDetails> {
     this.#live();
     const where = at('findPaths', 'pairs');
     const p = pairs instanceof Float32Array ? notDetached(where, pairs) : numericArray(where, pairs, (n) => new Float32Array(n), () => true, 'a number');
@@ -457,14 +480,14 @@ export class NavMesh {
 
   /** The closest point on the nearest polygon whose bounds overlap the box p +- halfExtents (default [2, 4, 2]), or
    * null when none does. Like Detour's findNearestPoly, that point can lie outside the box. */
-  nearestPoint(p: Vec3Like, opts?: QueryOptions): { point: Vec3; ref: number } | null {
+  nearestPoint(p: Vec3Like, opts?: QueryOptions | null): { point: Vec3; ref: number } | null {
     this.#live();
     const c = vec3(at('nearestPoint', 'p'), p);
     return this.#query('nearestPoint', opts, QUERY_OPTIONS, (w, q, f, half) => w.findNearest(q, f, c, half));
   }
 
   /** Walks a straight line over the surface from start toward end; null when start is not on the navmesh. */
-  raycast(start: Vec3Like, end: Vec3Like, opts?: QueryOptions): RaycastResult | null {
+  raycast(start: Vec3Like, end: Vec3Like, opts?: QueryOptions | null): RaycastResult | null {
     this.#live();
     const s = vec3(at('raycast', 'start'), start);
     const e = vec3(at('raycast', 'end'), end);
@@ -483,7 +506,7 @@ export class NavMesh {
    * starts from seed 0 and continues from call to call; opts.seed (or seedRandom) restarts it.
    * null when the navmesh is empty (or center is not on it).
    */
-  randomPoint(options?: RandomPointOptions): Vec3 | null {
+  randomPoint(options?: RandomPointOptions | null): Vec3 | null {
     this.#live();
     const opts = optionsObject<RandomPointOptions>(at('randomPoint', 'options'), options, RANDOM_OPTIONS);
     const c = opts.center == null ? null : vec3(at('randomPoint', 'options.center'), opts.center);
@@ -510,7 +533,7 @@ export class NavMesh {
   }
 
   /** Moves from start toward end along the surface, sliding along walls; where it stops, or null off the mesh. */
-  moveAlong(start: Vec3Like, end: Vec3Like, opts?: QueryOptions): Vec3 | null {
+  moveAlong(start: Vec3Like, end: Vec3Like, opts?: QueryOptions | null): Vec3 | null {
     this.#live();
     const s = vec3(at('moveAlong', 'start'), start);
     const e = vec3(at('moveAlong', 'end'), end);
@@ -521,7 +544,7 @@ export class NavMesh {
   }
 
   /** Distance from center to the nearest wall within maxRadius; null when center is not on the navmesh. */
-  distanceToWall(center: Vec3Like, maxRadius: number, opts?: QueryOptions): WallDistance | null {
+  distanceToWall(center: Vec3Like, maxRadius: number, opts?: QueryOptions | null): WallDistance | null {
     this.#live();
     const c = vec3(at('distanceToWall', 'center'), center);
     const r = positive(at('distanceToWall', 'maxRadius'), f32(at('distanceToWall', 'maxRadius'), maxRadius));
@@ -567,7 +590,7 @@ export class NavMesh {
   /** keys: the option names to check, or null where the caller checked its own (wider) options already. */
   #query<T>(
     method: string,
-    options: QueryOptions | undefined,
+    options: QueryOptions | null | undefined,
     keys: readonly string[] | null,
     fn: (w: Wasm, q: number, filter: number, half: ArrayLike<number>) => T,
   ): T {

@@ -12,14 +12,15 @@ import { wasmModule } from './runtime.js';
 import { overlapsXZ, volumeData, type Volume, type VolumeData } from './volumes.js';
 import type { NavmeshParams, Wasm } from './wasm.js';
 
+/** NavMesh.update()'s options. */
 export interface UpdateOptions {
   /** Workers to rebuild in (1..64); `false` rebuilds on the calling thread. @default the bake's `workers` option */
-  workers?: number | false;
+  workers?: number | false | undefined;
   /**
    * Aborting rejects with the signal's reason, stops the workers' rebuilds and swaps nothing in: the tiles stay
    * pending for the next call. (A rebuild on the calling thread, once begun, runs to its end.)
    */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 /** What update() rebuilt. */
@@ -60,8 +61,8 @@ function segmentHitsRect(ax: number, az: number, bx: number, bz: number, r: read
 
 /** Where a navmesh's caches, obstacles and dirty tiles live (one per NavMesh baked with obstacles: true). */
 export class TileCaches {
-  readonly caches = new Map<number, Uint8Array>();
-  private readonly boxes = new Map<number, Float32Array>();
+  readonly caches: Map<number, Uint8Array> = new Map();
+  private readonly boxes: Map<number, Float32Array> = new Map();
   private readonly obstacles = new Map<number, VolumeData>();
   /** dirty tile -> the change (generation) that last dirtied it */
   private readonly pending = new Map<number, number>();
@@ -108,7 +109,7 @@ export class TileCaches {
    * Rebuilds the tiles dirtied by the changes made so far into nav, with the obstacles as they are now; changes
    * made later wait for the next call. Calls run one after another.
    */
-  update(nav: () => number, options?: UpdateOptions): Promise<ObstacleUpdate> {
+  update(nav: () => number, options?: UpdateOptions | null): Promise<ObstacleUpdate> {
     const opts = optionsObject<UpdateOptions>('navbake.update: options', options, ['workers', 'signal']);
     workerCount('navbake.update: options.workers', opts.workers);
     const signal = abortSignal('navbake.update: options.signal', opts.signal);

@@ -12,10 +12,11 @@ import { isDetached } from './args.js';
 import { hardwareThreads, isNode, nodeImport } from './env.js';
 import { abortReason, NavBakeError, type NavBakeErrorCode } from './errors.js';
 import type { BakeRequest, InspectRequest, ProgressReply, RebuildRequest, ResultReply, WorkerReply, WorkerRequest } from './protocol.js';
+import type { WasmModule } from './wasm.js';
 
 /** A worker as the pool sees it, browser or Node. */
 interface Port {
-  post(msg: unknown, transfer: Transferable[]): void;
+  post(msg: unknown, transfer: ArrayBuffer[]): void;
   terminate(): void;
   /** Node: whether the worker keeps the process alive */
   hold(on: boolean): void;
@@ -29,7 +30,7 @@ interface PortEvents {
 interface Task {
   id: number;
   req: BakeRequest | InspectRequest | RebuildRequest;
-  transfer: Transferable[];
+  transfer: ArrayBuffer[];
   onProgress?: (p: ProgressReply) => void;
   resolve(r: ResultReply): void;
   reject(e: unknown): void;
@@ -59,7 +60,7 @@ export interface LeaseEvents {
  */
 export interface Lease {
   readonly id: number;
-  post(msg: LeaseRequest, transfer?: Transferable[]): void;
+  post(msg: LeaseRequest, transfer?: ArrayBuffer[]): void;
   release(): void;
   kill(): void;
 }
@@ -155,12 +156,12 @@ export class BakePool {
   keepIdle = hardwareThreads();
   /** @internal workers stopped for their memory so far */
   retired = 0;
-  private readonly wasm: () => Promise<WebAssembly.Module>;
+  private readonly wasm: () => Promise<WasmModule>;
   private readonly workers = new Set<PoolWorker>();
   private readonly queue: Task[] = [];
   private nextId = 1;
 
-  constructor(wasm: () => Promise<WebAssembly.Module>, maxWorkers: number) {
+  constructor(wasm: () => Promise<WasmModule>, maxWorkers: number) {
     this.wasm = wasm;
     this.maxWorkers = Math.max(1, maxWorkers);
   }
@@ -176,7 +177,7 @@ export class BakePool {
   /** Queues a bake request (or an inspect request: type 'inspect'); buffers in transfer move to the worker. */
   run(
     req: Omit<BakeRequest, 'id' | 'type'> | Omit<InspectRequest, 'id'> | Omit<RebuildRequest, 'id'>,
-    transfer: Transferable[],
+    transfer: ArrayBuffer[],
     onProgress?: (p: ProgressReply) => void,
   ): TaskHandle {
     const id = this.nextId++;
@@ -345,7 +346,7 @@ export class BakePool {
         this.pump();
       },
     };
-    const start = async (): Promise<[WebAssembly.Module, Port]> => {
+    const start = async (): Promise<[WasmModule, Port]> => {
       const port = await spawnPort(events);
       try {
         return [await this.wasm(), port];
@@ -452,7 +453,7 @@ interface LeaseTask extends Task {
 let shared: BakePool | null = null;
 
 /** @internal the pool bake() uses; grows to at least `workers` */
-export function sharedPool(wasm: () => Promise<WebAssembly.Module>, workers: number): BakePool {
+export function sharedPool(wasm: () => Promise<WasmModule>, workers: number): BakePool {
   if (!shared) shared = new BakePool(wasm, workers);
   else shared.maxWorkers = Math.max(shared.maxWorkers, workers);
   return shared;

@@ -2,13 +2,13 @@
 // transfer list, never copied twice.
 import type { Inspection, StageTimes } from './inspect.js';
 import type { VolumeData } from './volumes.js';
-import type { VoxelLayout } from './wasm.js';
+import type { VoxelLayout, WasmModule } from './wasm.js';
 
 /** Sent once to each new worker: the compiled wasm, which it instantiates with its own memory. */
 export interface InitRequest {
   id: 0;
   type: 'init';
-  wasm: WebAssembly.Module;
+  wasm: WasmModule;
 }
 
 export interface BakeRequest {

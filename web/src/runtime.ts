@@ -1,9 +1,9 @@
 // The main thread's wasm: compiled and instantiated once, on the first call that needs it.
-import { compileWasm, instantiate, type InitOptions, type Wasm } from './wasm.js';
+import { compileWasm, instantiate, type InitOptions, type Wasm, type WasmModule } from './wasm.js';
 import { detectNodeThreads } from './env.js';
 import { func, invalid, optionsObject, shown } from './args.js';
 
-let compiled: Promise<WebAssembly.Module> | null = null;
+let compiled: Promise<WasmModule> | null = null;
 let main: Promise<Wasm> | null = null;
 
 /**
@@ -12,17 +12,17 @@ let main: Promise<Wasm> | null = null;
  * Browser: fetches `navbake.wasm` next to this module; Node: reads it from disk. Rejects with a NavBakeError
  * (code NB_ERR_WASM_LOAD) when the file cannot be loaded; a later call then tries again.
  */
-export async function init(opts?: InitOptions): Promise<void> {
+export async function init(opts?: InitOptions | null): Promise<void> {
   const o = optionsObject<InitOptions>('navbake.init: options', opts, ['wasmBinary', 'wasmModule', 'locateFile']);
   if (o.wasmBinary != null && !(o.wasmBinary instanceof ArrayBuffer || ArrayBuffer.isView(o.wasmBinary))) {
     throw invalid(`navbake.init: options.wasmBinary must be an ArrayBuffer or a typed array (got ${shown(o.wasmBinary)})`);
   }
   func('navbake.init: options.locateFile', o.locateFile);
-  await mainWasm(opts);
+  await mainWasm(o); // o: {} for null
 }
 
 /** @internal the compiled module (workers instantiate it again, each with its own memory) */
-export function wasmModule(opts?: InitOptions): Promise<WebAssembly.Module> {
+export function wasmModule(opts?: InitOptions): Promise<WasmModule> {
   if (!compiled) {
     compiled = Promise.all([compileWasm(opts), detectNodeThreads()]).then(([m]) => m);
     compiled.catch(() => {

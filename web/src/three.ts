@@ -35,29 +35,30 @@ import type { NavMesh } from './navmesh.js';
 
 // ---- geometryFromObject3D -------------------------------------------------------------------------------
 
+/** geometryFromObject3D's options: which meshes to take, and their area ids. */
 export interface GeometryFromObject3DOptions {
   /**
    * Leave out what three.js would not draw: meshes with `visible === false` on themselves or on any ancestor
    * (above root too), and triangles whose material has `visible === false`. @default false
    */
-  skipInvisible?: boolean;
+  skipInvisible?: boolean | undefined;
   /** Only meshes for which this returns true are taken (e.g. leave out characters or props). @default all */
-  filter?: (mesh: Mesh) => boolean;
+  filter?: ((mesh: Mesh) => boolean) | undefined;
   /**
    * Area id (0..63) of each mesh's triangles; when given, the result has `areas` (one per triangle) for bake().
    * 0 marks a mesh as not walkable; undefined means 63, the default walkable area. @default no areas
    */
-  area?: (mesh: Mesh) => number | undefined;
+  area?: ((mesh: Mesh) => number | undefined) | undefined;
 }
 
 /** World-space triangles, ready for bake(). */
 export interface Object3DGeometry {
   /** xyz per vertex, world space */
-  positions: Float32Array;
+  positions: Float32Array<ArrayBuffer>;
   /** three vertex indices per triangle */
-  indices: Uint32Array;
+  indices: Uint32Array<ArrayBuffer>;
   /** area id per triangle (only with options.area) */
-  areas?: Uint8Array;
+  areas?: Uint8Array<ArrayBuffer>;
 }
 
 interface MeshPart {
@@ -122,7 +123,7 @@ function isFatLine(o: Object3D): boolean {
  * known here). Where a transform mirrors (negative determinant), the triangles are turned over so that floors
  * still face up, as three.js draws them.
  */
-export function geometryFromObject3D(root: Object3D, opts?: GeometryFromObject3DOptions): Object3DGeometry {
+export function geometryFromObject3D(root: Object3D, opts?: GeometryFromObject3DOptions | null): Object3DGeometry {
   if (!(root as Partial<Object3D> | null)?.isObject3D) {
     throw invalid(`navbake/three: geometryFromObject3D: root must be a three.js Object3D (got ${shown(root)})`);
   }
@@ -294,21 +295,22 @@ export function areaColor(area: number, target: Color = new Color()): Color {
 /** What NavMeshHelper reads from a navmesh (a NavMesh, or anything shaped like one). */
 export type NavMeshSource = Pick<NavMesh, 'toGeometry' | 'polygons'>;
 
+/** NavMeshHelper's options: colours and placement. */
 export interface NavMeshHelperOptions {
   /** Colour per area id, over {@link areaColor}. @default areaColor */
-  colors?: Record<number, ColorRepresentation> | ((area: number) => ColorRepresentation);
+  colors?: Record<number, ColorRepresentation> | ((area: number) => ColorRepresentation) | undefined;
   /** Opacity of the filled polygons. @default 0.5 */
-  opacity?: number;
+  opacity?: number | undefined;
   /** Colour of the outer edges (walls, ledges). @default 0x003355 */
-  edgeColor?: ColorRepresentation;
+  edgeColor?: ColorRepresentation | undefined;
   /** Colour of the edges between polygons. @default 0x66aacc */
-  innerEdgeColor?: ColorRepresentation;
+  innerEdgeColor?: ColorRepresentation | undefined;
   /** Colour of off-mesh links. @default 0xff8800 */
-  linkColor?: ColorRepresentation;
+  linkColor?: ColorRepresentation | undefined;
   /** Colour of off-mesh links with an end that found no ground (no path can take them). @default 0xff0044 */
-  brokenLinkColor?: ColorRepresentation;
+  brokenLinkColor?: ColorRepresentation | undefined;
   /** Raises the drawing above the level [world], against z-fighting. @default 0.05 */
-  lift?: number;
+  lift?: number | undefined;
 }
 
 /**
@@ -327,7 +329,7 @@ export class NavMeshHelper extends Object3D {
   readonly edges: LineSegments<BufferGeometry, LineBasicMaterial>;
   readonly #options: NavMeshHelperOptions;
 
-  constructor(navmesh: NavMeshSource, opts?: NavMeshHelperOptions) {
+  constructor(navmesh: NavMeshSource, opts?: NavMeshHelperOptions | null) {
     super();
     const options = optionsObject<NavMeshHelperOptions>('navbake/three: NavMeshHelper: options', opts, [
       'colors',
@@ -517,13 +519,14 @@ export class NavMeshHelper extends Object3D {
 
 // ---- PathHelper -----------------------------------------------------------------------------------------
 
+/** PathHelper's options. */
 export interface PathHelperOptions {
-  /** @default 0xff3366 */
-  color?: ColorRepresentation;
+  /** Colour of the line and the point markers. @default 0xff3366 */
+  color?: ColorRepresentation | undefined;
   /** Size of the point markers [pixels]. @default 6 */
-  pointSize?: number;
+  pointSize?: number | undefined;
   /** Raises the line above the surface [world]. @default 0.1 */
-  lift?: number;
+  lift?: number | undefined;
 }
 
 /** A colour option: a number 0..0xffffff, a CSS colour string or a Color. */
@@ -554,13 +557,15 @@ function navmeshSource(n: NavMeshSource): NavMeshSource {
 export class PathHelper extends Object3D {
   readonly isPathHelper = true;
   override type = 'PathHelper';
+  /** The line through the path's points. */
   readonly line: Line<BufferGeometry, LineBasicMaterial>;
+  /** A marker on each point. */
   readonly points: Points<BufferGeometry, PointsMaterial>;
 
   /** points: xyz per point (a PathResult works too). */
   constructor(
     points: ArrayLike<number> | { points: Float32Array } = new Float32Array(0),
-    opts?: PathHelperOptions,
+    opts?: PathHelperOptions | null,
   ) {
     super();
     const where = 'navbake/three: PathHelper: options';

@@ -19,12 +19,15 @@ import type { MeshInput, NavmeshParams, Wasm } from './wasm.js';
 
 /** onTile's event: a tile was added to the navmesh. */
 export interface TileEvent {
+  /** the tile's column in the grid */
   x: number;
+  /** the tile's row in the grid (along z) */
   z: number;
   /** polygons of the tile, off-mesh link polygons included */
   polygons: number;
-  /** tiles baked so far (with or without polygons) and in all */
+  /** tiles baked so far (with or without polygons) */
   done: number;
+  /** tiles to bake in all: the tiles of the grid that triangles reach */
   total: number;
   /** the NavMesh the bake resolves with, already queryable over the tiles added so far */
   navMesh: NavMesh;

@@ -10,20 +10,25 @@ import type { Vec3Like } from './navmesh.js';
 /** An axis-aligned box: the walkable spans whose floor lies inside get `area`. */
 export interface BoxVolume {
   type: 'box';
+  /** the box's minimum corner [world] */
   min: Vec3Like;
+  /** its maximum corner [world], >= min on each axis */
   max: Vec3Like;
   /** 0 carves the surface away (a no-go zone, an obstacle); 1..63 marks an area (costs in QueryFilter). @default 0 */
-  area?: number;
+  area?: number | undefined;
 }
 
 /** A vertical cylinder standing on `center` (the centre of its base). */
 export interface CylinderVolume {
   type: 'cylinder';
+  /** the centre of its base [world] */
   center: Vec3Like;
+  /** [world], >= 0 */
   radius: number;
+  /** from the base up [world], >= 0 */
   height: number;
-  /** @default 0 (carve) */
-  area?: number;
+  /** 0 carves the surface away, 1..63 marks an area. @default 0 (carve) */
+  area?: number | undefined;
 }
 
 /**
@@ -34,28 +39,33 @@ export interface ConvexVolume {
   type: 'convex';
   /** the polygon's corners, each [x, z], [x, y, z] (y ignored) or { x, z } */
   points: ReadonlyArray<ArrayLike<number> | { readonly x: number; readonly z: number }>;
+  /** bottom of the prism [world] */
   minY: number;
+  /** top of the prism [world], >= minY */
   maxY: number;
-  /** @default 0 (carve) */
-  area?: number;
+  /** 0 carves the surface away, 1..63 marks an area. @default 0 (carve) */
+  area?: number | undefined;
 }
 
+/** An area volume or obstacle: a box, a cylinder or a prism over a polygon, told apart by `type`. */
 export type Volume = BoxVolume | CylinderVolume | ConvexVolume;
 
 /** An off-mesh connection (a jump, a ladder, a teleporter) that paths may take. */
 export interface OffMeshLink {
+  /** where the link starts [world]: the tile holding it stores the link */
   start: Vec3Like;
+  /** where it ends [world] */
   end: Vec3Like;
   /** each end attaches to the nearest polygon within this distance (xz) [world], > 0 */
   radius: number;
   /** also usable from end to start. @default false */
-  bidirectional?: boolean;
+  bidirectional?: boolean | undefined;
   /** area id 1..63 (its cost in QueryFilter.areaCost). @default 63 */
-  area?: number;
+  area?: number | undefined;
   /** polygon flags for includeFlags / excludeFlags, 1..0xffff. @default 1 */
-  flags?: number;
+  flags?: number | undefined;
   /** yours to identify the link by, 0..2^32-1. @default 0 */
-  userId?: number;
+  userId?: number | undefined;
 }
 
 /** nb_volume_type */

@@ -18,18 +18,19 @@ import { PATH_STATUS, type PathStatus, type Vec3, type VoxelLayout, type Wasm } 
 
 export type { VoxelLayout } from './wasm.js';
 
+/** voxelize()'s options. */
 export interface VoxelizeOptions {
   /** `false` rasterizes on the calling thread (blocking it); a number runs it in the bake worker pool. @default a worker */
-  workers?: number | false;
+  workers?: number | false | undefined;
   /** Aborting rejects with the signal's reason and stops the work. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Called as the triangles are rasterized (stage 'rasterize'). */
-  onProgress?: (p: BakeProgress) => void;
+  onProgress?: ((p: BakeProgress) => void) | undefined;
   /**
    * [world] empty space added above the mesh's top, so that agents can stand on its highest surfaces and fly over
    * them (a path's voxels all lie inside the grid). Rounded up to whole voxels. @default config.agentHeight
    */
-  headroom?: number;
+  headroom?: number | undefined;
   /**
    * Make solid the free space nothing outside can reach: the inside of closed meshes (pillars, thick walls, rocks),
    * which rasterization leaves empty, so that a point on such a surface never snaps into it. `true`: space that
@@ -37,12 +38,13 @@ export interface VoxelizeOptions {
    * of them -- for a level whose outer walls, floor and roof close the grid in, give a point in its open space (or
    * its inside is filled too). {@link VoxelGrid.filled} says how many voxels were filled. @default false
    */
-  fillEnclosed?: boolean | readonly Vec3Like[];
+  fillEnclosed?: boolean | readonly Vec3Like[] | undefined;
 }
 
 /** An occupancy grid as data: its layout and its words (see {@link VoxelGrid.occupancy} for the bit order). */
 export interface VoxelGridData extends VoxelLayout {
-  words: Uint32Array;
+  /** one bit per voxel, ceil(x * y * z / 32) words (a copy) */
+  words: Uint32Array<ArrayBuffer>;
 }
 
 /**
@@ -54,51 +56,54 @@ export type VoxelMove = 'walk' | 'climb' | 'fly';
 
 const MOVES: Readonly<Record<VoxelMove, number>> = { walk: 0, climb: 1, fly: 2 };
 
+/** VoxelGrid.findPath's options: the agent and the search. */
 export interface VoxelPathOptions {
-  /** @default 'walk' */
-  move?: VoxelMove;
+  /** How the agent moves (see {@link VoxelMove}). @default 'walk' */
+  move?: VoxelMove | undefined;
   /** [world] the agent's height, rounded up to whole voxels (at least one). @default 2 (DEFAULTS.agentHeight) */
-  agentHeight?: number;
+  agentHeight?: number | undefined;
   /** [world] how far the agent reaches to each side along x and z, rounded up to whole voxels. @default 0 (one voxel wide) */
-  agentRadius?: number;
+  agentRadius?: number | undefined;
   /** [world] walk: the highest step up or down, rounded down to whole voxels. @default 0.9 (DEFAULTS.agentMaxClimb) */
-  agentClimb?: number;
+  agentClimb?: number | undefined;
   /**
    * Keep only the points where the path turns: the line between two kept voxels' centres stays in voxels where the
    * agent can be (a walker's, in x and z: draw it on the ground); the line between their feet may clip a corner by
    * half a voxel. @default true
    */
-  smooth?: boolean;
+  smooth?: boolean | undefined;
   /**
    * A* search nodes: a path that needs more comes back 'partial' (as an unreachable end does: `exhausted` tells
    * them apart). 1..4194304. The pool
    * is shared by the thread's grids, about 70 bytes a node; another size rebuilds it. @default 65536
    */
-  maxNodes?: number;
+  maxNodes?: number | undefined;
   /**
    * [world] how far from `start` and `end` to look for a voxel the agent can be at: a point on a floor lies in the
    * floor's solid voxel or in the free one above it, one inside a wall finds the nearest free place. At most 64
    * voxels. @default agentHeight, at least one voxel, at most 64 voxels
    */
-  searchRadius?: number;
+  searchRadius?: number | undefined;
   /**
    * 1: the shortest path. Above 1 (at most 10): weighted A*, a path at most this many times longer than the shortest
    * (before smoothing) for a search that visits far fewer voxels where obstacles stand between the ends: a flight
    * across a level can need ten times fewer nodes at 1.5. @default 1
    */
-  heuristicWeight?: number;
+  heuristicWeight?: number | undefined;
 }
 
+/** VoxelGrid.findPathAsync's options. */
 export interface VoxelPathAsyncOptions extends VoxelPathOptions {
   /** Aborting rejects with the signal's reason: a search waiting its turn at once, a running one at its next slice. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /**
    * [ms] how long the search runs at a time before the thread gets back to its other work (rendering, input);
    * slices are sized from the search's measured speed. 0.1..1000. @default 4
    */
-  sliceMs?: number;
+  sliceMs?: number | undefined;
 }
 
+/** A voxel path (VoxelGrid.findPath, findPathAsync). */
 export interface VoxelPathResult {
   /**
    * 'complete': the path reaches the voxel found for `end`; 'partial': `end` cannot be reached (or maxNodes ran
@@ -107,9 +112,9 @@ export interface VoxelPathResult {
    */
   status: PathStatus;
   /** World points, x y z each: the bottom centre of each path voxel (the agent's feet). */
-  points: Float32Array;
+  points: Float32Array<ArrayBuffer>;
   /** The path's voxels, x y z each (grid coordinates). */
-  voxels: Int32Array;
+  voxels: Int32Array<ArrayBuffer>;
   /**
    * The search ran out of nodes (maxNodes) before it ended: a 'partial' path may reach further with more, and a
    * 'complete' one may not be the shortest. False when the end is simply out of reach.
@@ -280,7 +285,7 @@ const floorVoxels = (v: number) => Math.floor(v + 1e-6);
  * geometry.volumes and links are refused. Rejects with a NavBakeError (bad geometry or config, NB_ERR_TOO_LARGE from
  * 2^32 voxels, NB_ERR_OUT_OF_MEMORY past the 2 GB of wasm memory) or the abort reason.
  */
-export async function voxelize(geometry: Geometry, config?: NavBakeConfig, opts?: VoxelizeOptions): Promise<VoxelGrid> {
+export async function voxelize(geometry: Geometry, config?: NavBakeConfig | null, opts?: VoxelizeOptions | null): Promise<VoxelGrid> {
   const options = bakeOptions('navbake.voxelize', opts, ['workers', 'signal', 'onProgress', 'headroom', 'fillEnclosed']);
   const { signal, onProgress } = options;
   const { w, values, field } = await configFor(config, signal);
@@ -392,8 +397,15 @@ export class VoxelGrid {
    * A grid over occupancy words of your own (or from {@link occupancy}): voxel (x, y, z) is solid when bit
    * `i & 31` of `words[i >> 5]` is set, with `i = x + dims[0] * (z + dims[2] * y)` (x fastest, then z, then y:
    * each horizontal slice is contiguous). `words` must hold exactly ceil(x * y * z / 32) words; it is copied.
+   * `origin` may be any {@link Vec3Like}.
    */
-  static async create(data: VoxelGridData): Promise<VoxelGrid> {
+  static async create(
+    data: Omit<VoxelGridData, 'origin' | 'dims' | 'words'> & {
+      readonly origin: Vec3Like;
+      readonly dims: readonly [number, number, number];
+      readonly words: Uint32Array;
+    },
+  ): Promise<VoxelGrid> {
     const where = 'navbake: VoxelGrid.create: data';
     if (data === null || typeof data !== 'object') {
       throw invalid(`${where} must be { words, dims, origin, cellSize, cellHeight } (got ${shown(data)})`);
@@ -479,7 +491,7 @@ export class VoxelGrid {
    * the nearest voxel the agent can be at within searchRadius. Runs on the calling thread at once; its cost is
    * bounded by maxNodes (see findPathAsync for long searches). Bad arguments throw NavBakeError.
    */
-  findPath(start: Vec3Like, end: Vec3Like, options?: VoxelPathOptions): VoxelPathResult {
+  findPath(start: Vec3Like, end: Vec3Like, options?: VoxelPathOptions | null): VoxelPathResult {
     const h = this.#live();
     const o = optionsObject<VoxelPathOptions>(at('findPath', 'options'), options, PATH_KEYS);
     const a = this.#searchArgs('findPath', start, end, o);
@@ -503,7 +515,7 @@ export class VoxelGrid {
    * of their own (about 70 bytes a node, as findPath's). Rejects with a NavBakeError for bad arguments,
    * NB_ERR_DISPOSED when the grid is disposed before the search ends, or the signal's reason when aborted.
    */
-  async findPathAsync(start: Vec3Like, end: Vec3Like, options?: VoxelPathAsyncOptions): Promise<VoxelPathResult> {
+  async findPathAsync(start: Vec3Like, end: Vec3Like, options?: VoxelPathAsyncOptions | null): Promise<VoxelPathResult> {
     const h = this.#live();
     const o = optionsObject<VoxelPathAsyncOptions>(at('findPathAsync', 'options'), options, ASYNC_KEYS);
     const a = this.#searchArgs('findPathAsync', start, end, o);

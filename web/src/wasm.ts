@@ -10,14 +10,25 @@ import { isNode, nodeImport } from './env.js';
 import type { InspectCounts, Inspection, StageTimes } from './inspect.js';
 import { LINK_SIZE, VOLUME_BOX, VOLUME_CYLINDER, type VolumeData } from './volumes.js';
 
-/** How {@link init} finds the wasm. By default: `navbake.wasm` next to this module. */
+/**
+ * A compiled `WebAssembly.Module`. Declared through `globalThis` so that the declarations need no DOM or WebWorker
+ * lib: with one of them (which declare the `WebAssembly` namespace) this is `WebAssembly.Module`; in a project
+ * without (lib ES20xx and @types/node, which does not declare it) it is `object`, rather than an error or `any`.
+ * The same pattern as @types/node's own globals.
+ */
+export type WasmModule = typeof globalThis extends { WebAssembly: { Module: { prototype: infer M } } } ? M : object;
+
+/**
+ * How {@link init} finds the wasm. By default: `navbake.wasm` next to this module (the package exports the file as
+ * `navbake/navbake.wasm`, for bundlers' URL imports and `import.meta.resolve`).
+ */
 export interface InitOptions {
   /** The wasm file's bytes (nothing is fetched). */
-  wasmBinary?: ArrayBuffer | ArrayBufferView;
-  /** An already compiled module (nothing is fetched or compiled). */
-  wasmModule?: WebAssembly.Module;
+  wasmBinary?: ArrayBuffer | ArrayBufferView | undefined;
+  /** An already compiled `WebAssembly.Module` (nothing is fetched or compiled). */
+  wasmModule?: WasmModule | undefined;
   /** Maps the file name `navbake.wasm` to the URL to load it from (like Emscripten's `locateFile`). */
-  locateFile?: (file: string) => string | URL;
+  locateFile?: ((file: string) => string | URL) | undefined;
 }
 
 type Fn = (...args: number[]) => number;
@@ -52,7 +63,7 @@ async function readBytes(url: URL): Promise<ArrayBuffer | Uint8Array> {
 }
 
 /** Fetches (or reads) and compiles the wasm. Streaming compilation where the server sends application/wasm. */
-export async function compileWasm(opts: InitOptions = {}): Promise<WebAssembly.Module> {
+export async function compileWasm(opts: InitOptions = {}): Promise<WasmModule> {
   try {
     if (opts.wasmModule) {
       if (!(opts.wasmModule instanceof WebAssembly.Module)) throw new Error('options.wasmModule is not a WebAssembly.Module');
@@ -87,7 +98,7 @@ export async function compileWasm(opts: InitOptions = {}): Promise<WebAssembly.M
 }
 
 /** A fresh wasm instance (its own memory) of a compiled module. */
-export async function instantiate(module: WebAssembly.Module): Promise<Wasm> {
+export async function instantiate(module: WasmModule): Promise<Wasm> {
   const raw = (await createNavBake({ wasmModule: module }).catch((e) => {
     throw new NavBakeError('NB_ERR_WASM_LOAD', `navbake: could not instantiate the wasm module: ${(e as Error)?.message ?? e}`, {
       cause: e,
@@ -111,8 +122,12 @@ export type BakeStage =
   | 'detail'
   | 'tiles';
 
-/** nb_stage values 1..9 (0 is "all"). */
-export const STAGES: readonly BakeStage[] = [
+/**
+ * The stages of a bake, in pipeline order: what `onProgress` reports as `stage` for a solo bake (inspect() and
+ * voxelize() report some of them). A tiled bake reports `'tiles'` instead, which is a {@link BakeStage} but not
+ * in this list. Frozen.
+ */
+export const STAGES: readonly BakeStage[] = Object.freeze<BakeStage[]>([
   'rasterize',
   'filter',
   'compact',
@@ -122,7 +137,7 @@ export const STAGES: readonly BakeStage[] = [
   'contours',
   'polymesh',
   'detail',
-];
+]);
 
 /** Progress hook for the C bake: stage (nb_stage), done, total; returns true to cancel. */
 export type CProgress = (stage: number, done: number, total: number) => boolean;
@@ -158,16 +173,17 @@ export interface GridSession {
 /** Navmesh params for nbw_navmesh_create: origin xyz, tile width, tile depth, max tiles. */
 export type NavmeshParams = [number, number, number, number, number, number];
 
+/** A point or vector [x, y, z] as results give it (a fresh array, yours to keep or change). Inputs take any {@link Vec3Like}. */
 export type Vec3 = [number, number, number];
 
 /** Which polygons a query may use and what each area costs. */
 export interface QueryFilter {
   /** Cost multiplier per area id (0..63); missing areas cost 1. */
-  areaCost?: ArrayLike<number> | Readonly<Record<number, number>>;
+  areaCost?: ArrayLike<number> | Readonly<Record<number, number>> | undefined;
   /** A polygon is usable when `flags & includeFlags` is not 0 ... @default 0xffff */
-  includeFlags?: number;
+  includeFlags?: number | undefined;
   /** ... and `flags & excludeFlags` is 0. @default 0 */
-  excludeFlags?: number;
+  excludeFlags?: number | undefined;
 }
 
 /** QueryFilter.areaCost as [area id, cost] pairs, whether it is an array (holes give undefined) or an object. */
@@ -180,17 +196,17 @@ export function costEntries(cost: object): [string, unknown][] {
 /** Batch path results; pair i's points are `points[3 * offsets[i] .. 3 * offsets[i + 1]]`. */
 export interface PathBatch {
   /** Per pair: 0 = none (no polygon near an end), 1 = partial, 2 = complete (see {@link PATH_STATUS}). */
-  status: Uint8Array;
+  status: Uint8Array<ArrayBuffer>;
   /** Per pair: length of the straight path [world]. */
-  lengths: Float32Array;
+  lengths: Float32Array<ArrayBuffer>;
   /** count + 1 offsets into points, in points (xyz triples). */
-  offsets: Uint32Array;
+  offsets: Uint32Array<ArrayBuffer>;
   /** Every pair's path points, xyz. */
-  points: Float32Array;
+  points: Float32Array<ArrayBuffer>;
 }
 
 /** One array of a batch's chunks (the chunk itself when there is only one). */
-function join<T extends Float32Array | Uint8Array | Uint32Array>(parts: T[], Type: { new (n: number): T }): T {
+function join<T extends Float32Array<ArrayBuffer> | Uint8Array<ArrayBuffer> | Uint32Array<ArrayBuffer>>(parts: T[], Type: { new (n: number): T }): T {
   if (parts.length === 1) return parts[0];
   const out = new Type(parts.reduce((n, p) => n + p.length, 0));
   let at = 0;
@@ -203,30 +219,35 @@ function join<T extends Float32Array | Uint8Array | Uint32Array>(parts: T[], Typ
 
 /** Per point of a path (findPath's pointFlags and pointRefs). */
 export interface PathDetails {
-  /** Per point, PATH_POINT bits: START, END, OFFMESH (the point starts or ends an off-mesh link). */
-  pointFlags: Uint8Array;
+  /** Per point, {@link PATH_POINT} bits: START, END, OFFMESH (the point starts or ends an off-mesh link). */
+  pointFlags: Uint8Array<ArrayBuffer>;
   /**
    * Per point, the polygon entered there: at the start of an off-mesh link, the link's polygon (see
    * NavMesh.offMeshLink); 0 at the end.
    */
-  pointRefs: Uint32Array;
+  pointRefs: Uint32Array<ArrayBuffer>;
 }
 
 /** An off-mesh link as baked (NavMesh.offMeshLink), with its polygon's current area and flags. */
 export interface OffMeshLinkInfo {
+  /** where the link starts (as baked, not snapped to the ground) */
   start: Vec3;
+  /** where it ends */
   end: Vec3;
+  /** each end attaches to the nearest polygon within this distance (xz) [world] */
   radius: number;
+  /** whether paths may also take it from end to start */
   bidirectional: boolean;
   /** the link's userId: yours, to tell your links apart */
   userId: number;
+  /** the link polygon's area id now (1..63; setPolygonFlags does not change it) */
   area: number;
+  /** the link polygon's flags now (NavMesh.setPolygonFlags changes them) */
   flags: number;
   /** whether each end found a ground polygon within radius (in a loaded tile): else no path can take the link */
   attached: { start: boolean; end: boolean };
 }
 
-/** Bits of PathDetails.pointFlags (the C library's NB_STRAIGHT_POINT_*). */
 /** A voxel search begun on a query (voxelPathBegin): the query and its int32 results (nbw_voxel_out_count). */
 export interface VoxelSearch {
   q: number;
@@ -249,18 +270,32 @@ export interface VoxelLayout {
   dims: [number, number, number];
 }
 
-export const PATH_POINT = { START: 1, END: 2, OFFMESH: 4 } as const;
+/**
+ * Bits of {@link PathDetails.pointFlags} (the C library's NB_STRAIGHT_POINT_*): START (the path's first point),
+ * END (its last), OFFMESH (the point starts or ends an off-mesh link: `pointRefs` there is the link's polygon at its
+ * start). Frozen.
+ */
+export const PATH_POINT: { readonly START: 1; readonly END: 2; readonly OFFMESH: 4 } = Object.freeze({ START: 1, END: 2, OFFMESH: 4 });
 
-export const PATH_STATUS = ['none', 'partial', 'complete'] as const;
+/**
+ * The path statuses by number: `PATH_STATUS[batch.status[i]]` names findPaths' status of pair i (0 'none': no
+ * polygon near an end; 1 'partial': the path ends at the reachable point closest to the end; 2 'complete'). Frozen.
+ */
+export const PATH_STATUS = Object.freeze(['none', 'partial', 'complete'] as const);
+/** How a path ended: see {@link PATH_STATUS}. */
 export type PathStatus = (typeof PATH_STATUS)[number];
 
+/** One polygon of a navmesh (NavMesh.polygons()). */
 export interface PolygonInfo {
   /** Polygon reference (stable while the navmesh lives). */
   ref: number;
   /** xyz per vertex (off-mesh links: their two end points). */
-  vertices: Float32Array;
+  vertices: Float32Array<ArrayBuffer>;
+  /** area id 1..63 (baked, or set by a volume or a link) */
   area: number;
+  /** polygon flags, for QueryFilter includeFlags / excludeFlags (1 unless a link or setPolygonFlags set others) */
   flags: number;
+  /** true for an off-mesh link's polygon (then `link` is set) */
   offMesh: boolean;
   /**
    * Off-mesh links only: what the link was baked with (`userId` is yours, to tell your links apart), and whether
@@ -270,13 +305,14 @@ export interface PolygonInfo {
   link?: { userId: number; bidirectional: boolean; radius: number; attached: { start: boolean; end: boolean } };
 }
 
+/** The walkable surface as indexed triangles (NavMesh.toGeometry()). */
 export interface SurfaceGeometry {
   /** xyz per vertex */
-  positions: Float32Array;
+  positions: Float32Array<ArrayBuffer>;
   /** three per triangle, counter-clockwise seen from above (normals point up) */
-  indices: Uint32Array;
+  indices: Uint32Array<ArrayBuffer>;
   /** area id per triangle */
-  areas: Uint8Array;
+  areas: Uint8Array<ArrayBuffer>;
 }
 
 // Scratch layout (bytes) for the small in/out arguments of queries. Queries never call back into JavaScript, so
@@ -374,7 +410,7 @@ export class Wasm {
     return p;
   }
 
-  private f32(ptr: number, n: number): Float32Array {
+  private f32(ptr: number, n: number): Float32Array<ArrayBuffer> {
     return this.m.HEAPF32.slice(ptr >> 2, (ptr >> 2) + n);
   }
 
@@ -545,7 +581,7 @@ export class Wasm {
    * tiles around each link's start (C bakes the one holding it, with just its links where it has no triangles, and
    * the others to null).
    */
-  sessionTiles(s: GridSession): Int32Array {
+  sessionTiles(s: GridSession): Int32Array<ArrayBuffer> {
     const want = new Set<number>();
     for (let z = 0; z < s.tilesZ; z++) {
       for (let x = 0; x < s.tilesX; x++) {
@@ -592,7 +628,7 @@ export class Wasm {
     z: number,
     wantCache: boolean,
     progress?: CProgress,
-  ): { bytes: Uint8Array | null; cache: Uint8Array | null; times: StageTimes } {
+  ): { bytes: Uint8Array<ArrayBuffer> | null; cache: Uint8Array<ArrayBuffer> | null; times: StageTimes } {
     const out = this.scratch + S_INFO;
     this.m._nbw_context_clear_error(this.ctx);
     const st = this.withProgress(progress, () =>
@@ -638,7 +674,7 @@ export class Wasm {
   }
 
   /** Live obstacles: one tile rebuilt from its cache blob; null when it ends with no polygons. */
-  rebuildTile(config: Float64Array, cache: Uint8Array, links: Uint8Array | null, obstacles: readonly VolumeData[]): Uint8Array | null {
+  rebuildTile(config: Float64Array, cache: Uint8Array, links: Uint8Array | null, obstacles: readonly VolumeData[]): Uint8Array<ArrayBuffer> | null {
     const ptrs: number[] = [];
     try {
       const cfg = this.copyIn(config);
@@ -723,7 +759,7 @@ export class Wasm {
   }
 
   /** A copy of the tile's blob, or null when there is no tile at (x, z). */
-  tileData(nav: number, x: number, z: number): Uint8Array | null {
+  tileData(nav: number, x: number, z: number): Uint8Array<ArrayBuffer> | null {
     const out = this.scratch + S_INFO;
     if (this.m._nbw_navmesh_tile_data(nav, x, z, out) !== 0) return null;
     const data = this.m.HEAPU32[out >> 2];
@@ -796,7 +832,7 @@ export class Wasm {
 
   // ---- navmesh ----
 
-  save(nav: number): Uint8Array {
+  save(nav: number): Uint8Array<ArrayBuffer> {
     const sizePtr = this.alloc(4);
     try {
       const data = this.m._nbw_navmesh_save(this.ctx, nav, sizePtr);
@@ -963,7 +999,7 @@ export class Wasm {
     const status = new Uint8Array(n);
     const lengths = new Float32Array(n);
     const offsets = new Uint32Array(n + 1);
-    const parts: [Float32Array, Uint8Array | null, Uint32Array | null][] = [];
+    const parts: [Float32Array<ArrayBuffer>, Uint8Array<ArrayBuffer> | null, Uint32Array<ArrayBuffer> | null][] = [];
     const c = Math.min(n, PATH_CHUNK);
     const ptrs: number[] = [];
     // points (xyz), then with details the points' polygon refs and flags: 12 or 17 bytes a point
@@ -1034,7 +1070,7 @@ export class Wasm {
    * One path with its points' flags and polygons, through a block kept from call to call: a game asks for paths
    * one at a time, and the batch's seven allocations per call made a single path 2.5x dearer than a batch's pair.
    */
-  findPath(q: number, filter: number, pair: Float32Array, half: ArrayLike<number>, options: number): { status: number; length: number } & PathDetails & { points: Float32Array } {
+  findPath(q: number, filter: number, pair: Float32Array, half: ArrayLike<number>, options: number): { status: number; length: number } & PathDetails & { points: Float32Array<ArrayBuffer> } {
     const needed = this.scratch + S_REF;
     const h = this.putVec(this.scratch + S_HALF, half);
     const layout = (cap: number) => {
@@ -1127,7 +1163,7 @@ export class Wasm {
     fill: Float32Array | null,
     copy: boolean,
     progress?: CProgress,
-  ): VoxelLayout & { words: number; copy: Uint32Array | null; filled: number } {
+  ): VoxelLayout & { words: number; copy: Uint32Array<ArrayBuffer> | null; filled: number } {
     return this.withMesh(mesh, (args) => {
       const m = this.m;
       const n = m._nbw_voxel_info_count();
@@ -1221,7 +1257,7 @@ export class Wasm {
    * Ends the search (finished or not; capacity = the query's node count) and frees its buffer: the status (PATH_STATUS
    * index), the ends used, the path's voxels (x, y, z each) and the pool's verdict.
    */
-  voxelPathEnd(s: VoxelSearch, capacity: number): { status: number; start: Vec3; end: Vec3; voxels: Int32Array; exhausted: boolean; nodes: number } {
+  voxelPathEnd(s: VoxelSearch, capacity: number): { status: number; start: Vec3; end: Vec3; voxels: Int32Array<ArrayBuffer>; exhausted: boolean; nodes: number } {
     const m = this.m;
     let path = 0;
     try {
