@@ -851,8 +851,9 @@ void nb_query_filter_init(nb_query_filter* filter); /* costs 1, include 0xffff, 
 
 typedef struct nb_query nb_query;
 
-/* A query object owns its node pool (max_nodes search nodes; 0 = one per polygon of the navmesh as it is now,
- * rounded up to a power of two, at least 2048: A* never runs out) and scratch; queries never allocate. It reads the
+/* A query object owns its node pool (max_nodes search nodes; 0 = one per polygon of the navmesh as it is now and
+ * one more per tile side a polygon can be entered across, rounded up to a power of two, at least 2048; A* never runs
+ * out with at least one per polygon) and scratch; queries never allocate. It reads the
  * navmesh: keep the navmesh alive and do not change it while a query runs (tiles added later may need a bigger
  * pool: create a new query). */
 nb_status nb_query_create(nb_context* ctx, const nb_navmesh* nav, uint32_t max_nodes, nb_query** out);
@@ -861,9 +862,10 @@ void nb_query_destroy(nb_context* ctx, nb_query* q);
 /* Every query reports failures (NULL args, NaN/inf input, invalid or stale refs) through the context the query
  * was created with; "nothing found" is not a failure: refs come back 0 and counts 0. */
 
-/* Nearest polygon whose bounds overlap the box center +- half_extents; *ref = 0 when none. nearest (optional)
- * receives the closest point on it (center itself when none). A point within walkable_climb above or below a
- * polygon counts as on it (distance 0). Off-mesh links are never returned. */
+/* Nearest polygon whose bounds (its vertices' and its detail surface's) overlap the box center +- half_extents;
+ * *ref = 0 when none. nearest (optional) receives the closest point on it to center (center itself when none): the
+ * box selects polygons, the point can lie outside it. A point within walkable_climb above or below a polygon counts
+ * as on it (distance 0). Off-mesh links are never returned. */
 nb_status nb_query_find_nearest_poly(nb_query* q, const float center[3], const float half_extents[3],
                                      const nb_query_filter* filter, nb_poly_ref* ref, float nearest[3]);
 
@@ -893,13 +895,15 @@ nb_status nb_query_straight_path(nb_query* q, const float start[3], const float 
 
 /* Walks from start (on start_ref) toward end along the surface: *t = 1 when end is reached without hitting a
  * wall, else the fraction of the segment where it hits one, with the wall's normal (xz). path (optional)
- * receives the polygons crossed. */
+ * receives the polygons crossed. A start or end on a polygon's outline (a path corner) counts as on it, up to float
+ * noise: the walk starts in whichever polygon meeting there the segment goes into. */
 nb_status nb_query_raycast(nb_query* q, nb_poly_ref start_ref, const float start[3], const float end[3],
                            const nb_query_filter* filter, float* t, float hit_normal[3], nb_poly_ref* path,
                            int32_t* path_count, int32_t max_path);
 
-/* Random points, area-weighted, deterministic for a given *rng state (updated). With no usable polygon (an empty
- * navmesh, a filter excluding every polygon, a start_ref not usable) the status is NB_OK, *ref 0 and point 0,0,0. */
+/* Random points, area-weighted, deterministic for a given *rng state (updated) and the navmesh's content (not the
+ * order its tiles were added in). With no usable polygon (an empty navmesh, a filter excluding every polygon, a
+ * start_ref not usable) the status is NB_OK, *ref 0 and point 0,0,0. */
 nb_status nb_query_random_point(nb_query* q, const nb_query_filter* filter, uint64_t* rng, nb_poly_ref* ref,
                                 float point[3]);
 nb_status nb_query_random_point_around(nb_query* q, nb_poly_ref start_ref, const float center[3], float radius,

@@ -40,6 +40,7 @@ typedef struct qnode {
     const nb_tile* tile;
     uint32_t poly;
     uint8_t state;
+    uint8_t entry;     /* A*: the tile side the polygon was entered across (link_entry); 0 elsewhere */
 } qnode;
 
 /* A heap entry carries its node's key, so sifting compares without visiting the nodes. */
@@ -108,8 +109,17 @@ static inline void search_end(nb_query* q, const search* s)
     q->node_count = s->node_count;
 }
 
-/* The node of ref, created (state NODE_NEW) when absent; NULL when the pool is exhausted. */
-static inline qnode* s_node_get(search* s, nb_poly_ref ref)
+/* The A* node a link leads into: 0 inside a tile, else one per tile side crossed, numbered as Detour numbers its
+ * node states (its side >> 1, with its sides 0 = +x, 2 = +z, 4 = -x, 6 = -z), so that the same polygons give the
+ * same corridors; +x shares 0 with the links inside the tile. */
+static inline uint8_t link_entry(uint8_t side)
+{
+    return side == 0xff ? 0 : (uint8_t)((side & 1u) ? side : side ^ 2u);
+}
+
+/* The node of (ref, entry), created (state NODE_NEW) when absent; NULL when the pool is exhausted. Both entries of
+ * a polygon hash to the same bucket. */
+static inline qnode* s_node_get(search* s, nb_poly_ref ref, uint8_t entry)
 {
     qbucket* b = &s->buckets[(uint32_t)(ref * 2654435761u) >> s->bucket_shift]; /* Fibonacci hashing */
     if (b->stamp != s->stamp) {
@@ -117,13 +127,14 @@ static inline qnode* s_node_get(search* s, nb_poly_ref ref)
         b->head = 0;
     } else {
         for (uint32_t i = b->head; i; i = s->nodes[i - 1].next)
-            if (s->nodes[i - 1].ref == ref)
+            if (s->nodes[i - 1].ref == ref && s->nodes[i - 1].entry == entry)
                 return &s->nodes[i - 1];
     }
     if (s->node_count >= s->max_nodes)
         return NULL;
     qnode* n = &s->nodes[s->node_count++];
     n->ref = ref;
+    n->entry = entry;
     n->parent = 0;
     n->state = NODE_NEW;
     n->cost = n->total = 0.0f;
@@ -184,7 +195,7 @@ static qnode* node_get(nb_query* q, nb_poly_ref ref)
 {
     search s;
     search_begin(q, &s);
-    qnode* n = s_node_get(&s, ref);
+    qnode* n = s_node_get(&s, ref, 0);
     search_end(q, &s);
     return n;
 }
@@ -296,30 +307,58 @@ static int tri_height(const float* a, const float* b, const float* c, const floa
     return 1;
 }
 
-/* Segment p0 -> p1 against a convex polygon in xz (Cyrus-Beck clipping): the parameter range [tmin, tmax]
- * inside it and the edges it enters and leaves through (-1 when it starts / ends inside). 0 when it misses. */
-static int clip_segment_poly(const float* p0, const float* p1, const float* v, int n, float* tmin, float* tmax,
-                             int* seg_min, int* seg_max)
+/* How far from a polygon's outline a point still counts as on it: float noise at the coordinates' magnitude. Path
+ * corners are navmesh vertices and agents stop on walls, so queries start and end on outlines all the time, and
+ * rounding puts such a point a hair inside or outside whichever polygon is asked. */
+static inline float outline_tol(const float* a, const float* b)
+{
+    const float m = nb_maxf(nb_maxf(fabsf(a[0]), fabsf(a[2])), nb_maxf(fabsf(b[0]), fabsf(b[2])));
+    return 1e-5f * (1.0f + m);
+}
+
+/* point_in_poly_xz, with points within tol of the outline counting as inside. */
+static int point_on_poly_xz(const float* v, int n, const float* p, float tol)
+{
+    if (point_in_poly_xz(v, n, p))
+        return 1;
+    for (int i = 0, j = n - 1; i < n; j = i++)
+        if (dist2_pt_seg_xz(p, &v[j * 3], &v[i * 3], NULL) <= tol * tol)
+            return 1;
+    return 0;
+}
+
+/* Segment p0 -> p1 against a convex polygon in xz grown by tol (every edge's line moved outward by tol;
+ * Cyrus-Beck clipping): the parameter range [tmin, tmax] inside it and the edges it enters and leaves through
+ * (-1 when it starts / ends inside). *texit: where the segment crosses the exit edge's own line, clamped into the
+ * range (the wall's true position; 1 when it ends inside). 0 when it misses. The margin makes a start on the
+ * outline count as inside, and a segment running along an edge (a path leg along a wall) stay inside instead of
+ * leaving wherever rounding makes it cross the edge's line. */
+static int clip_segment_poly(const float* p0, const float* p1, const float* v, int n, float tol, float* tmin,
+                             float* tmax, int* seg_min, int* seg_max, float* texit)
 {
     const float dx = p1[0] - p0[0], dz = p1[2] - p0[2];
-    float lo = 0.0f, hi = 1.0f;
+    float lo = 0.0f, hi = 1.0f, xnum = 0.0f, xden = -1.0f;
     int smin = -1, smax = -1;
     for (int i = 0; i < n; ++i) {
         const float* a = &v[i * 3];
         const float* b = &v[((i + 1) % n) * 3];
-        const float nx = b[2] - a[2], nz = -(b[0] - a[0]); /* inward normal */
+        const float nx = b[2] - a[2], nz = -(b[0] - a[0]); /* inward normal, |edge| long */
         const float num = nx * (p0[0] - a[0]) + nz * (p0[2] - a[2]);
         const float den = nx * dx + nz * dz;
-        if (fabsf(den) < 1e-12f) {
-            if (num < 0.0f)
+        const float slack = tol * sqrtf(nx * nx + nz * nz);
+        /* inside the grown edge where num + den * t >= -slack */
+        if (den == 0.0f) {
+            if (num < -slack)
                 return 0; /* parallel to the edge and outside it */
             continue;
         }
-        const float t = -num / den;
+        const float t = -(num + slack) / den;
         if (den < 0.0f) { /* moving outward through this edge */
             if (t < hi) {
                 hi = t;
                 smax = i;
+                xnum = num;
+                xden = den;
             }
         } else if (t > lo) {
             lo = t;
@@ -328,10 +367,13 @@ static int clip_segment_poly(const float* p0, const float* p1, const float* v, i
         if (lo > hi)
             return 0;
     }
+    float te = smax < 0 ? 1.0f : -xnum / xden;
+    te = te < lo ? lo : (te > hi ? hi : te);
     *tmin = lo;
     *tmax = hi;
     *seg_min = smin;
     *seg_max = smax;
+    *texit = te;
     return 1;
 }
 
@@ -408,8 +450,10 @@ static int detail_height(const nb_tile_view* v, uint32_t p, const float* pos, fl
     return 0;
 }
 
-/* Closest point to pos (in xz) on the edges of polygon p's detail triangles, with the surface height there. */
-static void closest_on_detail_edges(const nb_tile_view* v, uint32_t p, const float* pos, float* out)
+/* Closest point to pos (in xz) on the edges of polygon p's detail triangles, with the surface height there. For pos
+ * outside the polygon (outline) only the edges flagged as lying on its outline can hold it, and only those are read
+ * (all of them when none is flagged). */
+static void closest_on_detail_edges(const nb_tile_view* v, uint32_t p, const float* pos, int outline, float* out)
 {
     float best = FLT_MAX, t;
     if (!has_detail(v, p)) {
@@ -426,18 +470,21 @@ static void closest_on_detail_edges(const nb_tile_view* v, uint32_t p, const flo
         return;
     }
     const uint32_t* dm = &v->detail_meshes[(size_t)p * 4];
-    for (uint32_t i = 0; i < dm[3]; ++i) {
-        const uint8_t* tri = &v->detail_tris[(size_t)(dm[2] + i) * 4];
-        for (int k = 0; k < 3; ++k) {
-            const float* a = detail_vert(v, p, dm, tri[k]);
-            const float* b = detail_vert(v, p, dm, tri[(k + 1) % 3]);
-            const float d = dist2_pt_seg_xz(pos, a, b, &t);
-            if (d < best) {
-                best = d;
-                vlerp(out, a, b, t);
+    for (int only_outline = outline; only_outline >= 0 && best == FLT_MAX; --only_outline)
+        for (uint32_t i = 0; i < dm[3]; ++i) {
+            const uint8_t* tri = &v->detail_tris[(size_t)(dm[2] + i) * 4];
+            for (int k = 0; k < 3; ++k) {
+                if (only_outline && !((tri[3] >> (k * 2)) & 1u))
+                    continue;
+                const float* a = detail_vert(v, p, dm, tri[k]);
+                const float* b = detail_vert(v, p, dm, tri[(k + 1) % 3]);
+                const float d = dist2_pt_seg_xz(pos, a, b, &t);
+                if (d < best) {
+                    best = d;
+                    vlerp(out, a, b, t);
+                }
             }
         }
-    }
 }
 
 /* Closest point on polygon p to pos: pos itself at the surface's height when pos lies over the polygon
@@ -456,14 +503,15 @@ static void closest_on_poly(const nb_tile* tile, uint32_t p, const float* pos, f
     }
     float verts[NB_MAX_VERTS_PER_POLY * 3], h;
     const int n = poly_gather(v, p, verts);
-    if (point_in_poly_xz(verts, n, pos) && detail_height(v, p, pos, &h)) {
+    const int inside = point_in_poly_xz(verts, n, pos);
+    if (inside && detail_height(v, p, pos, &h)) {
         out[0] = pos[0];
         out[1] = h;
         out[2] = pos[2];
         *over = 1;
         return;
     }
-    closest_on_detail_edges(v, p, pos, out);
+    closest_on_detail_edges(v, p, pos, !inside, out);
 }
 
 /* Twice the xz area of a convex polygon (positive whatever the winding). */
@@ -686,6 +734,22 @@ NB_COLD NB_NOINLINE void nb_query_destroy(nb_context* ctx, nb_query* q)
     nb_free(ctx, q);
 }
 
+/* Nodes A* may need on nav: one per polygon, and one more for each other side it is entered across (astar,
+ * link_entry). Bounded by the polygons plus the links that cross a tile side. */
+static uint64_t nodes_needed(const nb_navmesh* nav)
+{
+    uint64_t n = nb_navmesh_poly_count(nav);
+    for (uint32_t i = 0; i < nav->params.max_tiles; ++i) {
+        const nb_tile* t = &nav->tiles[i];
+        if (!t->data)
+            continue;
+        for (uint32_t p = 0; p < t->v.npolys; ++p)
+            for (uint32_t li = t->first_link[p]; li != NB_NULL_LINK; li = t->links[li].next)
+                n += link_entry(t->links[li].side) != 0;
+    }
+    return n;
+}
+
 NB_COLD NB_NOINLINE nb_status nb_query_create(nb_context* ctx, const nb_navmesh* nav, uint32_t max_nodes, nb_query** out)
 {
     if (!out)
@@ -695,9 +759,10 @@ NB_COLD NB_NOINLINE nb_status nb_query_create(nb_context* ctx, const nb_navmesh*
         return nb_fail(ctx, NB_ERR_NULL_ARG, "nb_query_create: ctx is NULL");
     if (!nav)
         return nb_fail(ctx, NB_ERR_NULL_ARG, "nb_query_create: nav is NULL");
-    if (max_nodes == 0) { /* one node per polygon the navmesh has now, as a power of two: the search never runs out */
+    if (max_nodes == 0) { /* every node A* may need on the navmesh as it is now, as a power of two: it never runs out */
+        const uint64_t need = nodes_needed(nav);
         max_nodes = QUERY_MIN_NODES;
-        while (max_nodes < nb_navmesh_poly_count(nav) && max_nodes < QUERY_MAX_NODES)
+        while (max_nodes < need && max_nodes < QUERY_MAX_NODES)
             max_nodes <<= 1;
     }
     if (max_nodes > QUERY_MAX_NODES)
@@ -763,8 +828,45 @@ cleanup:
 /* Nearest polygon                                                                                  */
 /* ================================================================================================ */
 
+static inline int box_overlap(const float* amin, const float* amax, const float* bmin, const float* bmax)
+{
+    return amin[0] <= bmax[0] && amax[0] >= bmin[0] && amin[1] <= bmax[1] && amax[1] >= bmin[1] &&
+           amin[2] <= bmax[2] && amax[2] >= bmin[2];
+}
+
+/* Does ground polygon p's bounds (its vertices and its detail surface's: the surface a point stands on can rise
+ * above or dip below the outline) overlap the box [lo, hi]? */
+static int poly_overlaps_box(const nb_tile_view* v, uint32_t p, const float* lo, const float* hi)
+{
+    float pmin[3], pmax[3];
+    vcopy(pmin, poly_vert(v, p, 0));
+    vcopy(pmax, pmin);
+    for (uint32_t k = 1; k < v->poly_nverts[p]; ++k) {
+        const float* c = poly_vert(v, p, k);
+        for (int a = 0; a < 3; ++a) {
+            pmin[a] = nb_minf(pmin[a], c[a]);
+            pmax[a] = nb_maxf(pmax[a], c[a]);
+        }
+    }
+    if (box_overlap(lo, hi, pmin, pmax))
+        return 1; /* (the detail surface only widens them) */
+    const uint32_t* dm = &v->detail_meshes[(size_t)p * 4];
+    for (uint32_t k = 0; k < dm[1]; ++k) {
+        const float* c = &v->detail_verts[((size_t)dm[0] + k) * 3];
+        for (int a = 0; a < 3; ++a) {
+            pmin[a] = nb_minf(pmin[a], c[a]);
+            pmax[a] = nb_maxf(pmax[a], c[a]);
+        }
+    }
+    return box_overlap(lo, hi, pmin, pmax);
+}
+
 typedef struct nearest_state {
     const float* center;
+    const float *lo, *hi; /* the box: a polygon counts only when its bounds overlap it (in_box) */
+    const nb_bv_node* leaf; /* the tree's leaf of the polygon considered (NULL: no tree, its bounds were tested) */
+    const nb_tile* sure_tile; /* the tile sure_lo/sure_hi were worked out for (in_box) */
+    int32_t sure_lo[3], sure_hi[3];
     nb_poly_ref ref;
     float dist;       /* Detour's measure, see consider() */
     float point[3];
@@ -777,11 +879,11 @@ typedef struct nearest_state {
  * point over the polygon scores from its height, and a point off the polygon scores 0 only if it lies exactly
  * on an outline (the detail edges' points closest to it then coincide with it), which is ruled out when it is
  * further than the margin from the outline (the margin covers rounding of the detail vertices). */
-static int scores_zero(const nb_tile* t, uint32_t p, nearest_state* s)
+static int scores_zero(const nb_tile* t, uint32_t p, const nearest_state* s, float* pt, int* over)
 {
     const nb_tile_view* v = &t->v;
     const float* c = s->center;
-    float verts[NB_MAX_VERTS_PER_POLY * 3], h, pt[3];
+    float verts[NB_MAX_VERTS_PER_POLY * 3], h;
     const int n = poly_gather(v, p, verts);
     const int inside = point_in_poly_xz(verts, n, c);
     if (inside && detail_height(v, p, c, &h)) {
@@ -790,7 +892,7 @@ static int scores_zero(const nb_tile* t, uint32_t p, nearest_state* s)
         pt[0] = c[0];
         pt[1] = h;
         pt[2] = c[2];
-        s->over = 1;
+        *over = 1;
     } else {
         if (!inside) { /* (inside but over no detail triangle: rare, scored in full) */
             const float m2 = s->margin * s->margin;
@@ -800,30 +902,61 @@ static int scores_zero(const nb_tile* t, uint32_t p, nearest_state* s)
             if (!near)
                 return 0;
         }
-        closest_on_detail_edges(v, p, c, pt);
+        closest_on_detail_edges(v, p, c, !inside, pt);
         const float dx = pt[0] - c[0], dy = pt[1] - c[1], dz = pt[2] - c[2];
         if (dx * dx + dy * dy + dz * dz != 0.0f)
             return 0;
-        s->over = 0;
+        *over = 0;
     }
-    vcopy(s->point, pt);
     return 1;
+}
+
+/* Does the bounds of polygon p of tile t overlap the box? The tree found it by its bounds rounded outward by up to a
+ * unit (a cell, on every axis), so it can miss the box by that much. A leaf whose rounded minimum lies a whole unit
+ * below the box's maximum and whose rounded maximum lies a unit above the box's minimum, on every axis, overlaps it
+ * for sure (the true bounds lie less than a unit inside the rounded ones): sure_lo/sure_hi, worked out once per tile
+ * (a bound at the clamp, 0 or 65535, may be further off: sure_hi stays below 65535 and sure_lo above 0). The others
+ * are tested exactly. Asked only of the candidates that would win (few). */
+static int in_box(const nb_tile* t, uint32_t p, nearest_state* s)
+{
+    const nb_bv_node* n = s->leaf;
+    if (!n)
+        return 1;
+    const nb_tile_view* v = &t->v;
+    if (s->sure_tile != t) {
+        for (int a = 0; a < 3; ++a) {
+            /* floor and ceil of values clamped to the integer range first */
+            const float h = nb_minf((s->hi[a] - v->bmin[a]) * v->bv_quant - 1.0f, 65534.0f);
+            const float l = nb_maxf((s->lo[a] - v->bmin[a]) * v->bv_quant + 1.0f, 1.0f);
+            s->sure_hi[a] = h < 0.0f ? -1 : (int32_t)h;
+            s->sure_lo[a] = l > 65536.0f ? 65536 : (int32_t)l + ((float)(int32_t)l < l);
+        }
+        s->sure_tile = t;
+    }
+    const int32_t* sl = s->sure_lo;
+    const int32_t* sh = s->sure_hi;
+    if (n->bmin[0] <= sh[0] && n->bmax[0] >= sl[0] && n->bmin[1] <= sh[1] && n->bmax[1] >= sl[1] &&
+        n->bmin[2] <= sh[2] && n->bmax[2] >= sl[2])
+        return 1;
+    return poly_overlaps_box(v, p, s->lo, s->hi);
 }
 
 /* Scores one candidate (Detour's rule): over the polygon, the squared vertical gap less the agent's climb,
  * clamped at 0 (a point within a step of a floor stands on it and beats any polygon merely beside it); beside
- * the polygon, the squared distance to its outline. */
+ * the polygon, the squared distance to its outline. Only a polygon whose bounds overlap the box can win. */
 static void consider(const nb_navmesh* nav, const nb_tile* t, uint32_t p, nearest_state* s)
 {
+    float pt[3];
+    int over;
     if (s->zero_only) {
-        if (scores_zero(t, p, s)) {
+        if (scores_zero(t, p, s, pt, &over) && in_box(t, p, s)) {
             s->dist = 0.0f;
             s->ref = nb_navmesh_ref_of(nav, t, p);
+            s->over = over;
+            vcopy(s->point, pt);
         }
         return;
     }
-    float pt[3];
-    int over;
     closest_on_poly(t, p, s->center, pt, &over);
     float d;
     if (over) {
@@ -833,18 +966,12 @@ static void consider(const nb_navmesh* nav, const nb_tile* t, uint32_t p, neares
         const float dx = pt[0] - s->center[0], dy = pt[1] - s->center[1], dz = pt[2] - s->center[2];
         d = dx * dx + dy * dy + dz * dz;
     }
-    if (d < s->dist) {
+    if (d < s->dist && in_box(t, p, s)) {
         s->dist = d;
         s->ref = nb_navmesh_ref_of(nav, t, p);
         s->over = over;
         vcopy(s->point, pt);
     }
-}
-
-static inline int box_overlap(const float* amin, const float* amax, const float* bmin, const float* bmax)
-{
-    return amin[0] <= bmax[0] && amax[0] >= bmin[0] && amin[1] <= bmax[1] && amax[1] >= bmin[1] &&
-           amin[2] <= bmax[2] && amax[2] >= bmin[2];
 }
 
 static void nearest_in_tile(const nb_navmesh* nav, const nb_tile* t, const float* lo, const float* hi,
@@ -855,23 +982,12 @@ static void nearest_in_tile(const nb_navmesh* nav, const nb_tile* t, const float
         return;
     if (v->nbv == 0) { /* no tree: test each polygon's bounds */
         for (uint32_t p = 0; p < v->npolys; ++p) {
-            if (is_offmesh(t, p) || !passes(f, v->poly_flags[p]))
+            if (is_offmesh(t, p) || !passes(f, v->poly_flags[p]) || !poly_overlaps_box(v, p, lo, hi))
                 continue;
-            float pmin[3], pmax[3];
-            vcopy(pmin, poly_vert(v, p, 0));
-            vcopy(pmax, pmin);
-            for (uint32_t k = 1; k < v->poly_nverts[p]; ++k) {
-                const float* c = poly_vert(v, p, k);
-                for (int a = 0; a < 3; ++a) {
-                    pmin[a] = nb_minf(pmin[a], c[a]);
-                    pmax[a] = nb_maxf(pmax[a], c[a]);
-                }
-            }
-            if (box_overlap(lo, hi, pmin, pmax)) {
-                consider(nav, t, p, s);
-                if (s->dist == 0.0f)
-                    return;
-            }
+            s->leaf = NULL;
+            consider(nav, t, p, s);
+            if (s->dist == 0.0f)
+                return;
         }
         return;
     }
@@ -893,6 +1009,7 @@ static void nearest_in_tile(const nb_navmesh* nav, const nb_tile* t, const float
         if (n->i >= 0) {
             const uint32_t p = (uint32_t)n->i;
             if (hit && p < v->npolys && !is_offmesh(t, p) && passes(f, v->poly_flags[p])) {
+                s->leaf = n;
                 consider(nav, t, p, s);
                 if (s->dist == 0.0f)
                     return; /* nothing scores below 0, and ties keep the first: the answer is final */
@@ -943,6 +1060,10 @@ static nb_poly_ref nearest_core(const nb_query* q, const float* center, const fl
      * one, the second pass scores every candidate. */
     nearest_state s;
     s.center = center;
+    s.lo = lo;
+    s.hi = hi;
+    s.leaf = NULL;
+    s.sure_tile = NULL;
     s.margin = 1e-5f * (1.0f + fabsf(center[0]) + fabsf(center[2]));
     for (s.zero_only = 1; s.zero_only >= 0; --s.zero_only) {
         s.ref = 0;
@@ -1025,10 +1146,261 @@ static int write_corridor(const nb_query* q, uint32_t last, nb_poly_ref* path, u
     return n > (uint32_t)max_path;
 }
 
+/* nearest_visited's scoring of node i against the best so far: the squared distance from `end` to the closest point
+ * of its polygon (ties: the earlier node). */
+static void visited_score(const qnode* nodes, uint32_t i, const float* end, float* best_d, uint32_t* best)
+{
+    const qnode* n = &nodes[i];
+    const nb_tile_view* v = &n->tile->v;
+    float verts[NB_MAX_VERTS_PER_POLY * 3], pt[3], h;
+    const int nv = poly_gather(v, n->poly, verts);
+    const int inside = point_in_poly_xz(verts, nv, end);
+    if (inside && detail_height(v, n->poly, end, &h)) {
+        pt[0] = end[0];
+        pt[1] = h;
+        pt[2] = end[2];
+    } else if (!inside) {
+        /* closest_on_poly's point, found more cheaply: the outline point nearest in xz (the detail mesh's outline
+         * edges run along the polygon's), at the surface's height there */
+        float near2 = FLT_MAX, u;
+        for (int j = 0, m = nv - 1; j < nv; m = j++) {
+            const float d = dist2_pt_seg_xz(end, &verts[m * 3], &verts[j * 3], &u);
+            if (d < near2) {
+                near2 = d;
+                vlerp(pt, &verts[m * 3], &verts[j * 3], u);
+            }
+        }
+        if (detail_height(v, n->poly, pt, &h))
+            pt[1] = h;
+        else
+            closest_on_detail_edges(v, n->poly, end, 1, pt);
+    } else {
+        closest_on_detail_edges(v, n->poly, end, 0, pt);
+    }
+    const float dx = pt[0] - end[0], dy = pt[1] - end[1], dz = pt[2] - end[2];
+    const float d = dx * dx + dy * dy + dz * dz;
+    if (d < *best_d || (d == *best_d && i < *best)) {
+        *best_d = d;
+        *best = i;
+    }
+}
+
+/* The earliest node of polygon ref in the finished search, or UINT32_MAX when it was not visited. */
+static uint32_t visited_node(const nb_query* q, nb_poly_ref ref)
+{
+    const qbucket* b = &q->buckets[(uint32_t)(ref * 2654435761u) >> q->bucket_shift];
+    uint32_t first = UINT32_MAX;
+    if (b->stamp == q->stamp)
+        for (uint32_t i = b->head; i; i = q->nodes[i - 1].next)
+            if (q->nodes[i - 1].ref == ref && i - 1 < first)
+                first = i - 1;
+    return first;
+}
+
+#define VISITED_MAX_TILES 16
+#define VISITED_CANDIDATES 32
+
+/* Candidates of nearest_visited with a lower bound of their distance (squared), scored nearest bound first so that
+ * the first ones scored rule the others out. */
+typedef struct visited_cands {
+    float bound[VISITED_CANDIDATES];
+    uint32_t node[VISITED_CANDIDATES];
+    int count;
+} visited_cands;
+
+static void cand_add(visited_cands* c, float bound, uint32_t node, const qnode* nodes, const float* end, float* best_d,
+                     uint32_t* best)
+{
+    if (bound > *best_d)
+        return;
+    if (c->count == VISITED_CANDIDATES) { /* full: scored at once */
+        visited_score(nodes, node, end, best_d, best);
+        return;
+    }
+    c->bound[c->count] = bound;
+    c->node[c->count++] = node;
+}
+
+static void cand_score(visited_cands* c, const qnode* nodes, const float* end, float* best_d, uint32_t* best)
+{
+    while (c->count > 0) {
+        int k = 0;
+        for (int j = 1; j < c->count; ++j)
+            if (c->bound[j] < c->bound[k])
+                k = j;
+        if (c->bound[k] > *best_d)
+            break;
+        const uint32_t node = c->node[k];
+        --c->count;
+        c->bound[k] = c->bound[c->count];
+        c->node[k] = c->node[c->count];
+        visited_score(nodes, node, end, best_d, best);
+    }
+}
+
+/* The loaded tiles whose bounds overlap the box [lo, hi] (found like nearest_core finds them), at most
+ * VISITED_MAX_TILES of them: -1 when there are more. */
+static int tiles_in_box(const nb_navmesh* nav, const float* lo, const float* hi, const nb_tile** out)
+{
+    int32_t x0, z0, x1, z1;
+    tile_range(nav, lo, hi, &x0, &z0, &x1, &z1);
+    int n = 0;
+    if (((int64_t)x1 - x0 + 1) * ((int64_t)z1 - z0 + 1) > (int64_t)nav->tile_count) {
+        for (uint32_t i = 0; i < nav->params.max_tiles; ++i) {
+            const nb_tile* t = &nav->tiles[i];
+            if (!t->data || t->v.tile_x < x0 || t->v.tile_x > x1 || t->v.tile_z < z0 || t->v.tile_z > z1 ||
+                !box_overlap(lo, hi, t->v.bmin, t->v.bmax))
+                continue;
+            if (n == VISITED_MAX_TILES)
+                return -1;
+            out[n++] = t;
+        }
+        return n;
+    }
+    for (int32_t z = z0; z <= z1; ++z)
+        for (int32_t x = x0; x <= x1; ++x) {
+            const nb_tile* t = nb_navmesh_tile_at(nav, x, z);
+            if (!t || !box_overlap(lo, hi, t->v.bmin, t->v.bmax))
+                continue;
+            if (n == VISITED_MAX_TILES)
+                return -1;
+            out[n++] = t;
+        }
+    return n;
+}
+
+/* The node a search that did not reach the end stops at: the visited ground polygon whose closest point to `end`
+ * (closest_on_poly's, the point the path then ends at) is nearest to it; ties: the earlier node. Run only for
+ * partial results: a complete search pays nothing for it. The node whose entry point came nearest the end is scored
+ * first, and the distance it gives rules out the others by their bounds before their detail triangles are read:
+ * - many nodes: the candidates are the polygons of the BV trees around the end whose bounds come that near,
+ *   looked up in the search's hash (when the trees hold fewer of them than there are nodes);
+ * - else each node, by its xz bounds, then the height range of its detail surface (an end above or below the
+ *   visited floors, on a level the start does not reach, is over many of them). */
+static uint32_t nearest_visited(const nb_query* q, const float* end)
+{
+    const qnode* nodes = q->nodes;
+    const uint32_t count = q->node_count;
+    uint32_t seed = 0;
+    for (uint32_t i = 1; i < count; ++i)
+        if (nodes[i].hdist < nodes[seed].hdist && !is_offmesh(nodes[i].tile, nodes[i].poly))
+            seed = i;
+    uint32_t best = 0;
+    float best_d = FLT_MAX;
+    if (is_offmesh(nodes[seed].tile, nodes[seed].poly))
+        return 0;
+    visited_score(nodes, seed, end, &best_d, &best);
+    visited_cands cands;
+    cands.count = 0;
+    if (count > 48) {
+        /* Many visited nodes: find the candidates through the BV trees of the tiles around the end instead (all of
+         * them must have a tree; a tile without one is scanned below with the others). */
+        const nb_navmesh* nav = q->nav;
+        const float margin = 1e-5f * (1.0f + fabsf(end[0]) + fabsf(end[1]) + fabsf(end[2]));
+        const float r = sqrtf(best_d) + margin;
+        const float lo[3] = { end[0] - r, end[1] - r, end[2] - r }, hi[3] = { end[0] + r, end[1] + r, end[2] + r };
+        const nb_tile* tiles[VISITED_MAX_TILES];
+        const int nt = tiles_in_box(nav, lo, hi, tiles);
+        /* Worth it when the trees hold fewer polygons near the end than there are nodes to scan (a guess from the
+         * share of each tile's area the box covers); the answer is the same either way. */
+        int trees = nt >= 0;
+        float near_polys = 0.0f;
+        for (int k = 0; k < nt && trees; ++k) {
+            const float* tb = tiles[k]->v.bmin;
+            const float* tt = tiles[k]->v.bmax;
+            const float wx = nb_minf(hi[0], tt[0]) - nb_maxf(lo[0], tb[0]);
+            const float wz = nb_minf(hi[2], tt[2]) - nb_maxf(lo[2], tb[2]);
+            const float area = nb_maxf((tt[0] - tb[0]) * (tt[2] - tb[2]), 1e-6f);
+            near_polys += (float)tiles[k]->v.npolys * nb_minf(nb_maxf(wx, 0.0f) * nb_maxf(wz, 0.0f) / area, 1.0f);
+            trees = tiles[k]->v.nbv > 0 || tiles[k]->v.npolys == 0;
+        }
+        trees = trees && near_polys * 2.0f < (float)count;
+        for (int k = 0; k < nt && trees; ++k) {
+            const nb_tile* t = tiles[k];
+            const nb_tile_view* v = &t->v;
+            uint16_t qlo[3], qhi[3];
+            for (int a = 0; a < 3; ++a) {
+                const float l = (nb_maxf(lo[a], v->bmin[a]) - v->bmin[a]) * v->bv_quant;
+                const float h = (nb_minf(hi[a], v->bmax[a]) - v->bmin[a]) * v->bv_quant;
+                qlo[a] = (uint16_t)nb_minf(nb_maxf(floorf(l), 0.0f), 65535.0f);
+                qhi[a] = (uint16_t)nb_minf(nb_maxf(ceilf(h), 0.0f), 65535.0f);
+            }
+            const float inv = 1.0f / v->bv_quant;
+            for (uint32_t i = 0; i < v->nbv;) {
+                const nb_bv_node* n = &v->bv[i];
+                const int hit = qlo[0] <= n->bmax[0] && qhi[0] >= n->bmin[0] && qlo[1] <= n->bmax[1] &&
+                                qhi[1] >= n->bmin[1] && qlo[2] <= n->bmax[2] && qhi[2] >= n->bmin[2];
+                if (n->i < 0) {
+                    i += hit ? 1u : (uint32_t)(-n->i);
+                    continue;
+                }
+                ++i;
+                if (!hit || (uint32_t)n->i >= v->npolys)
+                    continue;
+                float d = 0.0f; /* to the leaf's bounds, less a margin for their rounding back to world units */
+                for (int a = 0; a < 3; ++a) {
+                    const float e = nb_maxf(nb_maxf(v->bmin[a] + n->bmin[a] * inv - end[a],
+                                                    end[a] - (v->bmin[a] + n->bmax[a] * inv)) - margin,
+                                            0.0f);
+                    d += e * e;
+                }
+                if (d > best_d)
+                    continue;
+                const uint32_t vn = visited_node(q, nb_navmesh_ref_of(nav, t, (uint32_t)n->i));
+                if (vn != UINT32_MAX && vn != seed)
+                    cand_add(&cands, d, vn, nodes, end, &best_d, &best);
+            }
+        }
+        if (trees) {
+            cand_score(&cands, nodes, end, &best_d, &best);
+            return best;
+        }
+    }
+    for (uint32_t i = 0; i < count; ++i) {
+        const qnode* n = &nodes[i];
+        const nb_tile_view* v = &n->tile->v;
+        const uint32_t p = n->poly;
+        if (i == seed || is_offmesh(n->tile, p))
+            continue;
+        const uint16_t* pv = &v->poly_verts[(size_t)p * v->nvp];
+        const int nv = v->poly_nverts[p];
+        float lo[3] = { FLT_MAX, FLT_MAX, FLT_MAX }, hi[3] = { -FLT_MAX, -FLT_MAX, -FLT_MAX };
+        for (int j = 0; j < nv; ++j) {
+            const float* c = &v->verts[(size_t)pv[j] * 3];
+            lo[0] = nb_minf(lo[0], c[0]);
+            hi[0] = nb_maxf(hi[0], c[0]);
+            lo[2] = nb_minf(lo[2], c[2]);
+            hi[2] = nb_maxf(hi[2], c[2]);
+        }
+        const float bx = nb_maxf(nb_maxf(lo[0] - end[0], end[0] - hi[0]), 0.0f);
+        const float bz = nb_maxf(nb_maxf(lo[2] - end[2], end[2] - hi[2]), 0.0f);
+        const float bxz = bx * bx + bz * bz;
+        if (bxz > best_d)
+            continue;
+        const uint32_t* dm = &v->detail_meshes[(size_t)p * 4];
+        for (int j = 0; j < nv; ++j) {
+            lo[1] = nb_minf(lo[1], v->verts[(size_t)pv[j] * 3 + 1]);
+            hi[1] = nb_maxf(hi[1], v->verts[(size_t)pv[j] * 3 + 1]);
+        }
+        for (uint32_t j = 0; j < dm[1]; ++j) {
+            lo[1] = nb_minf(lo[1], v->detail_verts[((size_t)dm[0] + j) * 3 + 1]);
+            hi[1] = nb_maxf(hi[1], v->detail_verts[((size_t)dm[0] + j) * 3 + 1]);
+        }
+        const float by = nb_maxf(nb_maxf(lo[1] - end[1], end[1] - hi[1]), 0.0f);
+        cand_add(&cands, bxz + by * by, i, nodes, end, &best_d, &best);
+    }
+    cand_score(&cands, nodes, end, &best_d, &best);
+    return best;
+}
+
 /* A* from start (on start_ref) to end (on end_ref). Nodes enter a polygon at the midpoint of the portal they
  * cross; the cost of a step is its length times the area cost of the polygon it runs through, and the last step
- * runs on to the end position. Without reaching end_ref (disconnected, or the pool ran out) the corridor leads to
- * the visited polygon nearest to the end. Returns 1 when end_ref was reached. */
+ * runs on to the end position. A polygon entered across a tile border gets a node of its own per side crossed
+ * (link_entry), each with its own entry point and cost, as Detour keeps them: with one node per polygon, the
+ * first portal found fixes a border polygon's entry point, and tiled paths came out longer than solo ones (tiles
+ * cut polygons, and a third of them touch two tile sides at 32 cells). Without reaching end_ref (disconnected, or
+ * the pool ran out) the corridor leads to the visited polygon nearest to the end (nearest_visited). Returns 1 when
+ * end_ref was reached. */
 static int astar(nb_query* q, nb_poly_ref start_ref, const nb_tile* st, uint32_t sp, nb_poly_ref end_ref,
                  const float* start, const float* end, const nb_query_filter* f, float hmul, nb_poly_ref* path,
                  uint32_t* node_of, int32_t max_path, int32_t* path_count)
@@ -1047,7 +1419,7 @@ static int astar(nb_query* q, nb_poly_ref start_ref, const nb_tile* st, uint32_t
     }
     search sr;
     search_begin(q, &sr);
-    qnode* s = s_node_get(&sr, start_ref);
+    qnode* s = s_node_get(&sr, start_ref, 0);
     vcopy(s->pos, start);
     s->tile = st;
     s->poly = sp;
@@ -1059,9 +1431,12 @@ static int astar(nb_query* q, nb_poly_ref start_ref, const nb_tile* st, uint32_t
     s_heap_push(&sr, 0);
 
     uint32_t best = 0;
-    float best_dist = d0;
     int reached = 0;
     qnode* const nodes = sr.nodes;
+    /* Nodes for extra entry sides, as many as the pool holds beyond one per polygon: a pool of at least one node per
+     * polygon never runs out (a smaller budget only gives fewer of them). */
+    const uint32_t polys = nb_navmesh_poly_count(nav);
+    uint32_t extra_left = sr.max_nodes > polys ? sr.max_nodes - polys : 0;
     while (sr.heap_size) {
         const uint32_t bi = s_heap_pop(&sr);
         qnode* b = &nodes[bi];
@@ -1089,9 +1464,14 @@ static int astar(nb_query* q, nb_poly_ref start_ref, const nb_tile* st, uint32_t
             const nb_tile* nt = link_target(nav, bt, bref, nref, &np);
             if (!nt || !passes(f, nt->v.poly_flags[np]))
                 continue;
-            qnode* n = s_node_get(&sr, nref);
+            uint8_t entry = link_entry(l->side);
+            if (entry && !extra_left)
+                entry = 0;
+            qnode* n = s_node_get(&sr, nref, entry);
             if (!n)
                 continue; /* pool exhausted: the search goes on with what it has and may end partial */
+            if (entry && n->state == NODE_NEW)
+                --extra_left;
             if (n->state == NODE_NEW) {
                 float left[3], right[3];
                 if (b_offmesh || is_offmesh(nt, np))
@@ -1123,14 +1503,11 @@ static int astar(nb_query* q, nb_poly_ref start_ref, const nb_tile* st, uint32_t
                 n->state = NODE_OPEN;
                 s_heap_push(&sr, (uint32_t)(n - nodes));
             }
-            /* A partial path ends on the ground, never partway through an off-mesh link. */
-            if (dist_end < best_dist && !is_offmesh(nt, np)) {
-                best_dist = dist_end;
-                best = (uint32_t)(n - nodes);
-            }
         }
     }
     search_end(q, &sr);
+    if (!reached)
+        best = nearest_visited(q, end); /* (a partial path ends on the ground, never partway along a link) */
     const int cut = write_corridor(q, best, path, node_of, max_path, path_count);
     return reached && !cut;
 }
@@ -1389,6 +1766,144 @@ NB_COLD NB_NOINLINE nb_status nb_query_straight_path(nb_query* q, const float st
 /* Raycast                                                                                          */
 /* ================================================================================================ */
 
+/* The polygon a ray walking out of polygon p (ref) through edge `edge` at fraction u along it enters: a usable
+ * ground neighbour whose share of the edge covers u (tile-border links cover part of an edge); 0 for a wall. */
+static nb_poly_ref ray_next(const nb_navmesh* nav, const nb_tile* tile, uint32_t poly, nb_poly_ref ref, int edge,
+                            float u, const nb_query_filter* f, const nb_tile** next_tile, uint32_t* next_poly)
+{
+    for (uint32_t li = tile->first_link[poly]; li != NB_NULL_LINK; li = tile->links[li].next) {
+        const nb_link* l = &tile->links[li];
+        if (l->edge != (uint8_t)edge || !l->ref)
+            continue;
+        uint32_t np;
+        const nb_tile* nt = link_target(nav, tile, ref, l->ref, &np);
+        if (!nt || is_offmesh(nt, np) || !passes(f, nt->v.poly_flags[np]))
+            continue;
+        if (l->side != 0xff && (l->bmin != 0 || l->bmax != 255)) {
+            const float eps = 1.0f / 512.0f; /* half a step of the link's 1/255 quantization */
+            if (u < l->bmin * (1.0f / 255.0f) - eps || u > l->bmax * (1.0f / 255.0f) + eps)
+                continue;
+        }
+        *next_tile = nt;
+        *next_poly = np;
+        return l->ref;
+    }
+    return 0;
+}
+
+#define RAY_MAX_AROUND 32
+
+/* The walk of one raycast: the segment, its xz length, the outline tolerance (world units) and the filter. */
+typedef struct ray_walk {
+    const nb_navmesh* nav;
+    const nb_query_filter* f;
+    const float *start, *end;
+    float len, tol;
+} ray_walk;
+
+/* A polygon around the point where a ray stalls, and how the search reached it. */
+typedef struct ray_poly {
+    nb_poly_ref ref;
+    const nb_tile* tile;
+    uint32_t poly;
+    int parent; /* index in the search's list, -1 for the polygon the search started from */
+} ray_poly;
+
+/* Clips the ray against polygon p; 0 when it misses p. */
+static int ray_clip(const ray_walk* w, const nb_tile* tile, uint32_t poly, float* texit, int* smax, float* verts,
+                    int* nverts)
+{
+    float tmin, tmax;
+    int smin;
+    *nverts = poly_gather(&tile->v, poly, verts);
+    return clip_segment_poly(w->start, w->end, verts, *nverts, w->tol, &tmin, &tmax, &smin, smax, texit);
+}
+
+/* The ray stalls at tx (a wall, or a polygon it only touches there) on a point that may be a vertex or lie on a
+ * portal: several polygons meet there and the one the ray goes on into need not be the one it is in. Gathers the
+ * usable ground polygons linked to `from` (around[0]) through portals passing within tol of that point, and
+ * returns the index of the one in which the ray gets farthest past tx (by more than tol), or -1 when none does:
+ * then the stall is a real wall, and *normal receives the inward normal of the wall the ray meets there most
+ * head-on (left alone when none of them leaves through a wall there). */
+static int ray_around(const ray_walk* w, nb_poly_ref from_ref, const nb_tile* from_tile, uint32_t from_poly, float tx,
+                      ray_poly* around, float* normal)
+{
+    float x[3];
+    vlerp(x, w->start, w->end, tx);
+    const float tol2 = w->tol * w->tol;
+    int count = 1, best = -1;
+    around[0].ref = from_ref;
+    around[0].tile = from_tile;
+    around[0].poly = from_poly;
+    around[0].parent = -1;
+    float best_t = tx + w->tol / w->len, head_on = 0.0f;
+    const float dx = (w->end[0] - w->start[0]) / w->len, dz = (w->end[2] - w->start[2]) / w->len;
+    for (int i = 0; i < count; ++i) {
+        const ray_poly c = around[i];
+        if (is_offmesh(c.tile, c.poly))
+            continue;
+        /* its neighbours across portals through the point */
+        for (uint32_t li = c.tile->first_link[c.poly]; li != NB_NULL_LINK && count < RAY_MAX_AROUND;
+             li = c.tile->links[li].next) {
+            const nb_link* l = &c.tile->links[li];
+            if (!l->ref)
+                continue;
+            uint32_t np;
+            const nb_tile* nt = link_target(w->nav, c.tile, c.ref, l->ref, &np);
+            if (!nt || is_offmesh(nt, np) || !passes(w->f, nt->v.poly_flags[np]))
+                continue;
+            int seen = 0;
+            for (int k = 0; k < count && !seen; ++k)
+                seen = around[k].ref == l->ref;
+            if (seen)
+                continue;
+            float left[3], right[3];
+            link_portal(c.tile, c.poly, c.ref, l, nt, np, left, right);
+            if (dist2_pt_seg_xz(x, left, right, NULL) > tol2)
+                continue;
+            around[count].ref = l->ref;
+            around[count].tile = nt;
+            around[count].poly = np;
+            around[count].parent = i;
+            ++count;
+        }
+        /* how far the ray goes in it */
+        float verts[NB_MAX_VERTS_PER_POLY * 3], te;
+        int smax, n;
+        if (!ray_clip(w, c.tile, c.poly, &te, &smax, verts, &n))
+            continue;
+        if (smax < 0)
+            te = 1.0f + w->tol / w->len; /* the end lies in it: nothing beats that */
+        if (te > best_t) {
+            best_t = te;
+            best = i;
+        }
+        if (smax < 0 || (te - tx) * w->len > w->tol)
+            continue;
+        /* it leaves here too: through a wall? */
+        const float* va = &verts[smax * 3];
+        const float* vb = &verts[((smax + 1) % n) * 3];
+        float hit[3], u;
+        const nb_tile* ntile;
+        uint32_t npoly;
+        vlerp(hit, w->start, w->end, te);
+        dist2_pt_seg_xz(hit, va, vb, &u);
+        if (ray_next(w->nav, c.tile, c.poly, c.ref, smax, u, w->f, &ntile, &npoly))
+            continue;
+        const float ex = vb[0] - va[0], ez = vb[2] - va[2];
+        const float elen = sqrtf(ex * ex + ez * ez);
+        if (elen <= 0.0f)
+            continue;
+        const float h = -(ez * dx - ex * dz) / elen; /* -(inward normal . direction): 1 when it meets it square on */
+        if (h > head_on) {
+            head_on = h;
+            normal[0] = ez / elen;
+            normal[2] = -ex / elen;
+        }
+    }
+    return best;
+}
+
 NB_COLD NB_NOINLINE nb_status nb_query_raycast(nb_query* q, nb_poly_ref start_ref, const float start[3], const float end[3],
                            const nb_query_filter* filter, float* t, float hit_normal[3], nb_poly_ref* path,
                            int32_t* path_count, int32_t max_path)
@@ -1415,70 +1930,88 @@ NB_COLD NB_NOINLINE nb_status nb_query_raycast(nb_query* q, nb_poly_ref start_re
     uint32_t poly;
     CHECK_(check_ref(q, fn, "start_ref", start_ref, &tile, &poly));
 
-    const nb_navmesh* nav = q->nav;
+    ray_walk w;
+    w.nav = q->nav;
+    w.f = filter;
+    w.start = start;
+    w.end = end;
+    w.tol = outline_tol(start, end);
+    w.len = sqrtf(vdist2_xz(start, end));
+    if (w.len < w.tol)
+        w.len = w.tol; /* (a ray shorter than the tolerance: the tolerances in t below stay finite) */
     nb_poly_ref ref = start_ref;
     int32_t count = 0;
+    float tcur = 0.0f, normal[3] = { 0.0f, 0.0f, 0.0f };
+    ray_poly around[RAY_MAX_AROUND];
+    if (path)
+        path[count++] = ref;
     /* Each polygon is left through the edge the segment exits by; a usable neighbour across that part of the
-     * edge continues the walk, anything else is a wall. Every step moves forward along the segment, and the
-     * visit count is bounded so that degenerate input cannot loop. */
-    for (uint32_t guard = 0; guard < 65536; ++guard) {
-        if (path && count < max_path)
-            path[count++] = ref;
-        if (is_offmesh(tile, poly))
-            break; /* the walk never enters links; only a start on one lands here: nowhere to go */
-        float verts[NB_MAX_VERTS_PER_POLY * 3], tmin, tmax;
-        int smin, smax;
-        const int n = poly_gather(&tile->v, poly, verts);
-        if (!clip_segment_poly(start, end, verts, n, &tmin, &tmax, &smin, &smax))
-            break; /* the segment misses this polygon (a start outside its polygon): t stays where it was */
-        if (tmax > *t)
-            *t = tmax;
-        if (smax < 0) {
-            *t = 1.0f; /* the end lies in this polygon */
+     * edge continues the walk. Where the walk stalls (a wall, or a polygon the segment only touches: a start on
+     * a vertex or a portal, a segment through a vertex), the polygons meeting at that point are searched for one
+     * the segment goes on into (ray_around) before it counts as a hit. Every step moves the walk forward by more
+     * than the tolerance or ends it, and the visit count is bounded so that degenerate input cannot loop. The
+     * walk never enters off-mesh links: a start on one has nowhere to go (t = 0). */
+    int chosen = 0; /* the polygon was picked by ray_around: the segment goes on in it */
+    for (uint32_t guard = 0; guard < 65536 && !is_offmesh(tile, poly); ++guard) {
+        float verts[NB_MAX_VERTS_PER_POLY * 3], te;
+        int smax, n;
+        const int ok = ray_clip(&w, tile, poly, &te, &smax, verts, &n);
+        if (ok && (smax < 0 || (1.0f - te) * w.len <= w.tol)) {
+            tcur = 1.0f; /* the end lies in this polygon (or on its outline) */
             break;
         }
-        const float* va = &verts[smax * 3];
-        const float* vb = &verts[((smax + 1) % n) * 3];
-        /* Where along the exit edge the segment leaves: tile-border links cover only part of an edge. */
-        float hit[3], u;
-        vlerp(hit, start, end, tmax);
-        dist2_pt_seg_xz(hit, va, vb, &u);
-        nb_poly_ref next = 0;
-        const nb_tile* next_tile = NULL;
-        uint32_t next_poly = 0;
-        for (uint32_t li = tile->first_link[poly]; li != NB_NULL_LINK; li = tile->links[li].next) {
-            const nb_link* l = &tile->links[li];
-            if (l->edge != (uint8_t)smax || !l->ref)
+        const int stalled = !ok || (!chosen && (te - tcur) * w.len <= w.tol);
+        chosen = 0;
+        if (!stalled) {
+            tcur = nb_maxf(tcur, te);
+            float hit[3], u;
+            const float* va = &verts[smax * 3];
+            const float* vb = &verts[((smax + 1) % n) * 3];
+            vlerp(hit, start, end, te);
+            dist2_pt_seg_xz(hit, va, vb, &u);
+            const nb_tile* next_tile = NULL;
+            uint32_t next_poly = 0;
+            const nb_poly_ref next = ray_next(w.nav, tile, poly, ref, smax, u, filter, &next_tile, &next_poly);
+            if (next) {
+                ref = next;
+                tile = next_tile;
+                poly = next_poly;
+                if (path && count < max_path)
+                    path[count++] = ref;
                 continue;
-            uint32_t np;
-            const nb_tile* nt = link_target(nav, tile, ref, l->ref, &np);
-            if (!nt || is_offmesh(nt, np) || !passes(filter, nt->v.poly_flags[np]))
-                continue;
-            if (l->side != 0xff && (l->bmin != 0 || l->bmax != 255)) {
-                const float eps = 1.0f / 512.0f;
-                if (u < l->bmin * (1.0f / 255.0f) - eps || u > l->bmax * (1.0f / 255.0f) + eps)
-                    continue;
             }
-            next = l->ref;
-            next_tile = nt;
-            next_poly = np;
+            const float ex = vb[0] - va[0], ez = vb[2] - va[2];
+            const float elen = sqrtf(ex * ex + ez * ez);
+            if (elen > 0.0f) {
+                normal[0] = ez / elen; /* the inward normal: it faces the ray */
+                normal[2] = -ex / elen;
+            }
+        }
+        /* A wall or a stall at tcur: is there a way on around that point? */
+        float around_normal[3] = { 0.0f, 0.0f, 0.0f };
+        const int b = ray_around(&w, ref, tile, poly, tcur, around, around_normal);
+        if (b < 0) {
+            if (stalled)
+                vcopy(normal, around_normal);
             break;
         }
-        if (!next) {
-            if (hit_normal) {
-                const float dx = vb[0] - va[0], dz = vb[2] - va[2];
-                const float len = sqrtf(dx * dx + dz * dz);
-                if (len > 0.0f) {
-                    hit_normal[0] = dz / len; /* the inward normal: it faces the ray */
-                    hit_normal[2] = -dx / len;
-                }
-            }
-            break;
+        /* Record the polygons from this one to the chosen one (each linked to the one before). */
+        int chain[RAY_MAX_AROUND], m = 0;
+        for (int k = b; k > 0; k = around[k].parent)
+            chain[m++] = k;
+        while (m > 0) {
+            const ray_poly* c = &around[chain[--m]];
+            if (path && count < max_path)
+                path[count++] = c->ref;
         }
-        ref = next;
-        tile = next_tile;
-        poly = next_poly;
+        ref = around[b].ref;
+        tile = around[b].tile;
+        poly = around[b].poly;
+        chosen = 1;
     }
+    *t = tcur;
+    if (tcur < 1.0f && hit_normal)
+        vcopy(hit_normal, normal);
     if (path_count)
         *path_count = count;
     return NB_OK;
@@ -1541,6 +2074,104 @@ static inline int usable_ground(const nb_tile* t, uint32_t p, const nb_query_fil
     return !is_offmesh(t, p) && passes(f, t->v.poly_flags[p]);
 }
 
+/* ---- a fixed order over the navmesh's content ----
+ * Area-weighted picks walk polygons in some order and stop where a running sum passes a random value: the order
+ * decides the point. Tile slots (and links, hence search order) follow the order the tiles were added in, so the
+ * walks below go by grid position instead (tile_z, then tile_x; the order nb_navmesh_save writes), and the same
+ * navmesh gives the same points however it was streamed in. */
+
+static inline int tile_before(const nb_tile* a, const nb_tile* b)
+{
+    return a->v.tile_z != b->v.tile_z ? a->v.tile_z < b->v.tile_z : a->v.tile_x < b->v.tile_x;
+}
+
+typedef int (*before_fn)(const nb_query* q, uint32_t a, uint32_t b);
+
+static int slot_before(const nb_query* q, uint32_t a, uint32_t b)
+{
+    return tile_before(&q->nav->tiles[a], &q->nav->tiles[b]);
+}
+
+static int node_before(const nb_query* q, uint32_t a, uint32_t b)
+{
+    const qnode* na = &q->nodes[a];
+    const qnode* nb = &q->nodes[b];
+    if (na->tile != nb->tile)
+        return tile_before(na->tile, nb->tile);
+    return na->poly != nb->poly ? na->poly < nb->poly : na->entry < nb->entry;
+}
+
+/* Moves a[i] down the max-heap a[0..n) (ordered by before) to its place. */
+static void sift_down(const nb_query* q, uint32_t* a, uint32_t i, uint32_t n, before_fn before)
+{
+    for (;;) {
+        uint32_t c = 2 * i + 1;
+        if (c >= n)
+            return;
+        if (c + 1 < n && before(q, a[c], a[c + 1]))
+            ++c;
+        if (!before(q, a[i], a[c]))
+            return;
+        const uint32_t tmp = a[i];
+        a[i] = a[c];
+        a[c] = tmp;
+        i = c;
+    }
+}
+
+/* Heap sort of n indices (no allocation, O(n log n) whatever the input). */
+static void sort_indices(const nb_query* q, uint32_t* a, uint32_t n, before_fn before)
+{
+    for (uint32_t k = n; k-- > 0;) /* heapify, then pop the largest to the back */
+        sift_down(q, a, k, n, before);
+    for (uint32_t end = n; end-- > 1;) {
+        const uint32_t tmp = a[0];
+        a[0] = a[end];
+        a[end] = tmp;
+        sift_down(q, a, 0, end, before);
+    }
+}
+
+/* Walks the loaded tiles in grid order: sorted into the query's scratch (path_nodes, max_nodes entries), or, when
+ * more tiles are loaded than that holds (a query made with a small max_nodes), found one after the other. */
+typedef struct tile_walk {
+    const nb_query* q;
+    int sorted;
+    uint32_t count, k; /* sorted: the tile count and the position */
+    const nb_tile* last; /* not sorted: the tile returned last */
+} tile_walk;
+
+static void tile_walk_begin(nb_query* q, tile_walk* w)
+{
+    const nb_navmesh* nav = q->nav;
+    w->q = q;
+    w->sorted = nav->tile_count <= q->max_nodes;
+    w->k = 0;
+    w->count = 0;
+    w->last = NULL;
+    if (!w->sorted)
+        return;
+    for (uint32_t i = 0; i < nav->params.max_tiles; ++i)
+        if (nav->tiles[i].data)
+            q->path_nodes[w->count++] = i;
+    sort_indices(q, q->path_nodes, w->count, slot_before);
+}
+
+static const nb_tile* tile_walk_next(tile_walk* w)
+{
+    const nb_navmesh* nav = w->q->nav;
+    if (w->sorted)
+        return w->k < w->count ? &nav->tiles[w->q->path_nodes[w->k++]] : NULL;
+    const nb_tile* next = NULL;
+    for (uint32_t i = 0; i < nav->params.max_tiles; ++i) {
+        const nb_tile* t = &nav->tiles[i];
+        if (t->data && (!w->last || tile_before(w->last, t)) && (!next || tile_before(t, next)))
+            next = t;
+    }
+    w->last = next;
+    return next;
+}
+
 NB_COLD NB_NOINLINE nb_status nb_query_random_point(nb_query* q, const nb_query_filter* filter, uint64_t* rng, nb_poly_ref* ref,
                                 float point[3])
 {
@@ -1560,12 +2191,11 @@ NB_COLD NB_NOINLINE nb_status nb_query_random_point(nb_query* q, const nb_query_
     const nb_navmesh* nav = q->nav;
     float verts[NB_MAX_VERTS_PER_POLY * 3];
 
-    /* Two passes in the same order: the total area, then the polygon where a uniform pick in it falls. */
+    /* Two passes in grid order: the total area, then the polygon where a uniform pick in it falls. */
     double total = 0.0;
-    for (uint32_t i = 0; i < nav->params.max_tiles; ++i) {
-        const nb_tile* t = &nav->tiles[i];
-        if (!t->data)
-            continue;
+    tile_walk w;
+    tile_walk_begin(q, &w);
+    for (const nb_tile* t = tile_walk_next(&w); t; t = tile_walk_next(&w)) {
         for (uint32_t p = 0; p < t->v.npolys; ++p)
             if (usable_ground(t, p, filter))
                 total += poly_area2(verts, poly_gather(&t->v, p, verts));
@@ -1577,10 +2207,8 @@ NB_COLD NB_NOINLINE nb_status nb_query_random_point(nb_query* q, const nb_query_
     const nb_tile* chosen = NULL;
     uint32_t chosen_p = 0;
     int found = 0;
-    for (uint32_t i = 0; i < nav->params.max_tiles && !found; ++i) {
-        const nb_tile* t = &nav->tiles[i];
-        if (!t->data)
-            continue;
+    tile_walk_begin(q, &w);
+    for (const nb_tile* t = tile_walk_next(&w); t && !found; t = tile_walk_next(&w)) {
         for (uint32_t p = 0; p < t->v.npolys; ++p) {
             if (!usable_ground(t, p, filter))
                 continue;
@@ -1669,15 +2297,16 @@ static void expand_within(nb_query* q, nb_poly_ref start_ref, const nb_tile* st,
     }
 }
 
-/* A visited polygon picked with probability proportional to its area (node->total holds the areas). */
-static const qnode* pick_visited(const nb_query* q, double total, uint64_t* rng)
+/* A visited polygon picked with probability proportional to its area (node->total holds the areas; the visited
+ * nodes are listed in grid order in path_nodes[0 .. count)). */
+static const qnode* pick_visited(const nb_query* q, uint32_t count, double total, uint64_t* rng)
 {
     const double pick = (double)(rng_next(rng) >> 11) * (1.0 / 9007199254740992.0) * total;
     double acc = 0.0;
     const qnode* last = NULL;
-    for (uint32_t i = 0; i < q->node_count; ++i) {
-        const qnode* n = &q->nodes[i];
-        if (n->state != NODE_CLOSED || n->total <= 0.0f)
+    for (uint32_t k = 0; k < count; ++k) {
+        const qnode* n = &q->nodes[q->path_nodes[k]];
+        if (n->total <= 0.0f)
             continue;
         acc += n->total;
         last = n;
@@ -1713,11 +2342,18 @@ NB_COLD NB_NOINLINE nb_status nb_query_random_point_around(nb_query* q, nb_poly_
         return NB_OK; /* nothing usable to stand on */
 
     expand_within(q, start_ref, st, sp, center, radius, filter);
+    /* The visited polygons in grid order (the order the search found them in follows the links, whose order
+     * follows the order the tiles were added in). */
     float verts[NB_MAX_VERTS_PER_POLY * 3];
+    uint32_t count = 0;
+    for (uint32_t i = 0; i < q->node_count; ++i)
+        if (q->nodes[i].state == NODE_CLOSED)
+            q->path_nodes[count++] = i;
+    sort_indices(q, q->path_nodes, count, node_before);
     double total = 0.0;
-    for (uint32_t i = 0; i < q->node_count; ++i) {
-        qnode* n = &q->nodes[i];
-        n->total = n->state == NODE_CLOSED ? poly_area2(verts, poly_gather(&n->tile->v, n->poly, verts)) : 0.0f;
+    for (uint32_t k = 0; k < count; ++k) {
+        qnode* n = &q->nodes[q->path_nodes[k]];
+        n->total = poly_area2(verts, poly_gather(&n->tile->v, n->poly, verts));
         total += n->total;
     }
     if (total <= 0.0)
@@ -1729,7 +2365,7 @@ NB_COLD NB_NOINLINE nb_status nb_query_random_point_around(nb_query* q, nb_poly_
     for (int attempt = 0; attempt < 32; ++attempt) {
         float pt[3];
         if (total <= disk2) {
-            const qnode* n = pick_visited(q, total, rng);
+            const qnode* n = pick_visited(q, count, total, rng);
             const int nv = poly_gather(&n->tile->v, n->poly, verts);
             random_in_poly(verts, nv, rng, pt);
             if (vdist2_xz(pt, center) > r2)
@@ -1743,9 +2379,9 @@ NB_COLD NB_NOINLINE nb_status nb_query_random_point_around(nb_query* q, nb_poly_
         pt[0] = center[0] + rr * cosf(ang);
         pt[1] = center[1];
         pt[2] = center[2] + rr * sinf(ang);
-        for (uint32_t i = 0; i < q->node_count; ++i) {
-            const qnode* n = &q->nodes[i];
-            if (n->state != NODE_CLOSED || n->total <= 0.0f)
+        for (uint32_t k = 0; k < count; ++k) {
+            const qnode* n = &q->nodes[q->path_nodes[k]];
+            if (n->total <= 0.0f)
                 continue;
             const int nv = poly_gather(&n->tile->v, n->poly, verts);
             if (!point_in_poly_xz(verts, nv, pt))
@@ -1758,7 +2394,7 @@ NB_COLD NB_NOINLINE nb_status nb_query_random_point_around(nb_query* q, nb_poly_
     }
     /* Rare (a sliver of surface in the circle): the point of a visited polygon nearest the center, which lies in
      * the circle because the polygon was reached through a portal that does. */
-    const qnode* n = pick_visited(q, total, rng);
+    const qnode* n = pick_visited(q, count, total, rng);
     int over;
     closest_on_poly(n->tile, n->poly, center, point, &over);
     *ref = n->ref;
@@ -1859,7 +2495,7 @@ NB_COLD NB_NOINLINE nb_status nb_query_move_along_surface(nb_query* q, nb_poly_r
      * end (the move slides along it). */
     float search_center[3], best_pos[3];
     vlerp(search_center, start, end, 0.5f);
-    const float half = vdist(start, end) * 0.5f + 0.001f;
+    const float half = vdist(start, end) * 0.5f + 0.001f, tol = outline_tol(start, end);
     const float search_r2 = half * half;
     vcopy(best_pos, start);
     float best_d2 = FLT_MAX;
@@ -1869,6 +2505,11 @@ NB_COLD NB_NOINLINE nb_status nb_query_move_along_surface(nb_query* q, nb_poly_r
     s->poly = sp;
     s->state = NODE_CLOSED;
     uint32_t best = 0, head = 0, tail = 0;
+    /* An end on a polygon's outline (a vertex: the next path corner) lies in none of them by the crossing test, and
+     * a hair outside those around it: the first polygon it is on within the tolerance takes it when no polygon
+     * holds it inside (one that does is preferred: its surface height is the end's). */
+    uint32_t on_outline = UINT32_MAX;
+    int inside = 0;
     q->heap[tail++].node = 0;
     while (head < tail) {
         const uint32_t ci = q->heap[head++].node;
@@ -1882,9 +2523,11 @@ NB_COLD NB_NOINLINE nb_status nb_query_move_along_surface(nb_query* q, nb_poly_r
         const int n = poly_gather(&ct->v, cp, verts);
         if (point_in_poly_xz(verts, n, end)) {
             best = ci;
-            vcopy(best_pos, end);
+            inside = 1;
             break;
         }
+        if (on_outline == UINT32_MAX && point_on_poly_xz(verts, n, end, tol))
+            on_outline = ci;
         const uint32_t open = open_edges(nav, ct, cp, cref, filter);
         for (int e = 0; e < n; ++e) {
             const float* va = &verts[e * 3];
@@ -1920,6 +2563,10 @@ NB_COLD NB_NOINLINE nb_status nb_query_move_along_surface(nb_query* q, nb_poly_r
             }
         }
     }
+    if (!inside && on_outline != UINT32_MAX)
+        best = on_outline;
+    if (inside || on_outline != UINT32_MAX)
+        vcopy(best_pos, end);
     /* Result on the surface of the polygon it ended in. */
     const qnode* b = &q->nodes[best];
     float h;

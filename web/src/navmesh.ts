@@ -144,12 +144,16 @@ interface Handle {
 const MIN_QUERY_NODES = 2048;
 
 /**
- * Search nodes for a navmesh of `polygons` polygons: one per polygon (a power of two, at least 2048), so that an
- * A* search never runs out of nodes and a path between connected points always comes back complete.
+ * Search nodes for a navmesh of `polygons` polygons in `tiles` tiles (a power of two, at least 2048): one per polygon
+ * is what an A* search needs never to run out, so that a path between connected points always comes back complete;
+ * with several tiles, a second per polygon lets one on a tile border keep a node for each side it is entered
+ * across, which keeps tiled paths as short as solo ones. (A bigger pool than needed only spreads the search's hash
+ * over more memory.)
  */
-export function queryNodesFor(polygons: number): number {
+export function queryNodesFor(polygons: number, tiles: number): number {
+  const want = tiles > 1 ? 2 * polygons : polygons;
   let n = MIN_QUERY_NODES;
-  while (n < polygons) n *= 2;
+  while (n < want) n *= 2;
   return n;
 }
 
@@ -602,7 +606,7 @@ export class NavMesh {
     }
     const filter = opts.filter == null ? null : queryFilter(at(method, 'options.filter'), opts.filter);
     // The pool grows with the navmesh (tiles added by a tiled bake, loadTile...); it is never shrunk.
-    const nodes = queryNodesFor(h.w.polyCount(h.nav));
+    const nodes = queryNodesFor(h.w.polyCount(h.nav), h.w.tileCount(h.nav));
     if (h.query && nodes > h.queryNodes) {
       h.w.queryDestroy(h.query);
       h.query = 0;
