@@ -536,6 +536,15 @@ static inline const nb_tile* link_target(const nb_navmesh* nav, const nb_tile* f
     return nb_navmesh_resolve(nav, to, poly);
 }
 
+/* The ground polygon link l (of polygon ref in tile `from`) leads to, when the filter lets it pass: its tile, with
+ * *poly; NULL for an off-mesh link's polygon, a filtered one, or a tile no longer there. */
+static inline const nb_tile* ground_neighbour(const nb_navmesh* nav, const nb_tile* from, nb_poly_ref ref,
+                                              const nb_link* l, const nb_query_filter* f, uint32_t* poly)
+{
+    const nb_tile* nt = link_target(nav, from, ref, l->ref, poly);
+    return nt && !is_offmesh(nt, *poly) && passes(f, nt->v.poly_flags[*poly]) ? nt : NULL;
+}
+
 static const nb_link* find_link(const nb_tile* t, uint32_t p, nb_poly_ref to)
 {
     for (uint32_t i = t->first_link[p]; i != NB_NULL_LINK; i = t->links[i].next)
@@ -631,8 +640,7 @@ static uint32_t open_edges(const nb_navmesh* nav, const nb_tile* t, uint32_t p, 
         if (l->edge >= n || (mask & (1u << l->edge)))
             continue;
         uint32_t np;
-        const nb_tile* nt = link_target(nav, t, ref, l->ref, &np);
-        if (nt && !is_offmesh(nt, np) && passes(f, nt->v.poly_flags[np]))
+        if (ground_neighbour(nav, t, ref, l, f, &np))
             mask |= 1u << l->edge;
     }
     return mask;
@@ -1776,8 +1784,8 @@ static nb_poly_ref ray_next(const nb_navmesh* nav, const nb_tile* tile, uint32_t
         if (l->edge != (uint8_t)edge || !l->ref)
             continue;
         uint32_t np;
-        const nb_tile* nt = link_target(nav, tile, ref, l->ref, &np);
-        if (!nt || is_offmesh(nt, np) || !passes(f, nt->v.poly_flags[np]))
+        const nb_tile* nt = ground_neighbour(nav, tile, ref, l, f, &np);
+        if (!nt)
             continue;
         if (l->side != 0xff && (l->bmin != 0 || l->bmax != 255)) {
             const float eps = 1.0f / 512.0f; /* half a step of the link's 1/255 quantization */
@@ -1849,8 +1857,8 @@ static int ray_around(const ray_walk* w, nb_poly_ref from_ref, const nb_tile* fr
             if (!l->ref)
                 continue;
             uint32_t np;
-            const nb_tile* nt = link_target(w->nav, c.tile, c.ref, l->ref, &np);
-            if (!nt || is_offmesh(nt, np) || !passes(w->f, nt->v.poly_flags[np]))
+            const nb_tile* nt = ground_neighbour(w->nav, c.tile, c.ref, l, w->f, &np);
+            if (!nt)
                 continue;
             int seen = 0;
             for (int k = 0; k < count && !seen; ++k)
@@ -2247,8 +2255,8 @@ static void relax_within(nb_query* q, const nb_query_filter* f, uint32_t bi, con
         if (!l->ref || l->ref == parent_ref)
             continue;
         uint32_t np;
-        const nb_tile* nt = link_target(nav, bt, bref, l->ref, &np);
-        if (!nt || is_offmesh(nt, np) || !passes(f, nt->v.poly_flags[np]))
+        const nb_tile* nt = ground_neighbour(nav, bt, bref, l, f, &np);
+        if (!nt)
             continue;
         float left[3], right[3];
         link_portal(bt, bp, bref, l, nt, np, left, right);
@@ -2549,8 +2557,8 @@ NB_COLD NB_NOINLINE nb_status nb_query_move_along_surface(nb_query* q, nb_poly_r
                 if (l->edge != (uint8_t)e || !l->ref)
                     continue;
                 uint32_t np;
-                const nb_tile* nt = link_target(nav, ct, cref, l->ref, &np);
-                if (!nt || is_offmesh(nt, np) || !passes(filter, nt->v.poly_flags[np]))
+                const nb_tile* nt = ground_neighbour(nav, ct, cref, l, filter, &np);
+                if (!nt)
                     continue;
                 qnode* m = node_get(q, l->ref);
                 if (!m || m->state != NODE_NEW)

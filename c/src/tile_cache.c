@@ -37,6 +37,25 @@ struct nb_tile_cache {
 
 /* ---- one tile from its compact heightfield (shared by every tiled bake path) ---- */
 
+/* The tile blob of a polygon mesh (detail optional) with the links the caller chose for it, all of them kept. */
+static nb_status build_tile_blob(nb_context* ctx, const nb_config* cfg, const nb_poly_mesh* pm,
+                                 const nb_poly_mesh_detail* detail, const nb_offmesh_link* links, uint32_t link_count,
+                                 int32_t tile_x, int32_t tile_z, uint8_t** data, size_t* size)
+{
+    nb_tile_params tp;
+    memset(&tp, 0, sizeof(tp));
+    tp.poly_mesh = pm;
+    tp.detail = detail;
+    tp.links = links;
+    tp.link_count = link_count;
+    tp.tile_x = tile_x;
+    tp.tile_z = tile_z;
+    tp.walkable_height = cfg->agent_height;
+    tp.walkable_radius = cfg->agent_radius;
+    tp.walkable_climb = cfg->agent_max_climb;
+    return nb_tile_build_as(ctx, &tp, 1, data, size);
+}
+
 nb_status nb_tile_finish(nb_context* ctx, const nb_config* cfg, const nb_config_cells* cells,
                          nb_compact_heightfield* chf, const nb_offmesh_link* links, uint32_t link_count,
                          int32_t tile_x, int32_t tile_z, double* stats, uint8_t** data, size_t* size)
@@ -57,18 +76,7 @@ nb_status nb_tile_finish(nb_context* ctx, const nb_config* cfg, const nb_config_
                 stats[i] = r.stats[i];
     /* As nb_bake_grid_tile: a tile without polygons is left out unless links start in it. */
     if (r.poly_mesh->npolys > 0 || link_count > 0) {
-        nb_tile_params tp;
-        memset(&tp, 0, sizeof(tp));
-        tp.poly_mesh = r.poly_mesh;
-        tp.detail = r.detail;
-        tp.links = links;
-        tp.link_count = link_count;
-        tp.tile_x = tile_x;
-        tp.tile_z = tile_z;
-        tp.walkable_height = cfg->agent_height;
-        tp.walkable_radius = cfg->agent_radius;
-        tp.walkable_climb = cfg->agent_max_climb;
-        st = nb_tile_build_as(ctx, &tp, 1, data, size);
+        st = build_tile_blob(ctx, cfg, r.poly_mesh, r.detail, links, link_count, tile_x, tile_z, data, size);
     }
     nb_bake_result_release(ctx, &r);
     return st;
@@ -97,17 +105,7 @@ nb_status nb_tile_links_only(nb_context* ctx, const nb_config* cfg, const nb_con
     pm.cell_size = cfg->cell_size;
     pm.cell_height = cfg->cell_height;
     pm.border_size = cells->walkable_radius + 3;
-    nb_tile_params tp;
-    memset(&tp, 0, sizeof(tp));
-    tp.poly_mesh = &pm;
-    tp.links = links;
-    tp.link_count = link_count;
-    tp.tile_x = tile_x;
-    tp.tile_z = tile_z;
-    tp.walkable_height = cfg->agent_height;
-    tp.walkable_radius = cfg->agent_radius;
-    tp.walkable_climb = cfg->agent_max_climb;
-    return nb_tile_build_as(ctx, &tp, 1, data, size);
+    return build_tile_blob(ctx, cfg, &pm, NULL, links, link_count, tile_x, tile_z, data, size);
 }
 
 void nb_tile_box(const nb_navmesh_params* params, float border, int32_t tile_x, int32_t tile_z, float lo[2],
