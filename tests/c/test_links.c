@@ -319,20 +319,29 @@ static void test_start_in_tile_without_triangles(void)
     nb_obj_free(&obj);
 }
 
+/* A 9.6 x 9.6 floor, and one loose vertex that stretches the grid to 4 x 1 tiles of 9.6; *l starts over the empty
+ * tiles (30, 0, 5) and ends on the floor. */
+static const float floor_verts[] = { 0, 0, 0, 0, 0, 9.6f, 9.6f, 0, 0, 9.6f, 0, 9.6f, 38.0f, 0, 5.0f };
+static const uint32_t floor_tris[] = { 0, 1, 2, 2, 1, 3 };
+
+static nb_bake_input floor_level(nb_offmesh_link* l)
+{
+    nb_bake_input in;
+    memset(&in, 0, sizeof(in));
+    in.mesh.positions = floor_verts;
+    in.mesh.vertex_count = 5;
+    in.mesh.indices = floor_tris;
+    in.mesh.triangle_count = 2;
+    const float far_start[3] = { 30.0f, 0.0f, 5.0f }, floor_pt[3] = { 5.0f, 0.0f, 5.0f };
+    *l = make_link(far_start, floor_pt, 1.0f, 3);
+    return in;
+}
+
 /* A navmesh with a tile of no ground polygons works like any other: queries, save/load, removing it. */
 static void test_link_only_tile_in_navmesh(void)
 {
-    /* a 9.6 x 9.6 floor, and one loose vertex that stretches the grid to 4 x 1 tiles of 9.6 */
-    const float v[] = { 0, 0, 0, 0, 0, 9.6f, 9.6f, 0, 0, 9.6f, 0, 9.6f, 38.0f, 0, 5.0f };
-    const uint32_t t[] = { 0, 1, 2, 2, 1, 3 };
-    nb_bake_input in;
-    memset(&in, 0, sizeof(in));
-    in.mesh.positions = v;
-    in.mesh.vertex_count = 5;
-    in.mesh.indices = t;
-    in.mesh.triangle_count = 2;
-    const float far_start[3] = { 30.0f, 0.0f, 5.0f }, floor_pt[3] = { 5.0f, 0.0f, 5.0f };
-    const nb_offmesh_link l = make_link(far_start, floor_pt, 1.0f, 3);
+    nb_offmesh_link l;
+    const nb_bake_input in = floor_level(&l);
     link_info solo_links[64];
     CHECK_INT(check_modes_agree(&in, 32, &l, 1, solo_links), 1);
     CHECK_INT(solo_links[0].attached[0], 0);
@@ -356,9 +365,9 @@ static void test_link_only_tile_in_navmesh(void)
     nb_query_filter_init(&f);
     const float ext[3] = { 2.0f, 2.0f, 2.0f };
     nb_poly_ref ref = 1;
-    CHECK_INT(nb_query_find_nearest_poly(q, far_start, ext, &f, &ref, NULL), NB_OK);
+    CHECK_INT(nb_query_find_nearest_poly(q, l.start, ext, &f, &ref, NULL), NB_OK);
     CHECK_INT(ref, 0);
-    CHECK_INT(nb_query_find_nearest_poly(q, floor_pt, ext, &f, &ref, NULL), NB_OK);
+    CHECK_INT(nb_query_find_nearest_poly(q, l.end, ext, &f, &ref, NULL), NB_OK);
     CHECK(ref != 0);
     nb_query_destroy(ctx, q);
     uint32_t nverts = 0, ntris = 0;
@@ -618,16 +627,8 @@ static void test_bad_fields_named_by_index(void)
 
 static void test_failing_allocator(void)
 {
-    const float v[] = { 0, 0, 0, 0, 0, 9.6f, 9.6f, 0, 0, 9.6f, 0, 9.6f, 38.0f, 0, 5.0f };
-    const uint32_t t[] = { 0, 1, 2, 2, 1, 3 };
-    nb_bake_input in;
-    memset(&in, 0, sizeof(in));
-    in.mesh.positions = v;
-    in.mesh.vertex_count = 5;
-    in.mesh.indices = t;
-    in.mesh.triangle_count = 2;
-    const float far_start[3] = { 30.0f, 0.0f, 5.0f }, floor_pt[3] = { 5.0f, 0.0f, 5.0f };
-    const nb_offmesh_link l = make_link(far_start, floor_pt, 1.0f, 3);
+    nb_offmesh_link l;
+    const nb_bake_input in = floor_level(&l);
     nb_config cfg = config_of(32);
     nb_navmesh* ref = NULL;
     CHECK_INT(nb_bake_navmesh(ctx, &in, &cfg, &l, 1, &ref), NB_OK);
