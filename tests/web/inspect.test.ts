@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolve } from 'node:path';
 import {
   bake,
+  DEFAULTS,
   inspect,
   NavBakeError,
   STAGES,
@@ -138,6 +139,11 @@ describe('inspect: a solo bake', () => {
     expect([solo.grid.width, solo.grid.height]).toEqual(want.grid);
     expect(solo.grid.borderSize).toBe(0);
     expect(solo.tile).toBeNull();
+    // The C's float32 values, shown as the config wrote them (0.3, not 0.30000001192092896)
+    expect([solo.grid.cellSize, solo.grid.cellHeight]).toEqual([DEFAULTS.cellSize, DEFAULTS.cellHeight]);
+    const lo = [Infinity, Infinity, Infinity];
+    for (let i = 0; i < dungeon.positions.length; i++) lo[i % 3] = Math.min(lo[i % 3]!, dungeon.positions[i]!);
+    expect(solo.grid.origin.map(Math.fround)).toEqual(lo);
   });
 
   it('counts are the C bake\'s statistics; regions are ids 1..regionCount, every one used', () => {

@@ -5,7 +5,7 @@
  */
 import createNavBake from './navbake.mjs';
 import { NavBakeError, type NavBakeErrorCode } from './errors.js';
-import { camelCase, type ConfigField } from './config.js';
+import { camelCase, shortFloat, type ConfigField } from './config.js';
 import { isNode, nodeImport } from './env.js';
 import type { InspectCounts, Inspection, StageTimes } from './inspect.js';
 import { LINK_SIZE, VOLUME_BOX, VOLUME_CYLINDER, type VolumeData } from './volumes.js';
@@ -1330,11 +1330,12 @@ export class Wasm {
         const regionIds = info[11];
         return {
           tile: info[17] >= 0 ? [info[17], info[18]] : null,
+          // float32 in C: shown as the shortest decimal of the same float32 (0.3, as the config said it)
           grid: {
-            origin: [info[0], info[1], info[2]],
-            max: [info[3], info[4], info[5]],
-            cellSize: info[6],
-            cellHeight: info[7],
+            origin: [shortFloat(info[0]), shortFloat(info[1]), shortFloat(info[2])],
+            max: [shortFloat(info[3]), shortFloat(info[4]), shortFloat(info[5])],
+            cellSize: shortFloat(info[6]),
+            cellHeight: shortFloat(info[7]),
             width: info[8],
             height: info[9],
             borderSize: info[10],
