@@ -320,7 +320,7 @@ const demo = {
   /** What the navmesh helper draws: whether that is the navmesh in use (not the tiles of a bake that did not finish,
    * not a replaced navmesh), and its triangles (0: nothing drawn). */
   drawn: () => ({
-    inUse: (navHelper?.navmesh ?? null) === nav,
+    inUse: (navHelper?.navMesh ?? null) === nav,
     triangles: navHelper ? (navHelper.mesh.geometry.getAttribute('position')?.count ?? 0) / 3 : 0,
   }),
 };

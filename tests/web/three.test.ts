@@ -434,7 +434,8 @@ describe('NavMeshHelper and PathHelper on dungeon.obj', () => {
       old.addEventListener('dispose', () => freed++);
       helper.update(plain);
       expect(freed).toBe(1);
-      expect(helper.navmesh).toBe(plain);
+      expect(helper.navMesh).toBe(plain);
+      expect(helper.navmesh).toBe(plain); // the old spelling, an alias
       expect(helper.mesh.geometry).not.toBe(old);
       expect(helper.mesh.geometry.getAttribute('position').count).toBe(plain.toGeometry().indices.length);
       helper.update();

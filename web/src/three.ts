@@ -321,8 +321,15 @@ export interface NavMeshHelperOptions {
 export class NavMeshHelper extends Object3D {
   readonly isNavMeshHelper = true;
   override type = 'NavMeshHelper';
-  /** The shown navmesh. */
-  navmesh: NavMeshSource;
+  /** The shown navmesh (spelt as `TileEvent.navMesh` and the `NavMesh` class). */
+  navMesh: NavMeshSource;
+  /** @deprecated the old spelling of `navMesh`, kept as an alias of it. */
+  get navmesh(): NavMeshSource {
+    return this.navMesh;
+  }
+  set navmesh(v: NavMeshSource) {
+    this.navMesh = v;
+  }
   /** Filled polygons: non-indexed triangles with a vertex colour per area. */
   readonly mesh: Mesh<BufferGeometry, MeshBasicMaterial>;
   /** Polygon edges and off-mesh links. */
@@ -346,7 +353,7 @@ export class NavMeshHelper extends Object3D {
       throw invalid(`${where}.colors must be an object of colours by area id or a function (got ${shown(c)})`);
     }
     for (const k of ['edgeColor', 'innerEdgeColor', 'linkColor', 'brokenLinkColor'] as const) colorOption(`${where}.${k}`, options[k]);
-    this.navmesh = navmeshSource(navmesh);
+    this.navMesh = navmeshSource(navmesh);
     this.#options = options;
     const opacity = numberOption(`${where}.opacity`, options.opacity, 0, 1) ?? 0.5;
     this.mesh = new Mesh(
@@ -373,11 +380,11 @@ export class NavMeshHelper extends Object3D {
   }
 
   /** Rebuilds the drawing from the navmesh (after setPolygonFlags, a new bake...), or from another navmesh. */
-  update(navmesh: NavMeshSource = this.navmesh): this {
+  update(navmesh: NavMeshSource = this.navMesh): this {
     navmeshSource(navmesh);
     const surface = navmesh.toGeometry();
     const polys = navmesh.polygons();
-    this.navmesh = navmesh;
+    this.navMesh = navmesh;
     this.mesh.geometry.dispose();
     this.mesh.geometry = this.#surface(surface.positions, surface.indices, surface.areas);
     this.edges.geometry.dispose();
