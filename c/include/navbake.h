@@ -399,7 +399,7 @@ typedef struct nb_compact_heightfield {
     uint32_t span_count;
     int32_t walkable_height, walkable_climb; /* [cells] used for the links */
     int32_t border_size;                    /* [cells] tile border (0 for a solo bake) */
-    uint16_t max_distance;                  /* largest value in dist (after the distance field stage) */
+    uint16_t max_distance;                  /* largest distance before the blur, >= every value in dist */
     uint16_t max_regions;                   /* region ids are 1..max_regions-1 after the region stage */
     float bmin[3], bmax[3];
     float cell_size, cell_height;
@@ -454,8 +454,9 @@ nb_status nb_mark_volume(nb_context* ctx, const nb_volume* volume, nb_compact_he
 /* Distance field and regions                                                                       */
 /* ------------------------------------------------------------------------------------------------ */
 
-/* Two-pass chamfer distance to the region borders (2 straight, 3 diagonal), then a 3x3 box blur; fills
- * chf->dist and chf->max_distance. A border span lacks one of four linked neighbours of its own area.
+/* Two-pass chamfer distance to the region borders (2 straight, 3 diagonal), then a 3x3 box blur of the spans
+ * farther than 2 (recastnavigation's); fills chf->dist and chf->max_distance (the largest distance before the
+ * blur, the watershed's top level). A border span lacks one of four linked neighbours of its own area.
  * Replaces an earlier field. Statuses: NB_OK, NB_ERR_NULL_ARG, NB_ERR_OUT_OF_MEMORY (chf unchanged). */
 nb_status nb_build_distance_field(nb_context* ctx, nb_compact_heightfield* chf);
 

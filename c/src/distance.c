@@ -3,6 +3,7 @@
 #include "region_internal.h"
 
 static inline int min_int(int a, int b) { return a < b ? a : b; }
+static inline int max_int(int a, int b) { return a > b ? a : b; }
 
 /* Forward pass, fused with the border test: a span starts at 0 when it lacks one of four linked neighbours of
  * its own area, else "far"; then it takes the (-x), (-x,-z), (-z), (+x,-z) neighbours, already final in scan
@@ -49,20 +50,20 @@ static void chamfer_forward(const nb_compact_heightfield* chf, uint16_t* d)
         chamfer_forward_row(chf, d, z);
 }
 
-/* Blur of one row: the 3x3 mean of the interior (spans farther than 2 cells from a border); a missing neighbour
- * counts as the span itself, so edges are not pulled down. Needs the rows z-1..z+1 of d final. */
-static NB_NOINLINE uint16_t blur_row(const nb_compact_heightfield* chf, const uint16_t* d, uint16_t* out, int z)
+/* Blur of one row: the 3x3 mean of the spans more than one straight step (2) from a border, as recastnavigation
+ * blurs (its boxBlur with radius 1), so that the watershed floods the same levels; a missing neighbour counts as
+ * the span itself, so edges are not pulled down. Needs the rows z-1..z+1 of d final. */
+static NB_NOINLINE void blur_row(const nb_compact_heightfield* chf, const uint16_t* d, uint16_t* out, int z)
 {
     const int w = chf->width;
-    const int keep_below = 2 * 2;
-    uint16_t row_max = 0;
+    const int keep_at_most = 2;
     for (int x = 0; x < w; ++x) {
         const int col = x + z * w;
         const nb_compact_cell c = chf->cells[col];
         for (uint32_t i = c.index; i < c.index + c.count; ++i) {
             const int own = d[i];
             int v = own;
-            if (own > keep_below) {
+            if (own > keep_at_most) {
                 const nb_compact_span* s = &chf->spans[i];
                 int sum = own;
                 for (int dir = 0; dir < 4; ++dir) {
@@ -83,20 +84,18 @@ static NB_NOINLINE uint16_t blur_row(const nb_compact_heightfield* chf, const ui
                 v = (sum + 5) / 9;
             }
             out[i] = (uint16_t)v;
-            row_max = v > row_max ? (uint16_t)v : row_max;
         }
     }
-    return row_max;
 }
 
-/* Backward pass: the (+x), (+x,+z), (+z), (-x,+z) neighbours, in reverse scan order. Once row z is final, so is
- * the 3x3 neighbourhood of row z+1: blur it right away while it is still in cache. Returns the largest blurred
- * value. */
-static NB_NOINLINE void chamfer_backward_row(const nb_compact_heightfield* chf, uint16_t* d, int z)
+/* Backward pass: the (+x), (+x,+z), (+z), (-x,+z) neighbours, in reverse scan order. Returns the row's largest
+ * final distance. */
+static NB_NOINLINE uint16_t chamfer_backward_row(const nb_compact_heightfield* chf, uint16_t* d, int z)
 {
     const int w = chf->width;
     const nb_compact_cell* cells = chf->cells;
     const nb_compact_span* spans = chf->spans;
+    int row_max = 0;
     for (int x = w - 1; x >= 0; --x) {
         const int col = x + z * w;
         const nb_compact_cell c = cells[col];
@@ -115,25 +114,28 @@ static NB_NOINLINE void chamfer_backward_row(const nb_compact_heightfield* chf, 
             if (nb_span_con(&spans[b], 0) != NB_NOT_CONNECTED)
                 v = min_int(v, d[cells[col + w - 1].index + (uint32_t)nb_span_con(&spans[b], 0)] + 3);
             d[i] = (uint16_t)v;
+            row_max = max_int(row_max, v);
         }
     }
+    return (uint16_t)row_max;
 }
 
+/* The backward pass, and the blur: once row z is final, so is the 3x3 neighbourhood of row z+1, which is blurred
+ * right away while it is still in cache. Returns the largest distance before the blur: the watershed's top level
+ * is taken from it, as recastnavigation takes it (the blur can only lower a maximum, and where it lowers it
+ * across an even number the flood's levels, and so its regions, come out otherwise). */
 static uint16_t chamfer_backward_blur(const nb_compact_heightfield* chf, uint16_t* d, uint16_t* out)
 {
     const int h = chf->height;
     uint16_t max_dist = 0;
     for (int z = h - 1; z >= 0; --z) {
-        chamfer_backward_row(chf, d, z);
-        if (z + 1 < h) {
-            const uint16_t m = blur_row(chf, d, out, z + 1);
-            max_dist = m > max_dist ? m : max_dist;
-        }
-    }
-    if (h > 0) {
-        const uint16_t m = blur_row(chf, d, out, 0);
+        const uint16_t m = chamfer_backward_row(chf, d, z);
         max_dist = m > max_dist ? m : max_dist;
+        if (z + 1 < h)
+            blur_row(chf, d, out, z + 1);
     }
+    if (h > 0)
+        blur_row(chf, d, out, 0);
     return max_dist;
 }
 
