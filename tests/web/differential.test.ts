@@ -1,7 +1,8 @@
 // Differential test against the reference (npm @recast-navigation 0.43.1, recastnavigation compiled to wasm):
 // the same level, the same settings, the same 1000 random pairs -- both libraries must agree on which pairs
 // are connected (>= 99%) and on the lengths of the paths (median ratio within 3%). Solo navmeshes, and tiled
-// ones (both libraries with the same tile size), where paths cross the seams between tiles.
+// ones (both libraries with the same tile size), where paths cross the seams between tiles. Before any of that,
+// both bake the same polygons, corner for corner.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { init as initReference, NavMeshQuery, type NavMesh as ReferenceNavMesh } from '@recast-navigation/core';
 import { generateSoloNavMesh, generateTileCache, generateTiledNavMesh } from '@recast-navigation/generators';
@@ -156,6 +157,61 @@ describe('navbake agrees with the reference implementation', () => {
       const a = await oursTiled(mesh, 32);
       expectAgreement(a, reference(mesh, a.pairs, 32));
     });
+  }
+});
+
+/** A polygon as text: its corners (3 decimals) in order, from the one whose text sorts first. */
+function polygonKey(v: ArrayLike<number>): string {
+  const corners: string[] = [];
+  for (let i = 0; i < v.length; i += 3) corners.push(`${v[i]!.toFixed(3)},${v[i + 1]!.toFixed(3)},${v[i + 2]!.toFixed(3)}`);
+  let best = '';
+  for (let r = 0; r < corners.length; r++) {
+    const s = [...corners.slice(r), ...corners.slice(0, r)].join(' ');
+    if (r === 0 || s < best) best = s;
+  }
+  return best;
+}
+
+/** The reference navmesh's ground polygons (off-mesh links left out), as polygonKey texts. */
+function referencePolygons(navMesh: ReferenceNavMesh): string[] {
+  const out: string[] = [];
+  for (let t = 0; t < navMesh.getMaxTiles(); t++) {
+    const tile = navMesh.getTile(t);
+    const h = tile.header();
+    if (!h) continue;
+    for (let i = 0; i < h.polyCount(); i++) {
+      const poly = tile.polys(i);
+      if (poly.getType() === 1) continue;
+      const v: number[] = [];
+      for (let k = 0; k < poly.vertCount(); k++) {
+        const j = poly.verts(k);
+        v.push(tile.verts(j * 3), tile.verts(j * 3 + 1), tile.verts(j * 3 + 2));
+      }
+      out.push(polygonKey(v));
+    }
+  }
+  return out;
+}
+
+describe('navbake bakes the reference\'s polygons', () => {
+  // Same voxels, same watershed regions, same contours and convex polygons: corner for corner, whatever the order.
+  for (const level of ['dungeon.obj', 'nav_test.obj']) {
+    for (const tileSize of [0, 32]) {
+      it(`${level}${tileSize ? `, tiles of ${tileSize} cells` : ''}: the same polygons, corner for corner`, async () => {
+        const mesh = loadMesh(level);
+        const nav = await bake(mesh, { tileSize }, { workers: false });
+        const ours = nav.polygons().filter((p) => !p.offMesh).map((p) => polygonKey(p.vertices)).sort();
+        nav.dispose();
+        const r = tileSize
+          ? generateTiledNavMesh(mesh.positions, mesh.indices, { ...REFERENCE_CONFIG, tileSize })
+          : generateSoloNavMesh(mesh.positions, mesh.indices, REFERENCE_CONFIG);
+        if (!r.navMesh) throw new Error('the reference bake failed');
+        const theirs = referencePolygons(r.navMesh).sort();
+        r.navMesh.destroy();
+        expect(ours.length).toBeGreaterThan(100);
+        expect(ours).toEqual(theirs);
+      });
+    }
   }
 });
 
