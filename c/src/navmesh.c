@@ -198,20 +198,25 @@ static const float* tile_vert(const nb_tile_view* v, uint32_t poly, uint32_t j)
 }
 
 /* Two border edges on the same grid line (side: of edge a; the line is x = const for sides 0/2, z = const for
- * 1/3) overlap when their spans along the line share more than a small tolerance and their heights there are
- * within climb (or cross). On overlap, tmin/tmax receive the shared part as fractions along edge a. */
+ * 1/3) overlap when they share a stretch of the line and their heights there are within climb (or cross). On
+ * overlap, tmin/tmax receive the shared part as fractions along edge a.
+ * Tolerances come from the tiles' cell size: polygon corners lie on cell corners, so edges on one line either share
+ * a cell or more or touch at a point, and half a cell tells the two apart at any scale and distance from the origin.
+ * (An absolute tolerance, 0.01 as in Detour, is wider than a whole tile of a level in millimetre-sized cells; one
+ * that grew with the coordinates dropped the links of narrow passages far from the origin.) Being on the line
+ * allows a tenth of a cell and float noise at the line's magnitude. */
 static int border_overlap(const float* a0, const float* a1, const float* b0, const float* b1, int side, float climb,
-                          float* tmin, float* tmax)
+                          float cell, float* tmin, float* tmax)
 {
     const int line = (side == 0 || side == 2) ? 0 : 2; /* the constant axis */
     const int along = 2 - line;
-    const float eps = 0.01f + 1e-6f * fabsf(a0[line]);
+    const float eps = 0.1f * cell + 1e-6f * fabsf(a0[line]);
     if (fabsf(a0[line] - a1[line]) > eps || fabsf(b0[line] - b1[line]) > eps || fabsf(a0[line] - b0[line]) > eps)
         return 0;
     const float alo = nb_minf(a0[along], a1[along]), ahi = nb_maxf(a0[along], a1[along]);
     const float blo = nb_minf(b0[along], b1[along]), bhi = nb_maxf(b0[along], b1[along]);
     const float lo = nb_maxf(alo, blo), hi = nb_minf(ahi, bhi);
-    if (hi - lo <= 2.0f * eps)
+    if (!(hi - lo > 0.5f * cell))
         return 0;
     const float da = a1[along] - a0[along], db = b1[along] - b0[along];
     /* Heights of both edges at both ends of the shared span. */
@@ -367,6 +372,7 @@ static nb_status collect_border(nb_context* ctx, pending_list* pl, const nb_tile
 {
     const int opposite = (side + 2) & 3;
     const float climb = nb_maxf(a->walkable_climb, b->walkable_climb);
+    const float cell = 1.0f / nb_maxf(a->bv_quant, b->bv_quant); /* bv_quant is 1 / cell size */
     const uint32_t ga = a->npolys - a->noffmesh, gb = b->npolys - b->noffmesh;
     for (uint32_t pa = 0; pa < ga; ++pa) {
         const uint32_t na = a->poly_nverts[pa];
@@ -383,8 +389,8 @@ static nb_status collect_border(nb_context* ctx, pending_list* pl, const nb_tile
                     const float* b0 = tile_vert(b, pb, eb);
                     const float* b1 = tile_vert(b, pb, (eb + 1) % nbv);
                     float ta0, ta1, tb0, tb1;
-                    if (!border_overlap(a0, a1, b0, b1, side, climb, &ta0, &ta1) ||
-                        !border_overlap(b0, b1, a0, a1, opposite, climb, &tb0, &tb1))
+                    if (!border_overlap(a0, a1, b0, b1, side, climb, cell, &ta0, &ta1) ||
+                        !border_overlap(b0, b1, a0, a1, opposite, climb, cell, &tb0, &tb1))
                         continue;
                     nb_status st = pending_add(ctx, pl, sa, pa, ref_b0 | pb, (uint8_t)ea, (uint8_t)side, to_byte(ta0),
                                                to_byte(ta1));

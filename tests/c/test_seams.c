@@ -333,6 +333,52 @@ static void test_random_pairs_agree(void)
     nb_navmesh_destroy(ctx, solo);
 }
 
+/* A corridor 40 m long along x, 2.5 m wide (1.3 m walkable for the 0.6 m agent), over four borders of 32-cell
+ * tiles, moved far from the origin or scaled down to millimetre-sized cells with every length of the config: a path
+ * runs from end to end, as in the solo bake. (Border links asked for an overlap that grew with the coordinates,
+ * about 1 m at 5e5, and an absolute 0.02, wider than a whole tile edge at scale 0.001: both left the corridor cut.) */
+static void test_narrow_corridor_links_far_out_and_small(void)
+{
+    static const struct {
+        float offset, scale;
+    } cases[] = { { 0.0f, 1.0f }, { 5e5f, 1.0f }, { -1e6f, 1.0f }, { 0.0f, 0.001f }, { 100.0f, 0.003f } };
+    for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); ++c) {
+        const float o = cases[c].offset, k = cases[c].scale;
+        mesh_builder m;
+        memset(&m, 0, sizeof(m));
+        add_floor(&m, o, o, o + 40.0f * k, o + 2.5f * k, 0.0f);
+        nb_bake_input in = MB_INPUT(&m);
+        nb_config cfg;
+        memset(&cfg, 0, sizeof(cfg));
+        cfg.cell_size = 0.3f * k;
+        cfg.cell_height = 0.2f * k;
+        cfg.agent_height = 2.0f * k;
+        cfg.agent_radius = 0.6f * k;
+        cfg.agent_max_climb = 0.9f * k;
+        cfg.edge_max_len = 12.0f * k;
+        cfg.detail_sample_dist = 1.8f * k;
+        cfg.detail_sample_max_error = 0.2f * k;
+        const float a[3] = { o + 1.0f * k, 0.0f, o + 1.25f * k }, b[3] = { o + 39.0f * k, 0.0f, o + 1.25f * k };
+        for (int tiled = 0; tiled < 2; ++tiled) {
+            cfg.tile_size = tiled ? 32 : 0;
+            nb_navmesh* nav = NULL;
+            CHECK_INT(nb_bake_navmesh(ctx, &in, &cfg, NULL, 0, &nav), NB_OK);
+            if (!nav)
+                continue;
+            if (tiled)
+                CHECK(nb_navmesh_tile_count(nav) >= 5);
+            float len = 0;
+            const int st = path(nav, a, b, &len, NULL, 0, NULL);
+            if (st != NB_PATH_COMPLETE || !(fabsf(len - 38.0f * k) <= 0.01f * k))
+                fprintf(stderr, "  offset %g scale %g %s: status %d, length %g\n", o, k, tiled ? "tiled" : "solo", st,
+                        len);
+            CHECK_INT(st, NB_PATH_COMPLETE);
+            CHECK_NEAR(len, 38.0f * k, 0.01f * k);
+            nb_navmesh_destroy(ctx, nav);
+        }
+    }
+}
+
 int main(void)
 {
     ctx = nb_context_create(NULL);
@@ -340,6 +386,7 @@ int main(void)
     RUN(test_stacked_floors_go_round);
     RUN(test_border_links);
     RUN(test_random_pairs_agree);
+    RUN(test_narrow_corridor_links_far_out_and_small);
     nb_context_destroy(ctx);
     return nbt_finish("test_seams");
 }
