@@ -840,7 +840,9 @@ nb_status nb_navmesh_set_poly_flags(nb_context* ctx, nb_navmesh* nav, nb_poly_re
 nb_status nb_navmesh_save(nb_context* ctx, const nb_navmesh* nav, uint8_t** data, size_t* size);
 nb_status nb_navmesh_load(nb_context* ctx, const uint8_t* data, size_t size, nb_navmesh** out);
 
-/* ---- queries ---- */
+/* ---- queries ----
+ * Every point, centre and half-extents vector a query takes is checked first: NB_ERR_NULL_ARG, NB_ERR_NONFINITE
+ * (NaN or infinite), NB_ERR_TOO_LARGE (a coordinate beyond NB_MAX_COORD), naming the argument. */
 
 /* Which polygons a query may use and what each area costs (cost multiplies the distance travelled). */
 typedef struct nb_query_filter {

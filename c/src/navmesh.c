@@ -679,6 +679,8 @@ static nb_status add_tile(nb_context* ctx, nb_navmesh* nav, const uint8_t* data,
     nav->buckets[bucket] = (int32_t)slot;
     nav->tile_count++;
     nav->poly_count += view.npolys;
+    for (int a = 0; a < 3; a += 2)
+        nav->coord_mag = nb_maxf(nav->coord_mag, nb_maxf(fabsf(view.bmin[a]), fabsf(view.bmax[a])));
     for (uint32_t g = 0; g < ngrowth; ++g) {
         nb_tile* t = &nav->tiles[growth[g].slot];
         if (t->nlinks)

@@ -120,6 +120,9 @@ struct nb_navmesh {
     uint32_t far_count, far_capacity;
     /* Ref layout (navbake.h): the slot field is as wide as max_tiles needs, and the salt takes the bits left. */
     uint32_t tile_bits, salt_mask;
+    /* The largest |x| or |z| of the bounds of every tile added so far (never lowered): how far out the navmesh's
+     * coordinates go, for tolerances that follow float spacing there. */
+    float coord_mag;
 };
 
 typedef struct nb_far_link {

@@ -276,6 +276,20 @@ static float dist2_pt_seg_xz(const float* p, const float* a, const float* b, flo
     return dx * dx + dz * dz;
 }
 
+/* dist2_pt_seg_xz in double, for a point that may lie far from the segment (a move's end up to NB_MAX_COORD away):
+ * in float the squared distances to every wall round to the same value there, and the nearest is lost. */
+static double dist2_pt_seg_xz_far(const float* p, const float* a, const float* b, float* t)
+{
+    const double ex = (double)b[0] - a[0], ez = (double)b[2] - a[2];
+    const double len2 = ex * ex + ez * ez;
+    double s = len2 > 0.0 ? (((double)p[0] - a[0]) * ex + ((double)p[2] - a[2]) * ez) / len2 : 0.0;
+    s = s < 0.0 ? 0.0 : (s > 1.0 ? 1.0 : s);
+    const double dx = a[0] + ex * s - p[0], dz = a[2] + ez * s - p[2];
+    if (t)
+        *t = (float)s;
+    return dx * dx + dz * dz;
+}
+
 /* Crossing-number test in xz (points exactly on an edge may go either way). */
 static int point_in_poly_xz(const float* v, int n, const float* p)
 {
@@ -307,13 +321,16 @@ static int tri_height(const float* a, const float* b, const float* c, const floa
     return 1;
 }
 
-/* How far from a polygon's outline a point still counts as on it: float noise at the coordinates' magnitude. Path
- * corners are navmesh vertices and agents stop on walls, so queries start and end on outlines all the time, and
- * rounding puts such a point a hair inside or outside whichever polygon is asked. */
-static inline float outline_tol(const float* a, const float* b)
+/* How far from a polygon's outline a point still counts as on it: float noise, two or three float spacings (2e-7
+ * of the coordinates' magnitude), and 1e-5 near the origin. Path corners are navmesh vertices and agents stop on walls,
+ * so queries start and end on outlines all the time, and rounding puts such a point a hair inside or outside
+ * whichever polygon is asked. The magnitude is capped by the navmesh's own (its tiles' bounds): a point on an
+ * outline lies within them, and a far end (a ray cast toward the horizon) must not widen the tolerance. (It was
+ * 1e-5 of the magnitude, far end included: 1 m at 1e5, and rays went through the corners of walls there.) */
+static inline float outline_tol(const nb_navmesh* nav, const float* a, const float* b)
 {
     const float m = nb_maxf(nb_maxf(fabsf(a[0]), fabsf(a[2])), nb_maxf(fabsf(b[0]), fabsf(b[2])));
-    return 1e-5f * (1.0f + m);
+    return 1e-5f + 2e-7f * nb_minf(m, nav->coord_mag);
 }
 
 /* point_in_poly_xz, with points within tol of the outline counting as inside. */
@@ -657,6 +674,20 @@ static nb_status check_vec(nb_context* ctx, const char* fn, const char* name, co
     for (int k = 0; k < 3; ++k)
         if (!isfinite(v[k]))
             return nb_fail(ctx, NB_ERR_NONFINITE, "%s: %s[%d] is not finite (%g)", fn, name, k, (double)v[k]);
+    return NB_OK;
+}
+
+/* A point: finite, and within NB_MAX_COORD as bakes ask (past it float spacing is above 64 and squared distances
+ * lose every wall's difference). Half extents may be larger: a box wider than the world finds every polygon. */
+static nb_status check_point(nb_context* ctx, const char* fn, const char* name, const float* v)
+{
+    const nb_status st = check_vec(ctx, fn, name, v);
+    if (st != NB_OK)
+        return st;
+    for (int k = 0; k < 3; ++k)
+        if (fabsf(v[k]) > NB_MAX_COORD)
+            return nb_fail(ctx, NB_ERR_TOO_LARGE, "%s: %s[%d] is %g, beyond %g, the largest coordinate a navmesh holds",
+                           fn, name, k, (double)v[k], (double)NB_MAX_COORD);
     return NB_OK;
 }
 
@@ -1112,7 +1143,7 @@ NB_COLD NB_NOINLINE nb_status nb_query_find_nearest_poly(nb_query* q, const floa
     if (!ref)
         return nb_fail(q->ctx, NB_ERR_NULL_ARG, "%s: ref is NULL", fn);
     *ref = 0;
-    CHECK_(check_vec(q->ctx, fn, "center", center));
+    CHECK_(check_point(q->ctx, fn, "center", center));
     CHECK_(check_half_extents(q->ctx, fn, half_extents));
     CHECK_(check_filter(q->ctx, fn, filter));
     *ref = nearest_core(q, center, half_extents, filter, nearest, NULL);
@@ -1537,8 +1568,8 @@ NB_COLD NB_NOINLINE nb_status nb_query_find_path(nb_query* q, nb_poly_ref start_
         return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: path is NULL", fn);
     if (max_path < 1)
         return nb_fail(ctx, NB_ERR_INVALID_ARG, "%s: max_path must be >= 1 (got %d)", fn, max_path);
-    CHECK_(check_vec(ctx, fn, "start", start));
-    CHECK_(check_vec(ctx, fn, "end", end));
+    CHECK_(check_point(ctx, fn, "start", start));
+    CHECK_(check_point(ctx, fn, "end", end));
     CHECK_(check_filter(ctx, fn, filter));
     const nb_tile *st, *et;
     uint32_t sp, ep;
@@ -1737,8 +1768,8 @@ NB_COLD NB_NOINLINE nb_status nb_query_straight_path(nb_query* q, const float st
         return nb_fail(ctx, NB_ERR_INVALID_ARG, "%s: path_count must be >= 1 (got %d)", fn, path_count);
     if (options & ~(NB_STRAIGHT_AREA_CROSSINGS | NB_STRAIGHT_ALL_CROSSINGS))
         return nb_fail(ctx, NB_ERR_INVALID_ARG, "%s: options has unknown bits (0x%x)", fn, (unsigned)options);
-    CHECK_(check_vec(ctx, fn, "start", start));
-    CHECK_(check_vec(ctx, fn, "end", end));
+    CHECK_(check_point(ctx, fn, "start", start));
+    CHECK_(check_point(ctx, fn, "end", end));
     const nb_tile *t0 = NULL, *t1 = NULL;
     uint32_t p0 = 0, p1 = 0;
     for (int32_t i = 0; i < path_count; ++i) {
@@ -1931,8 +1962,8 @@ NB_COLD NB_NOINLINE nb_status nb_query_raycast(nb_query* q, nb_poly_ref start_re
         return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: path_count is NULL while path is not", fn);
     if (path && max_path < 1)
         return nb_fail(ctx, NB_ERR_INVALID_ARG, "%s: max_path must be >= 1 (got %d)", fn, max_path);
-    CHECK_(check_vec(ctx, fn, "start", start));
-    CHECK_(check_vec(ctx, fn, "end", end));
+    CHECK_(check_point(ctx, fn, "start", start));
+    CHECK_(check_point(ctx, fn, "end", end));
     CHECK_(check_filter(ctx, fn, filter));
     const nb_tile* tile;
     uint32_t poly;
@@ -1943,7 +1974,7 @@ NB_COLD NB_NOINLINE nb_status nb_query_raycast(nb_query* q, nb_poly_ref start_re
     w.f = filter;
     w.start = start;
     w.end = end;
-    w.tol = outline_tol(start, end);
+    w.tol = outline_tol(q->nav, start, end);
     w.len = sqrtf(vdist2_xz(start, end));
     if (w.len < w.tol)
         w.len = w.tol; /* (a ray shorter than the tolerance: the tolerances in t below stay finite) */
@@ -2340,7 +2371,7 @@ NB_COLD NB_NOINLINE nb_status nb_query_random_point_around(nb_query* q, nb_poly_
     if (!point)
         return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: point is NULL", fn);
     point[0] = point[1] = point[2] = 0.0f; /* what a caller reads when there is no point (ref 0) */
-    CHECK_(check_vec(ctx, fn, "center", center));
+    CHECK_(check_point(ctx, fn, "center", center));
     CHECK_(check_positive(ctx, fn, "radius", radius));
     CHECK_(check_filter(ctx, fn, filter));
     const nb_tile* st;
@@ -2424,7 +2455,7 @@ NB_COLD NB_NOINLINE nb_status nb_query_closest_point_on_poly(nb_query* q, nb_pol
         *over_poly = 0;
     if (!closest)
         return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: closest is NULL", fn);
-    CHECK_(check_vec(ctx, fn, "pos", pos));
+    CHECK_(check_point(ctx, fn, "pos", pos));
     vcopy(closest, pos);
     const nb_tile* t;
     uint32_t p;
@@ -2445,7 +2476,7 @@ NB_COLD NB_NOINLINE nb_status nb_query_poly_height(nb_query* q, nb_poly_ref ref,
     if (!height)
         return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: height is NULL", fn);
     *height = 0.0f;
-    CHECK_(check_vec(ctx, fn, "pos", pos));
+    CHECK_(check_point(ctx, fn, "pos", pos));
     const nb_tile* t;
     uint32_t p;
     CHECK_(check_ref(q, fn, "ref", ref, &t, &p));
@@ -2489,8 +2520,8 @@ NB_COLD NB_NOINLINE nb_status nb_query_move_along_surface(nb_query* q, nb_poly_r
         return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: visited_count is NULL while visited is not", fn);
     if (visited && max_visited < 1)
         return nb_fail(ctx, NB_ERR_INVALID_ARG, "%s: max_visited must be >= 1 (got %d)", fn, max_visited);
-    CHECK_(check_vec(ctx, fn, "start", start));
-    CHECK_(check_vec(ctx, fn, "end", end));
+    CHECK_(check_point(ctx, fn, "start", start));
+    CHECK_(check_point(ctx, fn, "end", end));
     vcopy(result, start);
     CHECK_(check_filter(ctx, fn, filter));
     const nb_tile* st;
@@ -2503,10 +2534,10 @@ NB_COLD NB_NOINLINE nb_status nb_query_move_along_surface(nb_query* q, nb_poly_r
      * end (the move slides along it). */
     float search_center[3], best_pos[3];
     vlerp(search_center, start, end, 0.5f);
-    const float half = vdist(start, end) * 0.5f + 0.001f, tol = outline_tol(start, end);
+    const float half = vdist(start, end) * 0.5f + 0.001f, tol = outline_tol(nav, start, end);
     const float search_r2 = half * half;
     vcopy(best_pos, start);
-    float best_d2 = FLT_MAX;
+    double best_d2 = DBL_MAX;
     pool_reset(q);
     qnode* s = node_get(q, start_ref);
     s->tile = st;
@@ -2542,7 +2573,7 @@ NB_COLD NB_NOINLINE nb_status nb_query_move_along_surface(nb_query* q, nb_poly_r
             const float* vb = &verts[((e + 1) % n) * 3];
             if (!(open & (1u << e))) {
                 float u;
-                const float d2 = dist2_pt_seg_xz(end, va, vb, &u);
+                const double d2 = dist2_pt_seg_xz_far(end, va, vb, &u);
                 if (d2 < best_d2) {
                     best_d2 = d2;
                     vlerp(best_pos, va, vb, u);
@@ -2609,7 +2640,7 @@ NB_COLD NB_NOINLINE nb_status nb_query_distance_to_wall(nb_query* q, nb_poly_ref
     *distance = 0.0f;
     if (hit_normal)
         hit_normal[0] = hit_normal[1] = hit_normal[2] = 0.0f;
-    CHECK_(check_vec(ctx, fn, "center", center));
+    CHECK_(check_point(ctx, fn, "center", center));
     if (hit_pos)
         vcopy(hit_pos, center);
     CHECK_(check_positive(ctx, fn, "max_radius", max_radius));
@@ -2720,11 +2751,16 @@ nb_status nb_query_find_paths_ex(nb_query* q, const float* pairs, uint32_t n, co
         return nb_fail(ctx, NB_ERR_INVALID_ARG, "%s: options has unknown bits (0x%x)", fn, (unsigned)options);
     CHECK_(check_half_extents(ctx, fn, half_extents));
     CHECK_(check_filter(ctx, fn, filter));
-    for (uint64_t i = 0; i < (uint64_t)n * 6; ++i)
+    for (uint64_t i = 0; i < (uint64_t)n * 6; ++i) {
         if (!isfinite(pairs[i]))
             return nb_fail(ctx, NB_ERR_NONFINITE, "%s: pair %llu has a non-finite %s coordinate (%c = %g)", fn,
                            (unsigned long long)(i / 6), (i % 6) < 3 ? "start" : "end", "xyzxyz"[i % 6],
                            (double)pairs[i]);
+        if (fabsf(pairs[i]) > NB_MAX_COORD)
+            return nb_fail(ctx, NB_ERR_TOO_LARGE, "%s: pair %llu has a %s coordinate beyond %g (%c = %g)", fn,
+                           (unsigned long long)(i / 6), (i % 6) < 3 ? "start" : "end", (double)NB_MAX_COORD,
+                           "xyzxyz"[i % 6], (double)pairs[i]);
+    }
 
     uint64_t offset = 0;
     const uint32_t max_path = q->max_nodes;

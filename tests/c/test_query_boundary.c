@@ -698,6 +698,92 @@ static void test_random_independent_of_load_order(void)
     nb_navmesh_destroy(ctx, b);
 }
 
+/* A 40 x 40 floor with a 6 x 6 hole in its middle, moved by d in x and z (the hole's walkable edge, after erosion
+ * by the 0.6 m agent, lies at about 3.8 from the centre). */
+static nb_navmesh* holed_floor(float d)
+{
+    mesh_builder m;
+    memset(&m, 0, sizeof(m));
+    add_floor(&m, d - 20.0f, d - 20.0f, d + 20.0f, d - 3.0f, 0.0f);
+    add_floor(&m, d - 20.0f, d + 3.0f, d + 20.0f, d + 20.0f, 0.0f);
+    add_floor(&m, d - 20.0f, d - 3.0f, d - 3.0f, d + 3.0f, 0.0f);
+    add_floor(&m, d + 3.0f, d - 3.0f, d + 20.0f, d + 3.0f, 0.0f);
+    return bake_mesh(&m);
+}
+
+/* Rays and moves give the same answers on a level far from the origin as near it, and an end point far beyond the
+ * level changes nothing but t. (The outline tolerance was 1e-5 of the largest coordinate, the end's included: 1 m at
+ * 1e5, and rays running 0.3 m into the hole went through; a ray toward 1e8 stopped at its start; a move toward 1e9
+ * went backwards, its squared distances to every wall rounding to one float.) Points beyond NB_MAX_COORD are
+ * refused by name. */
+static void test_far_from_origin_and_far_ends(void)
+{
+    nb_query_filter f;
+    nb_query_filter_init(&f);
+    static const float offsets[] = { 0.0f, 3e4f, 1e5f };
+    static const float zs[] = { 3.5f, 3.2f, 2.9f }; /* 0.3 .. 0.9 m into the hole */
+    float hit_x[3] = { 0 };
+    for (int o = 0; o < 3; ++o) {
+        const float d = offsets[o];
+        nb_navmesh* nav = holed_floor(d);
+        if (!nav)
+            continue;
+        nb_query* q = query_for(nav);
+        for (int k = 0; k < 3; ++k) {
+            const float a[3] = { d - 10.0f, 0.0f, d + zs[k] }, b[3] = { d + 10.0f, 0.0f, d + zs[k] };
+            float pa[3];
+            const nb_poly_ref ra = nearest(q, a, HALF, pa);
+            float t = -1, nrm[3];
+            CHECK_INT(nb_query_raycast(q, ra, pa, b, &f, &t, nrm, NULL, NULL, 0), NB_OK);
+            CHECK(t < 1.0f); /* it meets the hole */
+            const float x = pa[0] + (b[0] - pa[0]) * t - d;
+            if (o == 0)
+                hit_x[k] = x;
+            else
+                CHECK_NEAR(x, hit_x[k], 0.05); /* float spacing at 1e5 is 0.008 */
+            CHECK(x < -3.0f && x > -4.5f);
+        }
+        nb_query_destroy(ctx, q);
+        nb_navmesh_destroy(ctx, nav);
+    }
+
+    nb_navmesh* nav = holed_floor(0.0f);
+    if (!nav)
+        return;
+    nb_query* q = query_for(nav);
+    const float a[3] = { -10.0f, 0.0f, 3.2f };
+    float pa[3];
+    const nb_poly_ref ra = nearest(q, a, HALF, pa);
+    for (int e = 1; e <= 8; ++e) { /* ends at 10, 100, ... 1e8 along the same line */
+        const float b[3] = { powf(10.0f, (float)e), 0.0f, 3.2f };
+        float t = -1, nrm[3];
+        CHECK_INT(nb_query_raycast(q, ra, pa, b, &f, &t, nrm, NULL, NULL, 0), NB_OK);
+        CHECK_NEAR(pa[0] + (b[0] - pa[0]) * t, hit_x[1], 0.01);
+    }
+    /* A move east from (0, 0, 10) ends on the floor's eroded east edge (a metre or less inside x = 20), the same
+     * point whether its end is at 100 or 1e9. */
+    const float s[3] = { 0.0f, 0.0f, 10.0f };
+    float ps[3], edge[3] = { 0 };
+    const nb_poly_ref rs = nearest(q, s, HALF, ps);
+    for (int e = 2; e <= 9; ++e) {
+        const float b[3] = { powf(10.0f, (float)e), 0.0f, 10.0f };
+        float out[3];
+        CHECK_INT(nb_query_move_along_surface(q, rs, ps, b, &f, out, NULL, NULL, 0), NB_OK);
+        if (e == 2)
+            memcpy(edge, out, sizeof(edge));
+        CHECK(edge[0] > 19.0f - 1e-3f && edge[0] < 20.0f);
+        CHECK_NEAR(out[0], edge[0], 0.01);
+        CHECK_NEAR(out[2], 10.0, 0.01);
+    }
+    const float beyond[3] = { 2e9f, 0.0f, 10.0f };
+    float out[3], t;
+    CHECK_STATUS(ctx, nb_query_move_along_surface(q, rs, ps, beyond, &f, out, NULL, NULL, 0), NB_ERR_TOO_LARGE,
+                 "nb_query_move_along_surface: end[0] is 2e+09, beyond 1e+09");
+    CHECK_STATUS(ctx, nb_query_raycast(q, rs, ps, beyond, &f, &t, NULL, NULL, NULL, 0), NB_ERR_TOO_LARGE, "end[0]");
+    nb_query_destroy(ctx, q);
+    nb_navmesh_destroy(ctx, nav);
+}
+
 int main(void)
 {
     ctx = nb_context_create(NULL);
@@ -708,6 +794,7 @@ int main(void)
     RUN(test_partial_ends_nearest);
     RUN(test_nearest_inside_box);
     RUN(test_random_independent_of_load_order);
+    RUN(test_far_from_origin_and_far_ends);
     nb_context_destroy(ctx);
     return nbt_finish("test_query_boundary");
 }

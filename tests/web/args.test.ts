@@ -81,6 +81,22 @@ describe('queries', () => {
     await expectCode(() => nav.randomPoint({ radius: 5 }), INVALID, /randomPoint: options\.radius needs options\.center/);
   });
 
+  it('coordinates beyond 1e9 (NB_MAX_COORD, the bakes\' limit) are NB_ERR_TOO_LARGE by name in every query', async () => {
+    // a move toward 1e25 came back as that point, off the navmesh, and one toward 3e38 with y NaN
+    const far = [3e38, 0, 3e38];
+    const TOO = 'NB_ERR_TOO_LARGE';
+    await expectCode(() => nav.moveAlong(A, far), TOO, /^navbake: NavMesh\.moveAlong: end has x = 3\.\d+e\+38, beyond 1e\+09/);
+    await expectCode(() => nav.raycast([0, 0, 2e9], A), TOO, /raycast: start has z = 2000000000, beyond 1e\+09/);
+    await expectCode(() => nav.findPath(A, [0, -1.5e9, 0]), TOO, /findPath: end has y/);
+    await expectCode(() => nav.nearestPoint([1e10, 0, 0]), TOO, /nearestPoint: p has x/);
+    await expectCode(() => nav.distanceToWall([0, 0, -1e10], 1), TOO, /distanceToWall: center has z/);
+    await expectCode(() => nav.randomPoint({ center: [1e10, 0, 0], radius: 1 }), TOO, /randomPoint: options\.center has x/);
+    await expectCode(() => nav.findPaths([...A, 0, 0, 2e9]), TOO, /findPaths: pairs\[5\] \(pair 0's end z\) is 2000000000, beyond 1e\+09/);
+    // at the limit they are answered; the box of a query may be wider than the world
+    expect(nav.raycast(A, [1e9, 0, 1e9])).not.toBeNull();
+    expect(nav.nearestPoint(A, { halfExtents: [1e12, 1e12, 1e12] })).not.toBeNull();
+  });
+
   it('sizes that must be > 0 are named as passed (C named its own parameters: half_extents[0], max_radius)', async () => {
     await expectCode(() => nav.findPath(A, B, { halfExtents: [0, 1, 1] }), INVALID, /^navbake: NavMesh\.findPath: options\.halfExtents\[0\] must be > 0 \(got 0\)/);
     await expectCode(() => nav.nearestPoint(A, { halfExtents: [1, 1, -1] }), INVALID, /nearestPoint: options\.halfExtents\[2\] must be > 0 \(got -1\)/);

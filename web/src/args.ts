@@ -48,6 +48,20 @@ export function vec3(where: string, v: unknown): [number, number, number] {
   return [f32(`${where}.x`, a.x), f32(`${where}.y`, a.y), f32(`${where}.z`, a.z)];
 }
 
+/** NB_MAX_COORD: the largest coordinate a navmesh holds (float32 1e9; bakes and queries refuse more). */
+export const MAX_COORD = 1e9;
+
+/** A query's point: vec3, each coordinate within MAX_COORD (NB_ERR_TOO_LARGE), as the C queries ask. */
+export function queryPoint(where: string, v: unknown): [number, number, number] {
+  const p = vec3(where, v);
+  for (let i = 0; i < 3; i++) {
+    if (Math.abs(p[i]!) > MAX_COORD) {
+      throw new NavBakeError('NB_ERR_TOO_LARGE', `${where} has ${'xyz'[i]} = ${p[i]}, beyond 1e+09, the largest coordinate a navmesh holds`);
+    }
+  }
+  return p;
+}
+
 export function intIn(where: string, v: unknown, lo: number, hi: number): number {
   if (typeof v !== 'number') throw invalid(`${where} must be an integer ${lo}..${hi} (got ${shown(v)})`);
   if (!Number.isInteger(v) || v < lo || v > hi) throw invalid(`${where} must be an integer ${lo}..${hi} (got ${v})`);

@@ -4,7 +4,7 @@
  * it, the same input gives a navmesh that saves to the same bytes.
  */
 import { configValues, type NavBakeConfig } from './config.js';
-import { abortSignal, bool, func, invalid as invalidArg, notDetached, numericArray, optionsObject, vec3, workerCount } from './args.js';
+import { abortSignal, bool, func, invalid as invalidArg, MAX_COORD, notDetached, numericArray, optionsObject, vec3, workerCount } from './args.js';
 import { abortedAs, abortReason, NavBakeError } from './errors.js';
 import { hardwareThreads } from './env.js';
 import { adoptNavmesh, attachTileCaches, markObstaclesBaking, type NavMesh, type Vec3Like } from './navmesh.js';
@@ -191,9 +191,6 @@ interface Grid {
  * behave alike), a tile is tileSize * cellSize wide. Computed here so the main thread never copies the geometry
  * into its own heap; a test checks the result against the C bake byte for byte.
  */
-/** NB_MAX_COORD (float32 1e9) */
-const MAX_COORD = 1e9;
-
 function tileGrid(positions: Float32Array, cellSize: number, tileSize: number): Grid {
   if (positions.length === 0) throw new NavBakeError('NB_ERR_EMPTY_MESH', 'navbake.bake: the mesh has no vertices');
   for (let i = 0; i < positions.length; i++) {

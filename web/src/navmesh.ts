@@ -2,7 +2,7 @@
  * NavMesh: a baked or loaded navigation mesh in the main thread's wasm memory, with its queries. "No path" and
  * "nothing near" are ordinary outcomes (a status, or null); bad input and use after dispose() throw NavBakeError.
  */
-import { bool, bytes as bytesOf, f32, lengthOf, notDetached, intIn, invalid, knownKeys, num, numericArray, optionsObject, shown, vec3 } from './args.js';
+import { bool, bytes as bytesOf, f32, lengthOf, MAX_COORD, notDetached, intIn, invalid, knownKeys, num, numericArray, optionsObject, queryPoint, shown, vec3 } from './args.js';
 import { NavBakeError } from './errors.js';
 import type { ObstacleUpdate, TileCaches, UpdateOptions } from './obstacles.js';
 import { mainWasm } from './runtime.js';
@@ -450,8 +450,8 @@ export class NavMesh {
   /** Shortest path from start to end over the surface (A* + string pulling). */
   findPath(start: Vec3Like, end: Vec3Like, opts?: PathOptions | null): PathResult {
     this.#live();
-    const s = vec3(at('findPath', 'start'), start);
-    const e = vec3(at('findPath', 'end'), end);
+    const s = queryPoint(at('findPath', 'start'), start);
+    const e = queryPoint(at('findPath', 'end'), end);
     const pair = new Float32Array([s[0], s[1], s[2], e[0], e[1], e[2]]);
     const [o, crossings] = pathOptions('findPath', opts);
     const r = this.#query('findPath', o, null, (w, q, f, half) => w.findPath(q, f, pair, half, crossings));
@@ -472,9 +472,10 @@ export class NavMesh {
     const p = pairs instanceof Float32Array ? notDetached(where, pairs) : numericArray(where, pairs, (n) => new Float32Array(n), () => true, 'a number');
     if (p.length % 6 !== 0) throw invalid(`${where} must hold 6 floats per pair (got ${p.length})`);
     for (let i = 0; i < p.length; i++) {
-      if (!Number.isFinite(p[i])) {
+      if (!Number.isFinite(p[i]) || Math.abs(p[i]!) > MAX_COORD) {
         const what = `pair ${Math.floor(i / 6)}'s ${i % 6 < 3 ? 'start' : 'end'} ${'xyz'[i % 3]}`;
-        throw new NavBakeError('NB_ERR_NONFINITE', `${where}[${i}] (${what}) must be finite (got ${p[i]})`);
+        if (!Number.isFinite(p[i])) throw new NavBakeError('NB_ERR_NONFINITE', `${where}[${i}] (${what}) must be finite (got ${p[i]})`);
+        throw new NavBakeError('NB_ERR_TOO_LARGE', `${where}[${i}] (${what}) is ${p[i]}, beyond 1e+09, the largest coordinate a navmesh holds`);
       }
     }
     const [o, crossings] = pathOptions('findPaths', opts, PATHS_OPTIONS);
@@ -486,15 +487,15 @@ export class NavMesh {
    * null when none does. Like Detour's findNearestPoly, that point can lie outside the box. */
   nearestPoint(p: Vec3Like, opts?: QueryOptions | null): { point: Vec3; ref: number } | null {
     this.#live();
-    const c = vec3(at('nearestPoint', 'p'), p);
+    const c = queryPoint(at('nearestPoint', 'p'), p);
     return this.#query('nearestPoint', opts, QUERY_OPTIONS, (w, q, f, half) => w.findNearest(q, f, c, half));
   }
 
   /** Walks a straight line over the surface from start toward end; null when start is not on the navmesh. */
   raycast(start: Vec3Like, end: Vec3Like, opts?: QueryOptions | null): RaycastResult | null {
     this.#live();
-    const s = vec3(at('raycast', 'start'), start);
-    const e = vec3(at('raycast', 'end'), end);
+    const s = queryPoint(at('raycast', 'start'), start);
+    const e = queryPoint(at('raycast', 'end'), end);
     return this.#query('raycast', opts, QUERY_OPTIONS, (w, q, f, half) => {
       const from = w.findNearest(q, f, s, half);
       if (!from) return null;
@@ -513,7 +514,7 @@ export class NavMesh {
   randomPoint(options?: RandomPointOptions | null): Vec3 | null {
     this.#live();
     const opts = optionsObject<RandomPointOptions>(at('randomPoint', 'options'), options, RANDOM_OPTIONS);
-    const c = opts.center == null ? null : vec3(at('randomPoint', 'options.center'), opts.center);
+    const c = opts.center == null ? null : queryPoint(at('randomPoint', 'options.center'), opts.center);
     if (!c && opts.radius != null) throw invalid(`${at('randomPoint', 'options.radius')} needs options.center: the point is picked within radius of it`);
     const radius = opts.radius == null ? 1 : positive(at('randomPoint', 'options.radius'), f32(at('randomPoint', 'options.radius'), opts.radius));
     if (opts.seed != null) this.#rng = seedOf(at('randomPoint', 'options.seed'), opts.seed);
@@ -539,8 +540,8 @@ export class NavMesh {
   /** Moves from start toward end along the surface, sliding along walls; where it stops, or null off the mesh. */
   moveAlong(start: Vec3Like, end: Vec3Like, opts?: QueryOptions | null): Vec3 | null {
     this.#live();
-    const s = vec3(at('moveAlong', 'start'), start);
-    const e = vec3(at('moveAlong', 'end'), end);
+    const s = queryPoint(at('moveAlong', 'start'), start);
+    const e = queryPoint(at('moveAlong', 'end'), end);
     return this.#query('moveAlong', opts, QUERY_OPTIONS, (w, q, f, half) => {
       const from = w.findNearest(q, f, s, half);
       return from ? w.moveAlong(q, f, from.ref, s, e) : null;
@@ -550,7 +551,7 @@ export class NavMesh {
   /** Distance from center to the nearest wall within maxRadius; null when center is not on the navmesh. */
   distanceToWall(center: Vec3Like, maxRadius: number, opts?: QueryOptions | null): WallDistance | null {
     this.#live();
-    const c = vec3(at('distanceToWall', 'center'), center);
+    const c = queryPoint(at('distanceToWall', 'center'), center);
     const r = positive(at('distanceToWall', 'maxRadius'), f32(at('distanceToWall', 'maxRadius'), maxRadius));
     return this.#query('distanceToWall', opts, QUERY_OPTIONS, (w, q, f, half) => {
       const from = w.findNearest(q, f, c, half);
