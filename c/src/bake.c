@@ -194,9 +194,9 @@ nb_status nb_bake(nb_context* ctx, const nb_bake_input* input, const nb_config* 
     const double extent_y = ((double)bmax[1] - bmin[1]) / cfg.cell_height;
     if (extent_x * extent_z > (double)(1u << 28) || extent_x > 1e9 || extent_z > 1e9)
         return nb_fail(ctx, NB_ERR_TOO_LARGE,
-                       FN_ ": the grid would be %.0f x %.0f columns, above the limit of 2^28; raise cell_size or bake "
-                       "in tiles",
-                       extent_x, extent_z);
+                       FN_ ": the grid would be %.0f x %.0f columns (the bounds, every vertex counted: x %g .. %g, "
+                       "z %g .. %g), above the limit of 2^28; raise cell_size or bake in tiles",
+                       extent_x, extent_z, (double)bmin[0], (double)bmax[0], (double)bmin[2], (double)bmax[2]);
     if (extent_y > NB_SPAN_MAX_HEIGHT)
         return nb_fail(ctx, NB_ERR_TOO_LARGE,
                        FN_ ": the mesh is %.0f cells tall, above the limit of %d; raise cell_height", extent_y,

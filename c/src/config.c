@@ -3,6 +3,8 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 typedef enum field_kind { FIELD_FLOAT, FIELD_INT, FIELD_PARTITION } field_kind;
 
@@ -92,9 +94,32 @@ static void fill_defaults(nb_config* c)
 
 #define FN_ "nb_config_resolve"
 
-static nb_status bad(nb_context* ctx, const char* field, const char* rule, double got)
+/* v as the shortest decimal that reads back as the same float (1000.0001, where %g says 1000 and the value looks
+ * valid); whole numbers as they are. */
+static void float_text(char* buf, size_t n, double v)
 {
-    return nb_fail(ctx, NB_ERR_INVALID_CONFIG, FN_ ": config.%s must be %s (got %g)", field, rule, got);
+    if (v == floor(v) && fabs(v) < 1e15) {
+        snprintf(buf, n, "%.0f", v);
+        return;
+    }
+    for (int p = 1; p < 9; ++p) {
+        snprintf(buf, n, "%.*g", p, v);
+        if ((float)strtod(buf, NULL) == (float)v)
+            return;
+    }
+    snprintf(buf, n, "%.9g", v);
+}
+
+/* given: the fields the caller set (bit per field index); a default that another field's value rules out (the
+ * default detail_sample_dist with a cell_size above 2) says so, since the caller never wrote it. */
+static nb_status bad(nb_context* ctx, uint32_t given, const char* field, const char* rule, double got)
+{
+    char text[32];
+    float_text(text, sizeof(text), got);
+    const int i = nb_config_field_index(field);
+    const int defaulted = i >= 0 && !(given & (1u << i));
+    return nb_fail(ctx, NB_ERR_INVALID_CONFIG, FN_ ": config.%s must be %s (got %s%s)", field, rule, text,
+                   defaulted ? ", its default: set it to suit the other fields" : "");
 }
 
 nb_status nb_config_resolve(nb_context* ctx, const nb_config* in, nb_config* out, nb_config_cells* cells)
@@ -103,6 +128,7 @@ nb_status nb_config_resolve(nb_context* ctx, const nb_config* in, nb_config* out
         return nb_fail(ctx, NB_ERR_NULL_ARG, FN_ ": out is NULL");
     nb_config c;
     fill_defaults(&c);
+    uint32_t given = 0;
     if (in) {
         for (int i = 0; i < FIELD_COUNT; ++i) {
             const field_desc* f = &k_fields[i];
@@ -120,6 +146,7 @@ nb_status nb_config_resolve(nb_context* ctx, const nb_config* in, nb_config* out
                 continue;
             }
             nb_config_set(&c, i, v);
+            given |= 1u << i;
         }
     }
     nb_config resolved = c;
@@ -127,39 +154,39 @@ nb_status nb_config_resolve(nb_context* ctx, const nb_config* in, nb_config* out
 
     /* Each check names the field, the rule and the value. */
     if (!(c.cell_size > 0.0f && c.cell_size <= 1000.0f))
-        return bad(ctx, "cell_size", "> 0 and <= 1000", c.cell_size);
+        return bad(ctx, given, "cell_size", "> 0 and <= 1000", c.cell_size);
     if (!(c.cell_height > 0.0f && c.cell_height <= 1000.0f))
-        return bad(ctx, "cell_height", "> 0 and <= 1000", c.cell_height);
+        return bad(ctx, given, "cell_height", "> 0 and <= 1000", c.cell_height);
     const double walkable_height = ceilf(c.agent_height / c.cell_height); /* float math, as the reference */
     if (!(c.agent_height > 0.0f) || walkable_height > 255.0)
-        return bad(ctx, "agent_height", "> 0 and at most 255 cells (255 * cell_height)", c.agent_height);
+        return bad(ctx, given, "agent_height", "> 0 and at most 255 cells (255 * cell_height)", c.agent_height);
     const double walkable_radius = ceilf(c.agent_radius / c.cell_size);
     if (!(c.agent_radius >= 0.0f) || walkable_radius > 127.0)
-        return bad(ctx, "agent_radius", ">= 0 and at most 127 cells (127 * cell_size)", c.agent_radius);
+        return bad(ctx, given, "agent_radius", ">= 0 and at most 127 cells (127 * cell_size)", c.agent_radius);
     const double walkable_climb = floorf(c.agent_max_climb / c.cell_height);
     if (!(c.agent_max_climb >= 0.0f) || walkable_climb > 255.0)
-        return bad(ctx, "agent_max_climb", ">= 0 and at most 255 cells (255 * cell_height)", c.agent_max_climb);
+        return bad(ctx, given, "agent_max_climb", ">= 0 and at most 255 cells (255 * cell_height)", c.agent_max_climb);
     if (!(c.agent_max_slope >= 0.0f && c.agent_max_slope < 90.0f))
-        return bad(ctx, "agent_max_slope", ">= 0 and < 90 degrees", c.agent_max_slope);
+        return bad(ctx, given, "agent_max_slope", ">= 0 and < 90 degrees", c.agent_max_slope);
     if (!(c.region_min_size >= 0.0f && c.region_min_size <= 10000.0f))
-        return bad(ctx, "region_min_size", ">= 0 and <= 10000 cells", c.region_min_size);
+        return bad(ctx, given, "region_min_size", ">= 0 and <= 10000 cells", c.region_min_size);
     if (!(c.region_merge_size >= 0.0f && c.region_merge_size <= 10000.0f))
-        return bad(ctx, "region_merge_size", ">= 0 and <= 10000 cells", c.region_merge_size);
+        return bad(ctx, given, "region_merge_size", ">= 0 and <= 10000 cells", c.region_merge_size);
     const double max_edge_len = c.edge_max_len / c.cell_size;
     if (!(c.edge_max_len >= 0.0f) || max_edge_len > 65535.0)
-        return bad(ctx, "edge_max_len", ">= 0 and at most 65535 cells", c.edge_max_len);
+        return bad(ctx, given, "edge_max_len", ">= 0 and at most 65535 cells", c.edge_max_len);
     if (!(c.edge_max_error >= 0.0f && c.edge_max_error <= 1000.0f))
-        return bad(ctx, "edge_max_error", ">= 0 and <= 1000 cells", c.edge_max_error);
+        return bad(ctx, given, "edge_max_error", ">= 0 and <= 1000 cells", c.edge_max_error);
     if (c.verts_per_poly < 3 || c.verts_per_poly > NB_MAX_VERTS_PER_POLY)
-        return bad(ctx, "verts_per_poly", "between 3 and 12", c.verts_per_poly);
+        return bad(ctx, given, "verts_per_poly", "between 3 and 12", c.verts_per_poly);
     if (!(c.detail_sample_dist == 0.0f || (c.detail_sample_dist >= 0.9f * c.cell_size && c.detail_sample_dist <= 1e6f)))
-        return bad(ctx, "detail_sample_dist", "0 (no sampling) or >= 0.9 * cell_size", c.detail_sample_dist);
+        return bad(ctx, given, "detail_sample_dist", "0 (no sampling) or >= 0.9 * cell_size", c.detail_sample_dist);
     if (!(c.detail_sample_max_error >= 0.0f && c.detail_sample_max_error <= 1e6f))
-        return bad(ctx, "detail_sample_max_error", ">= 0", c.detail_sample_max_error);
+        return bad(ctx, given, "detail_sample_max_error", ">= 0", c.detail_sample_max_error);
     if ((int)c.partition < NB_PARTITION_WATERSHED || (int)c.partition > NB_PARTITION_WAVEFRONT)
-        return bad(ctx, "partition", "1 (watershed), 2 (monotone), 3 (layers) or 4 (wavefront)", (double)c.partition);
+        return bad(ctx, given, "partition", "1 (watershed), 2 (monotone), 3 (layers) or 4 (wavefront)", (double)c.partition);
     if (c.tile_size != 0 && (c.tile_size < 16 || c.tile_size > 4096))
-        return bad(ctx, "tile_size", "0 (one tile) or between 16 and 4096 cells", (double)c.tile_size);
+        return bad(ctx, given, "tile_size", "0 (one tile) or between 16 and 4096 cells", (double)c.tile_size);
 
     *out = resolved;
     if (cells) {

@@ -548,6 +548,14 @@ describe('errors: every code the API can produce', () => {
   it('NB_ERR_TOO_LARGE: a grid or a tile count beyond the limits', async () => {
     await expectCode(bake(dungeon, { cellSize: 0.001, agentRadius: 0.1 }, { workers: false }), 'NB_ERR_TOO_LARGE', /2\^28/);
     await expectCode(bake(dungeon, { cellSize: 0.01, tileSize: 16 }, { workers: false }), 'NB_ERR_TOO_LARGE', /4095/);
+    // A vertex no triangle uses still counts in the bounds: the message gives them, and names fields as the config
+    // object does (C's words were cell_size).
+    const stray = new Float32Array([...dungeon.positions, 1e5, 0, 1e5]);
+    await expectCode(
+      bake({ positions: stray, indices: dungeon.indices }, {}, { workers: false }),
+      'NB_ERR_TOO_LARGE',
+      /\(the bounds, every vertex counted: x -[\d.]+ \.\. 100000, z -[\d.]+ \.\. 100000\), above the limit of 2\^28; raise cellSize or bake in tiles$/,
+    );
   });
 
   it('NB_ERR_CORRUPT and NB_ERR_VERSION: bad bytes to NavMesh.load, existing navmeshes intact', async () => {

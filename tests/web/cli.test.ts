@@ -784,10 +784,11 @@ describe('navbake (Node) flags and errors', () => {
   it('a bake that fails exits with 1 and the NavBakeError code and message', () => {
     const r = navbake(['bake', dungeon, '--cell-size', '0.005', '--agent-radius', '0']);
     expect(r.status).toBe(1);
-    expect(r.stderr).toMatch(/^navbake: NB_ERR_TOO_LARGE: .*cell_size/);
+    // the fields to change as flags (the library says cellSize, C said cell_size), and the bounds the grid spans
+    expect(r.stderr).toMatch(/^navbake: NB_ERR_TOO_LARGE: .*columns \(the bounds, every vertex counted: x -?[\d.]+ \.\. [\d.]+, z .*raise --cell-size or bake in tiles/);
     const tiled = navbake(['bake', dungeon, '--cell-size', '0.005', '--agent-radius', '0', '--tile-size', '16']);
     expect(tiled.status).toBe(1);
-    expect(tiled.stderr).toMatch(/^navbake: NB_ERR_TOO_LARGE: .*tiles/);
+    expect(tiled.stderr).toMatch(/^navbake: NB_ERR_TOO_LARGE: .*tiles exceed the limit of 4095; raise --tile-size or --cell-size/);
   });
 });
 

@@ -58,6 +58,11 @@ function bare(message: string): string {
   return message.replace(/^navbake(\.\w+)?: /, '');
 }
 
+/** The library names config fields as the config object does ("raise cellSize"); on the command line they are flags. */
+function withFlags(message: string): string {
+  return message.replace(/(?<!config\.)\b[a-z]+(?:[A-Z][a-z]+)+\b/g, (w) => flagOfField(w) ?? w);
+}
+
 function isNavBakeError(e: unknown): e is NavBakeError {
   return e instanceof NavBakeError || (e as Error)?.name === 'NavBakeError';
 }
@@ -382,7 +387,7 @@ async function main(argv: readonly string[]): Promise<number> {
       return 2;
     }
     if (isNavBakeError(e)) {
-      process.stderr.write(`navbake: ${e.code}: ${bare(e.message)}\n`);
+      process.stderr.write(`navbake: ${e.code}: ${withFlags(bare(e.message))}\n`);
       return 1;
     }
     process.stderr.write(`navbake: ${(e as Error)?.stack ?? e}\n`);

@@ -389,8 +389,15 @@ export class Wasm {
     const code = this.statusName(st) as NavBakeErrorCode;
     const msg = this.m._nbw_status(this.ctx) === st ? this.m.UTF8ToString(this.m._nbw_message(this.ctx)) : '';
     this.m._nbw_context_clear_error(this.ctx);
-    return new NavBakeError(code, msg || code);
+    return new NavBakeError(code, msg ? this.configNames(msg) : code);
   }
+
+  /** C names the config fields its own way (config.cell_size, "raise tile_size"): say them as the config object does. */
+  private configNames(message: string): string {
+    const names = (this.#configNames ??= new Map(this.fields.map((f) => [f.cName, f.name])));
+    return message.replace(/\b[a-z]+(?:_[a-z]+)+\b/g, (w) => names.get(w) ?? w);
+  }
+  #configNames: Map<string, string> | undefined;
 
   private check(status: number): void {
     if (status !== 0) throw this.error(status);
@@ -433,11 +440,8 @@ export class Wasm {
     try {
       const st = this.m._nbw_config_resolve(this.ctx, p, p);
       if (st !== 0) {
-        // C names the fields its own way (config.cell_size): say them as the config object does (cellSize)
-        const e = this.error(st);
-        const names = new Map(this.fields.map((f) => [f.cName, f.name]));
-        const message = e.message.replace(/^nb_config_resolve: /, 'navbake: ').replace(/\b[a-z]+(?:_[a-z]+)+\b/g, (w) => names.get(w) ?? w);
-        throw new NavBakeError(e.code, message);
+        const e = this.error(st); // its field names already the config object's (cellSize)
+        throw new NavBakeError(e.code, e.message.replace(/^nb_config_resolve: /, 'navbake: '));
       }
       return this.m.HEAPF64.slice(p >> 3, (p >> 3) + values.length);
     } finally {
