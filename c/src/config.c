@@ -3,8 +3,6 @@
 
 #include <math.h>
 #include <stddef.h>
-#include <stdio.h>
-#include <stdlib.h>
 
 typedef enum field_kind { FIELD_FLOAT, FIELD_INT, FIELD_PARTITION } field_kind;
 
@@ -94,31 +92,13 @@ static void fill_defaults(nb_config* c)
 
 #define FN_ "nb_config_resolve"
 
-/* v as the shortest decimal that reads back as the same float (1000.0001, where %g says 1000 and the value looks
- * valid); whole numbers as they are. */
-static void float_text(char* buf, size_t n, double v)
-{
-    if (v == floor(v) && fabs(v) < 1e15) {
-        snprintf(buf, n, "%.0f", v);
-        return;
-    }
-    for (int p = 1; p < 9; ++p) {
-        snprintf(buf, n, "%.*g", p, v);
-        if ((float)strtod(buf, NULL) == (float)v)
-            return;
-    }
-    snprintf(buf, n, "%.9g", v);
-}
-
 /* given: the fields the caller set (bit per field index); a default that another field's value rules out (the
  * default detail_sample_dist with a cell_size above 2) says so, since the caller never wrote it. */
 static nb_status bad(nb_context* ctx, uint32_t given, const char* field, const char* rule, double got)
 {
-    char text[32];
-    float_text(text, sizeof(text), got);
     const int i = nb_config_field_index(field);
     const int defaulted = i >= 0 && !(given & (1u << i));
-    return nb_fail(ctx, NB_ERR_INVALID_CONFIG, FN_ ": config.%s must be %s (got %s%s)", field, rule, text,
+    return nb_fail(ctx, NB_ERR_INVALID_CONFIG, FN_ ": config.%s must be %s (got %g%s)", field, rule, got,
                    defaulted ? ", its default: set it to suit the other fields" : "");
 }
 

@@ -509,7 +509,12 @@ describe('errors: every code the API can produce', () => {
       [{ agentMaxSlope: 90 }, /config\.agentMaxSlope/],
       [{ tileSize: 8 }, /config\.tileSize/],
       // agentRadius is limited in cells: the message names cellSize, which makes it too many
-      [{ cellSize: 1e-4 }, /config\.agentRadius must be >= 0 and at most 127 cells \(127 \* cellSize\)/],
+      [{ cellSize: 1e-4 }, /config\.agentRadius must be >= 0 and at most 127 cells \(127 \* cellSize\) \(got 0\.6, its default: set it to suit the other fields\)$/],
+      // the value as given (C's 6 digits said 1000 and 51, which look valid)
+      [{ cellSize: 1000.0001 }, /config\.cellSize must be > 0 and <= 1000 \(got 1000\.0001\)$/],
+      [{ agentHeight: 51.00001 }, /\(255 \* cellHeight\) \(got 51\.00001\)$/],
+      // a default another field rules out: the caller never wrote detailSampleDist
+      [{ cellSize: 5 }, /config\.detailSampleDist must be 0 \(no sampling\) or >= 0\.9 \* cellSize \(got 1\.8, its default/],
       // integers in C: a fraction was truncated without a word
       [{ vertsPerPoly: 6.5 }, /config\.vertsPerPoly must be an integer \(got 6\.5\)/],
       [{ tileSize: 32.5 }, /config\.tileSize must be an integer \(got 32\.5\)/],

@@ -5,7 +5,7 @@
  */
 import createNavBake from './navbake.mjs';
 import { NavBakeError, type NavBakeErrorCode } from './errors.js';
-import { camelCase, shortFloat, type ConfigField } from './config.js';
+import { camelCase, NB_ZERO, shortFloat, type ConfigField } from './config.js';
 import { isNode, nodeImport } from './env.js';
 import type { InspectCounts, Inspection, StageTimes } from './inspect.js';
 import { LINK_SIZE, VOLUME_BOX, VOLUME_CYLINDER, type VolumeData } from './volumes.js';
@@ -441,7 +441,14 @@ export class Wasm {
       const st = this.m._nbw_config_resolve(this.ctx, p, p);
       if (st !== 0) {
         const e = this.error(st); // its field names already the config object's (cellSize)
-        throw new NavBakeError(e.code, e.message.replace(/^nb_config_resolve: /, 'navbake: '));
+        // C shows the float32 value to 6 digits: cellSize 1000.0001 was "(got 1000)", which looks valid. A value
+        // the caller gave is shown as given.
+        const message = e.message.replace(/^nb_config_resolve: /, 'navbake: ').replace(/config\.(\w+)( must be .*\(got )([^,)]+)/, (all, name: string, rule: string) => {
+          const i = this.fields.findIndex((f) => f.name === name);
+          const given = i >= 0 ? values[i]! : 0;
+          return given !== 0 && given !== NB_ZERO ? `config.${name}${rule}${given}` : all;
+        });
+        throw new NavBakeError(e.code, message);
       }
       return this.m.HEAPF64.slice(p >> 3, (p >> 3) + values.length);
     } finally {
