@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bake, defaultWorkerCount, inspect, NavBakeError, NavMesh, terminateWorkers, type BakeOptions, type BakeProgress, type NavBakeConfig } from '../../build/web/index.js';
 import { availableParallelism } from 'node:os';
+import { spawnSync } from 'node:child_process';
 import { handleMessage, WorkerExitRequest } from '../../build/web/bake.worker.js';
 import { configValues } from '../../build/web/config.js';
 import { BakePool, sharedPool } from '../../build/web/pool.js';
@@ -79,6 +80,22 @@ describe('default worker count', () => {
     await mainWasm();
     // it was 3 on every machine in Node 20 (navigator.hardwareConcurrency missing: 4 assumed)
     expect(defaultWorkerCount()).toBe(Math.max(1, Math.min(4, availableParallelism() - 1)));
+  });
+});
+
+describe('Node flags', () => {
+  it('a script run with --input-type (node --input-type=module -e, or from stdin) bakes in workers', () => {
+    // The workers inherited --input-type and died at start ("can only be used with string input"): NB_ERR_WORKER.
+    const url = new URL('../../web/dist/index.js', import.meta.url).href;
+    const script = `import { bake, terminateWorkers } from '${url}';
+const nav = await bake({ positions: new Float32Array([-10, 0, -10, 10, 0, -10, 10, 0, 10, -10, 0, 10]), indices: new Uint32Array([0, 2, 1, 0, 3, 2]) }, {}, { workers: 1 });
+console.log('polygons', nav.polygons().length);
+terminateWorkers();`;
+    for (const args of [['--input-type=module', '-e', script], ['--input-type', 'module']]) {
+      const r = spawnSync(process.execPath, args, { input: args.length === 2 ? script : undefined, encoding: 'utf8', timeout: 60_000 });
+      expect(r.stderr).toBe('');
+      expect(r.stdout.trim()).toMatch(/^polygons [1-9]/);
+    }
   });
 });
 

@@ -3,6 +3,7 @@
 
 interface NodeProcess {
   versions?: { node?: string };
+  execArgv?: string[];
   exit(code?: number): never;
 }
 

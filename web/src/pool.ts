@@ -9,7 +9,7 @@
  * stopped once it has been idle for retireAfterMs, which gives that memory back; the next task starts a fresh one.
  */
 import { isDetached } from './args.js';
-import { hardwareThreads, isNode, nodeImport } from './env.js';
+import { hardwareThreads, isNode, nodeImport, nodeProcess } from './env.js';
 import { abortReason, NavBakeError, type NavBakeErrorCode } from './errors.js';
 import type { BakeRequest, InspectRequest, ProgressReply, RebuildRequest, ResultReply, WorkerReply, WorkerRequest } from './protocol.js';
 import type { WasmModule } from './wasm.js';
@@ -106,13 +106,27 @@ type NodeWorker = {
 
 const WORKER_FILE = './bake.worker.js';
 
+/**
+ * The Node flags a worker inherits, less --input-type: a script run as `node --input-type=module -e '...'` (or from
+ * stdin) passes it on, and a worker started from a file then dies at once ("--input-type can only be used with
+ * string input"), failing every bake with NB_ERR_WORKER.
+ */
+export function workerExecArgv(argv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === '--input-type') i++; // and its value
+    else if (!argv[i]!.startsWith('--input-type=')) out.push(argv[i]!);
+  }
+  return out;
+}
+
 async function spawnPort(events: PortEvents): Promise<Port> {
   if (isNode) {
-    const wt = await nodeImport<{ Worker: new (url: URL) => NodeWorker }>('node:worker_threads');
+    const wt = await nodeImport<{ Worker: new (url: URL, opts: { execArgv: string[] }) => NodeWorker }>('node:worker_threads');
     // Not the literal form: bundlers would emit a second, unused copy of the worker for this Node-only branch.
     // Nor `new URL(name, import.meta.url)`: webpack would warn of a dependency it cannot know.
     const moduleUrl = import.meta.url;
-    const w = new wt.Worker(new URL(WORKER_FILE, moduleUrl));
+    const w = new wt.Worker(new URL(WORKER_FILE, moduleUrl), { execArgv: workerExecArgv(nodeProcess?.execArgv ?? []) });
     w.on('message', (m) => events.message(m));
     w.on('error', (e) => events.died(`it threw ${e?.message ?? e}`));
     w.on('exit', (code) => events.died(`it exited with code ${code}`));
