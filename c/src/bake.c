@@ -109,6 +109,17 @@ nb_status nb_validate_mesh(nb_context* ctx, const char* fn, const nb_mesh* m, in
     return NB_OK;
 }
 
+/* The gap between a finite non-negative float and the next one up. */
+static float float_spacing(float a)
+{
+    uint32_t bits;
+    memcpy(&bits, &a, sizeof(bits));
+    ++bits;
+    float next;
+    memcpy(&next, &bits, sizeof(next));
+    return next - a;
+}
+
 static uint32_t count_walkable(const nb_compact_heightfield* chf)
 {
     uint32_t n = 0;
@@ -188,6 +199,19 @@ nb_status nb_bake(nb_context* ctx, const nb_bake_input* input, const nb_config* 
                 bmin[k] = nb_minf(bmin[k], m->positions[(size_t)i * 3 + k]);
                 bmax[k] = nb_maxf(bmax[k], m->positions[(size_t)i * 3 + k]);
             }
+    }
+    /* Far from the origin float32 coordinates are spaced wider than a cell: the level the caller holds is already
+     * rounded that coarsely, and the bake would turn it into polygons of another shape, or of no area, without a
+     * word (the dungeon moved 1e7 out: 167 polygons for 119, 1e8: 32 of zero area). */
+    for (int k = 0; k < 3; ++k) {
+        const float mag = nb_maxf(fabsf(bmin[k]), fabsf(bmax[k]));
+        const float cell = k == 1 ? cfg.cell_height : cfg.cell_size;
+        const float gap = float_spacing(mag);
+        if (gap > cell)
+            return nb_fail(ctx, NB_ERR_TOO_LARGE,
+                           FN_ ": the level reaches %g from the origin in %c, where float32 coordinates are %g apart, "
+                           "more than a cell (%s %g): move the level nearer the origin",
+                           (double)mag, "xyz"[k], (double)gap, k == 1 ? "cell_height" : "cell_size", (double)cell);
     }
     const double extent_x = ((double)bmax[0] - bmin[0]) / cfg.cell_size + 2.0 * input->border_size;
     const double extent_z = ((double)bmax[2] - bmin[2]) / cfg.cell_size + 2.0 * input->border_size;

@@ -286,6 +286,21 @@ static void test_bad_input(void)
     nb_navmesh* big_nav = NULL;
     CHECK_STATUS(ctx, nb_bake_navmesh(ctx, &in, NULL, NULL, 0, &big_nav), NB_ERR_TOO_LARGE, "vertex 2 has a coordinate beyond");
     CHECK(big_nav == NULL);
+    /* Far out, float32 coordinates are spaced wider than a cell: refused by name, not baked into other shapes. At
+     * 2e6 they are 0.25 apart (under the 0.3 cells), at 5e6 0.5. */
+    for (int i = 0; i < 36; ++i)
+        huge[i] = k_level_verts[i] + (i % 3 == 0 ? 2e6f : 0.0f);
+    CHECK_INT(nb_bake(ctx, &in, NULL, 0, 0, &r), NB_OK);
+    nb_bake_result_release(ctx, &r);
+    for (int i = 0; i < 36; ++i)
+        huge[i] = k_level_verts[i] + (i % 3 == 0 ? 5e6f : 0.0f);
+    CHECK_STATUS(ctx, nb_bake(ctx, &in, NULL, 0, 0, &r), NB_ERR_TOO_LARGE,
+                 "from the origin in x, where float32 coordinates are 0.5 apart, more than a "
+                 "cell (cell_size 0.3): move the level nearer the origin");
+    CHECK_STATUS(ctx, nb_bake_navmesh(ctx, &in, NULL, NULL, 0, &big_nav), NB_ERR_TOO_LARGE, "from the origin in x");
+    for (int i = 0; i < 36; ++i)
+        huge[i] = k_level_verts[i] + (i % 3 == 1 ? -3e6f : 0.0f); /* 0.25 apart in y: above the 0.2 cell height */
+    CHECK_STATUS(ctx, nb_bake(ctx, &in, NULL, 0, 0, &r), NB_ERR_TOO_LARGE, "in y, where float32 coordinates are 0.25 apart, more than a cell (cell_height 0.2)");
     in.mesh.positions = verts;
 
     uint8_t areas[12];
