@@ -679,6 +679,7 @@ static nb_status add_tile(nb_context* ctx, nb_navmesh* nav, const uint8_t* data,
     nav->buckets[bucket] = (int32_t)slot;
     nav->tile_count++;
     nav->poly_count += view.npolys;
+    nav->generation++;
     for (int a = 0; a < 3; a += 2)
         nav->coord_mag = nb_maxf(nav->coord_mag, nb_maxf(fabsf(view.bmin[a]), fabsf(view.bmax[a])));
     for (uint32_t g = 0; g < ngrowth; ++g) {
@@ -814,6 +815,7 @@ NB_COLD nb_status nb_navmesh_remove_tile(nb_context* ctx, nb_navmesh* nav, int32
     t->next_in_bucket = nav->free_head;
     nav->free_head = s;
     nav->tile_count--;
+    nav->generation++;
     return NB_OK;
 }
 
@@ -923,6 +925,7 @@ NB_COLD nb_status nb_navmesh_set_poly_flags(nb_context* ctx, nb_navmesh* nav, nb
         return nb_fail(ctx, NB_ERR_NOT_FOUND, "nb_navmesh_set_poly_flags: ref 0x%08x is not a polygon of this navmesh",
                        ref);
     t->v.poly_flags[poly] = flags;
+    nav->generation++;
     /* The flags live in the blob: keep its checksum right so tile_data and save hand out a valid blob. */
     nb_tile_update_crc(t->data, t->size);
     return NB_OK;

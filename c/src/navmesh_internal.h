@@ -123,6 +123,9 @@ struct nb_navmesh {
     /* The largest |x| or |z| of the bounds of every tile added so far (never lowered): how far out the navmesh's
      * coordinates go, for tolerances that follow float spacing there. */
     float coord_mag;
+    /* Bumped by every change to the tiles or to polygon flags: queries keep what they derived from the navmesh
+     * (the area table of random points) while it stays the same. */
+    uint32_t generation;
 };
 
 typedef struct nb_far_link {

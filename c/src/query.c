@@ -70,6 +70,16 @@ struct nb_query {
     nb_poly_ref* srefs;  /* spoints_cap */
     uint8_t* sflags;     /* spoints_cap */
     int32_t spoints_cap;
+    /* Random points: the running area sum after each usable polygon of positive area, in grid order, and the
+     * polygon (slot << NB_POLY_BITS | index), for the navmesh generation and filter flags they were summed for: a
+     * pick is then a binary search instead of two walks over every polygon. rp_cap: the polygons at creation (more
+     * later: the walk). */
+    double* rp_acc;
+    uint32_t* rp_poly;
+    uint32_t rp_cap, rp_count, rp_gen;
+    double rp_total;
+    uint16_t rp_include, rp_exclude;
+    int rp_ready;
 };
 
 static void pool_reset(nb_query* q)
@@ -770,6 +780,7 @@ NB_COLD NB_NOINLINE void nb_query_destroy(nb_context* ctx, nb_query* q)
     nb_free(ctx, q->path);
     nb_free(ctx, q->path_nodes);
     nb_free(ctx, q->spoints);
+    nb_free(ctx, q->rp_acc);
     nb_free(ctx, q);
 }
 
@@ -854,6 +865,15 @@ NB_COLD NB_NOINLINE nb_status nb_query_create(nb_context* ctx, const nb_navmesh*
     } else {
         st = nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "nb_query_create: out of memory 'points' (%d)", q->spoints_cap);
         goto cleanup;
+    }
+    q->rp_cap = nb_navmesh_poly_count(nav);
+    if (q->rp_cap) {
+        q->rp_acc = (double*)nb_alloc(ctx, (sizeof(double) + sizeof(uint32_t)) * (size_t)q->rp_cap);
+        if (!q->rp_acc) {
+            st = nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "nb_query_create: out of memory 'random point areas' (%u)", q->rp_cap);
+            goto cleanup;
+        }
+        q->rp_poly = (uint32_t*)(q->rp_acc + q->rp_cap);
     }
     *out = q;
     return NB_OK;
@@ -2211,6 +2231,46 @@ static const nb_tile* tile_walk_next(tile_walk* w)
     return next;
 }
 
+/* Fills the query's random point table for filter (the same sums, in the same order, as the two walks of
+ * nb_query_random_point), unless it holds them already. 0 when the navmesh has more usable polygons than the table
+ * (tiles added since the query was made): the caller walks. */
+static int random_table(nb_query* q, const nb_query_filter* filter)
+{
+    const nb_navmesh* nav = q->nav;
+    if (q->rp_ready && q->rp_gen == nav->generation && q->rp_include == filter->include_flags &&
+        q->rp_exclude == filter->exclude_flags)
+        return 1;
+    q->rp_ready = 0;
+    if (nav->poly_count > q->rp_cap)
+        return 0;
+    float verts[NB_MAX_VERTS_PER_POLY * 3];
+    double total = 0.0, acc = 0.0;
+    uint32_t count = 0;
+    tile_walk w;
+    tile_walk_begin(q, &w);
+    for (const nb_tile* t = tile_walk_next(&w); t; t = tile_walk_next(&w)) {
+        const uint32_t slot = (uint32_t)(t - nav->tiles);
+        for (uint32_t p = 0; p < t->v.npolys; ++p) {
+            if (!usable_ground(t, p, filter))
+                continue;
+            const float a = poly_area2(verts, poly_gather(&t->v, p, verts));
+            total += a;
+            if (a <= 0.0f)
+                continue;
+            acc += a;
+            q->rp_acc[count] = acc;
+            q->rp_poly[count++] = slot << NB_POLY_BITS | p;
+        }
+    }
+    q->rp_count = count;
+    q->rp_total = total;
+    q->rp_gen = nav->generation;
+    q->rp_include = filter->include_flags;
+    q->rp_exclude = filter->exclude_flags;
+    q->rp_ready = 1;
+    return 1;
+}
+
 NB_COLD NB_NOINLINE nb_status nb_query_random_point(nb_query* q, const nb_query_filter* filter, uint64_t* rng, nb_poly_ref* ref,
                                 float point[3])
 {
@@ -2229,6 +2289,27 @@ NB_COLD NB_NOINLINE nb_status nb_query_random_point(nb_query* q, const nb_query_
     CHECK_(check_filter(ctx, fn, filter));
     const nb_navmesh* nav = q->nav;
     float verts[NB_MAX_VERTS_PER_POLY * 3];
+    if (random_table(q, filter)) {
+        if (q->rp_total <= 0.0 || q->rp_count == 0)
+            return NB_OK;
+        const double pick = (double)(rng_next(rng) >> 11) * (1.0 / 9007199254740992.0) * q->rp_total;
+        /* the first polygon whose running sum passes pick, as the walk below stops; the last catches rounding */
+        uint32_t lo = 0, hi = q->rp_count - 1;
+        while (lo < hi) {
+            const uint32_t mid = lo + (hi - lo) / 2;
+            if (pick < q->rp_acc[mid])
+                hi = mid;
+            else
+                lo = mid + 1;
+        }
+        const nb_tile* chosen = &nav->tiles[q->rp_poly[lo] >> NB_POLY_BITS];
+        const uint32_t chosen_p = q->rp_poly[lo] & ((1u << NB_POLY_BITS) - 1);
+        const int n = poly_gather(&chosen->v, chosen_p, verts);
+        random_in_poly(verts, n, rng, point);
+        settle_on_surface(chosen, chosen_p, point);
+        *ref = nb_navmesh_ref_of(nav, chosen, chosen_p);
+        return NB_OK;
+    }
 
     /* Two passes in grid order: the total area, then the polygon where a uniform pick in it falls. */
     double total = 0.0;

@@ -698,6 +698,90 @@ static void test_random_independent_of_load_order(void)
     nb_navmesh_destroy(ctx, b);
 }
 
+/* Random points come from a table of running area sums kept in the query while the navmesh and the filter's flags
+ * stay the same (each call walked every polygon twice: 5 ms a point at 70k polygons). A query made before the
+ * tiles were added has no room for the table and walks: both give the same points. Polygon flags, a removed tile
+ * and another filter each rebuild the table. */
+static void test_random_table_as_the_walk(void)
+{
+    nb_navmesh* a = bake_level("nav_test.obj", 32);
+    if (!a)
+        return;
+    nb_navmesh* b = NULL;
+    CHECK_INT(nb_navmesh_create(ctx, nb_navmesh_get_params(a), &b), NB_OK);
+    nb_query* walk = query_for(b); /* made on the empty navmesh */
+    for (uint32_t i = 0; i < a->params.max_tiles; ++i)
+        if (a->tiles[i].data)
+            CHECK_INT(nb_navmesh_add_tile(ctx, b, a->tiles[i].data, a->tiles[i].size), NB_OK);
+    nb_query* table = query_for(b);
+    nb_query_filter f;
+    nb_query_filter_init(&f);
+    enum { N = 300 };
+    uint64_t rw = 5, rt = 5;
+    int same = 0;
+    nb_poly_ref picked[N];
+    for (int i = 0; i < N; ++i) {
+        float pw[3], pt[3];
+        nb_poly_ref fw = 0;
+        CHECK_INT(nb_query_random_point(walk, &f, &rw, &fw, pw), NB_OK);
+        CHECK_INT(nb_query_random_point(table, &f, &rt, &picked[i], pt), NB_OK);
+        same += fw == picked[i] && memcmp(pw, pt, sizeof(pw)) == 0;
+    }
+    CHECK_INT(same, N);
+    /* flags: with a filter excluding 0x8, first before any polygon has it (the table is summed for this filter),
+     * then after one polygon gets it: no point in it any more, the same as the walk */
+    f.exclude_flags = 0x8;
+    for (int round = 0; round < 2; ++round) {
+        if (round == 1)
+            CHECK_INT(nb_navmesh_set_poly_flags(ctx, b, picked[0], 0x8), NB_OK);
+        rw = rt = 11;
+        same = 0;
+        int in_flagged = 0;
+        for (int i = 0; i < N; ++i) {
+            float pw[3], pt[3];
+            nb_poly_ref fw = 0, ft = 0;
+            CHECK_INT(nb_query_random_point(walk, &f, &rw, &fw, pw), NB_OK);
+            CHECK_INT(nb_query_random_point(table, &f, &rt, &ft, pt), NB_OK);
+            same += fw == ft && memcmp(pw, pt, sizeof(pw)) == 0;
+            in_flagged += ft == picked[0];
+        }
+        CHECK_INT(same, N);
+        if (round == 1)
+            CHECK_INT(in_flagged, 0);
+    }
+    f.exclude_flags = 0;
+    for (int i = 0; i < 10; ++i) { /* the table summed for this filter before the tile goes */
+        float pt[3];
+        nb_poly_ref ft = 0;
+        CHECK_INT(nb_query_random_point(table, &f, &rt, &ft, pt), NB_OK);
+    }
+    /* a removed tile: none of its polygons is picked any more */
+    uint32_t slot_poly = 0;
+    const nb_tile* gone = nb_navmesh_resolve(b, picked[0], &slot_poly);
+    CHECK(gone != NULL);
+    if (gone) {
+        const int32_t gx = gone->v.tile_x, gz = gone->v.tile_z;
+        CHECK_INT(nb_navmesh_remove_tile(ctx, b, gx, gz), NB_OK);
+        rw = rt = 17;
+        same = 0;
+        int from_gone = 0;
+        for (int i = 0; i < N; ++i) {
+            float pw[3], pt[3];
+            nb_poly_ref fw = 0, ft = 0;
+            CHECK_INT(nb_query_random_point(walk, &f, &rw, &fw, pw), NB_OK);
+            CHECK_INT(nb_query_random_point(table, &f, &rt, &ft, pt), NB_OK);
+            same += fw == ft && memcmp(pw, pt, sizeof(pw)) == 0;
+            from_gone += nb_navmesh_resolve(b, ft, &slot_poly) == NULL;
+        }
+        CHECK_INT(same, N);
+        CHECK_INT(from_gone, 0);
+    }
+    nb_query_destroy(ctx, walk);
+    nb_query_destroy(ctx, table);
+    nb_navmesh_destroy(ctx, a);
+    nb_navmesh_destroy(ctx, b);
+}
+
 /* A 40 x 40 floor with a 6 x 6 hole in its middle, moved by d in x and z (the hole's walkable edge, after erosion
  * by the 0.6 m agent, lies at about 3.8 from the centre). */
 static nb_navmesh* holed_floor(float d)
@@ -795,6 +879,7 @@ int main(void)
     RUN(test_nearest_inside_box);
     RUN(test_random_independent_of_load_order);
     RUN(test_far_from_origin_and_far_ends);
+    RUN(test_random_table_as_the_walk);
     nb_context_destroy(ctx);
     return nbt_finish("test_query_boundary");
 }
