@@ -702,6 +702,34 @@ static void test_random_independent_of_load_order(void)
  * stay the same (each call walked every polygon twice: 5 ms a point at 70k polygons). A query made before the
  * tiles were added has no room for the table and walks: both give the same points. Polygon flags, a removed tile
  * and another filter each rebuild the table. */
+enum { RANDOM_DRAWS = 300 };
+
+/* RANDOM_DRAWS points from both queries with the same seed: how many are the same (point and polygon); the table's
+ * polygons go to picked (when given). */
+static int draws_agree(nb_query* walk, nb_query* table, const nb_query_filter* f, uint64_t seed, nb_poly_ref* picked)
+{
+    uint64_t rw = seed, rt = seed;
+    int same = 0;
+    for (int i = 0; i < RANDOM_DRAWS; ++i) {
+        float pw[3], pt[3];
+        nb_poly_ref fw = 0, ft = 0;
+        CHECK_INT(nb_query_random_point(walk, f, &rw, &fw, pw), NB_OK);
+        CHECK_INT(nb_query_random_point(table, f, &rt, &ft, pt), NB_OK);
+        same += fw == ft && memcmp(pw, pt, sizeof(pw)) == 0;
+        if (picked)
+            picked[i] = ft;
+    }
+    return same;
+}
+
+static int count_ref(const nb_poly_ref* refs, nb_poly_ref r)
+{
+    int n = 0;
+    for (int i = 0; i < RANDOM_DRAWS; ++i)
+        n += refs[i] == r;
+    return n;
+}
+
 static void test_random_table_as_the_walk(void)
 {
     nb_navmesh* a = bake_level("nav_test.obj", 32);
@@ -716,64 +744,28 @@ static void test_random_table_as_the_walk(void)
     nb_query* table = query_for(b);
     nb_query_filter f;
     nb_query_filter_init(&f);
-    enum { N = 300 };
-    uint64_t rw = 5, rt = 5;
-    int same = 0;
-    nb_poly_ref picked[N];
-    for (int i = 0; i < N; ++i) {
-        float pw[3], pt[3];
-        nb_poly_ref fw = 0;
-        CHECK_INT(nb_query_random_point(walk, &f, &rw, &fw, pw), NB_OK);
-        CHECK_INT(nb_query_random_point(table, &f, &rt, &picked[i], pt), NB_OK);
-        same += fw == picked[i] && memcmp(pw, pt, sizeof(pw)) == 0;
-    }
-    CHECK_INT(same, N);
+    static nb_poly_ref first[RANDOM_DRAWS], picked[RANDOM_DRAWS];
+    CHECK_INT(draws_agree(walk, table, &f, 5, first), RANDOM_DRAWS);
+    const nb_poly_ref flagged = first[0];
     /* flags: with a filter excluding 0x8, first before any polygon has it (the table is summed for this filter),
      * then after one polygon gets it: no point in it any more, the same as the walk */
     f.exclude_flags = 0x8;
-    for (int round = 0; round < 2; ++round) {
-        if (round == 1)
-            CHECK_INT(nb_navmesh_set_poly_flags(ctx, b, picked[0], 0x8), NB_OK);
-        rw = rt = 11;
-        same = 0;
-        int in_flagged = 0;
-        for (int i = 0; i < N; ++i) {
-            float pw[3], pt[3];
-            nb_poly_ref fw = 0, ft = 0;
-            CHECK_INT(nb_query_random_point(walk, &f, &rw, &fw, pw), NB_OK);
-            CHECK_INT(nb_query_random_point(table, &f, &rt, &ft, pt), NB_OK);
-            same += fw == ft && memcmp(pw, pt, sizeof(pw)) == 0;
-            in_flagged += ft == picked[0];
-        }
-        CHECK_INT(same, N);
-        if (round == 1)
-            CHECK_INT(in_flagged, 0);
-    }
+    CHECK_INT(draws_agree(walk, table, &f, 11, NULL), RANDOM_DRAWS);
+    CHECK_INT(nb_navmesh_set_poly_flags(ctx, b, flagged, 0x8), NB_OK);
+    CHECK_INT(draws_agree(walk, table, &f, 11, picked), RANDOM_DRAWS);
+    CHECK_INT(count_ref(picked, flagged), 0);
+    /* a removed tile, after the table was summed for this filter: none of its polygons is picked any more */
     f.exclude_flags = 0;
-    for (int i = 0; i < 10; ++i) { /* the table summed for this filter before the tile goes */
-        float pt[3];
-        nb_poly_ref ft = 0;
-        CHECK_INT(nb_query_random_point(table, &f, &rt, &ft, pt), NB_OK);
-    }
-    /* a removed tile: none of its polygons is picked any more */
-    uint32_t slot_poly = 0;
-    const nb_tile* gone = nb_navmesh_resolve(b, picked[0], &slot_poly);
+    CHECK_INT(draws_agree(walk, table, &f, 13, NULL), RANDOM_DRAWS);
+    uint32_t poly = 0;
+    const nb_tile* gone = nb_navmesh_resolve(b, flagged, &poly);
     CHECK(gone != NULL);
     if (gone) {
-        const int32_t gx = gone->v.tile_x, gz = gone->v.tile_z;
-        CHECK_INT(nb_navmesh_remove_tile(ctx, b, gx, gz), NB_OK);
-        rw = rt = 17;
-        same = 0;
+        CHECK_INT(nb_navmesh_remove_tile(ctx, b, gone->v.tile_x, gone->v.tile_z), NB_OK);
+        CHECK_INT(draws_agree(walk, table, &f, 17, picked), RANDOM_DRAWS);
         int from_gone = 0;
-        for (int i = 0; i < N; ++i) {
-            float pw[3], pt[3];
-            nb_poly_ref fw = 0, ft = 0;
-            CHECK_INT(nb_query_random_point(walk, &f, &rw, &fw, pw), NB_OK);
-            CHECK_INT(nb_query_random_point(table, &f, &rt, &ft, pt), NB_OK);
-            same += fw == ft && memcmp(pw, pt, sizeof(pw)) == 0;
-            from_gone += nb_navmesh_resolve(b, ft, &slot_poly) == NULL;
-        }
-        CHECK_INT(same, N);
+        for (int i = 0; i < RANDOM_DRAWS; ++i)
+            from_gone += nb_navmesh_resolve(b, picked[i], &poly) == NULL;
         CHECK_INT(from_gone, 0);
     }
     nb_query_destroy(ctx, walk);
