@@ -3,8 +3,10 @@
 // It reaches inside the package, so it imports the unbundled modules (build/web, what web/dist is bundled from).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bake, defaultWorkerCount, inspect, NavBakeError, NavMesh, terminateWorkers, type BakeOptions, type BakeProgress, type NavBakeConfig } from '../../build/web/index.js';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { handleMessage, WorkerExitRequest } from '../../build/web/bake.worker.js';
 import { configValues } from '../../build/web/config.js';
 import { BakePool, sharedPool } from '../../build/web/pool.js';
@@ -84,15 +86,19 @@ describe('default worker count', () => {
 });
 
 describe('Node flags', () => {
-  it('a script run with --input-type (node --input-type=module -e, or from stdin) bakes in workers', () => {
+  it('a script run with --input-type (node --input-type=module -e, or from stdin) bakes in workers, V8 flags too', () => {
     // The workers inherited --input-type and died at start ("can only be used with string input"): NB_ERR_WORKER.
+    // Handing them the flags without it failed in turn under --expose-gc (Node refuses V8 flags given that way).
     const url = new URL('../../web/dist/index.js', import.meta.url).href;
     const script = `import { bake, terminateWorkers } from '${url}';
 const nav = await bake({ positions: new Float32Array([-10, 0, -10, 10, 0, -10, 10, 0, 10, -10, 0, 10]), indices: new Uint32Array([0, 2, 1, 0, 3, 2]) }, {}, { workers: 1 });
 console.log('polygons', nav.polygons().length);
 terminateWorkers();`;
-    for (const args of [['--input-type=module', '-e', script], ['--input-type', 'module']]) {
-      const r = spawnSync(process.execPath, args, { input: args.length === 2 ? script : undefined, encoding: 'utf8', timeout: 60_000 });
+    const file = join(mkdtempSync(join(tmpdir(), 'navbake-flags-')), 'bake.mjs');
+    writeFileSync(file, script);
+    const runs = [['--input-type=module', '-e', script], ['--input-type', 'module'], ['--expose-gc', '--input-type=module', '-e', script], ['--expose-gc', file]];
+    for (const args of runs) {
+      const r = spawnSync(process.execPath, args, { input: args[1] === 'module' ? script : undefined, encoding: 'utf8', timeout: 60_000 });
       expect(r.stderr).toBe('');
       expect(r.stdout.trim()).toMatch(/^polygons [1-9]/);
     }

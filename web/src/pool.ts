@@ -106,27 +106,19 @@ type NodeWorker = {
 
 const WORKER_FILE = './bake.worker.js';
 
-/**
- * The Node flags a worker inherits, less --input-type: a script run as `node --input-type=module -e '...'` (or from
- * stdin) passes it on, and a worker started from a file then dies at once ("--input-type can only be used with
- * string input"), failing every bake with NB_ERR_WORKER.
- */
-export function workerExecArgv(argv: readonly string[]): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    if (argv[i] === '--input-type') i++; // and its value
-    else if (!argv[i]!.startsWith('--input-type=')) out.push(argv[i]!);
-  }
-  return out;
-}
-
 async function spawnPort(events: PortEvents): Promise<Port> {
   if (isNode) {
-    const wt = await nodeImport<{ Worker: new (url: URL, opts: { execArgv: string[] }) => NodeWorker }>('node:worker_threads');
+    const wt = await nodeImport<{ Worker: new (what: URL | string, opts?: { eval: boolean }) => NodeWorker }>('node:worker_threads');
     // Not the literal form: bundlers would emit a second, unused copy of the worker for this Node-only branch.
     // Nor `new URL(name, import.meta.url)`: webpack would warn of a dependency it cannot know.
     const moduleUrl = import.meta.url;
-    const w = new wt.Worker(new URL(WORKER_FILE, moduleUrl), { execArgv: workerExecArgv(nodeProcess?.execArgv ?? []) });
+    const url = new URL(WORKER_FILE, moduleUrl);
+    // A script run as `node --input-type=module -e '...'` (or from stdin) passes --input-type on to its workers, and
+    // Node refuses it for a worker started from a file ("can only be used with string input"): every bake failed
+    // with NB_ERR_WORKER. Such a worker starts from a line of code that imports the file. (Handing the worker its
+    // flags without --input-type is no way out: Node refuses V8 flags, such as --expose-gc, given that way.)
+    const inputType = (nodeProcess?.execArgv ?? []).some((a) => a === '--input-type' || a.startsWith('--input-type='));
+    const w = inputType ? new wt.Worker(`import(${JSON.stringify(url.href)});`, { eval: true }) : new wt.Worker(url);
     w.on('message', (m) => events.message(m));
     w.on('error', (e) => events.died(`it threw ${e?.message ?? e}`));
     w.on('exit', (code) => events.died(`it exited with code ${code}`));
