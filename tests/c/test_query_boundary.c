@@ -36,12 +36,7 @@ static nb_navmesh* bake_level(const char* name, int tile_size)
 
 static nb_navmesh* bake_mesh(const mesh_builder* m)
 {
-    nb_bake_input in;
-    memset(&in, 0, sizeof(in));
-    in.mesh.positions = m->v;
-    in.mesh.vertex_count = m->nv;
-    in.mesh.indices = m->t;
-    in.mesh.triangle_count = m->nt;
+    nb_bake_input in = MB_INPUT(m);
     nb_navmesh* nav = NULL;
     CHECK_STATUS(ctx, nb_bake_navmesh(ctx, &in, NULL, NULL, 0, &nav), NB_OK, "");
     return nav;
@@ -630,6 +625,28 @@ static void test_nearest_inside_box(void)
 
 /* ---- finding 5: random points and load order ------------------------------------------------------------------- */
 
+/* An empty navmesh of a's tile grid. */
+static nb_navmesh* empty_like(const nb_navmesh* a)
+{
+    nb_navmesh* b = NULL;
+    CHECK_INT(nb_navmesh_create(ctx, nb_navmesh_get_params(a), &b), NB_OK);
+    return b;
+}
+
+/* Adds every tile of a to b, in slot order or in reverse; returns how many. */
+static int add_tiles_of(const nb_navmesh* a, nb_navmesh* b, int reverse)
+{
+    int added = 0;
+    for (uint32_t k = 0; k < a->params.max_tiles; ++k) {
+        const nb_tile* t = &a->tiles[reverse ? a->params.max_tiles - 1 - k : k];
+        if (!t->data)
+            continue;
+        CHECK_INT(nb_navmesh_add_tile(ctx, b, t->data, t->size), NB_OK);
+        ++added;
+    }
+    return added;
+}
+
 /* The same tiles loaded in reverse order (other slots, other link order) give the same random points, with and
  * without a center. */
 static void test_random_independent_of_load_order(void)
@@ -637,17 +654,8 @@ static void test_random_independent_of_load_order(void)
     nb_navmesh* a = bake_level("nav_test.obj", 32);
     if (!a)
         return;
-    nb_navmesh* b = NULL;
-    CHECK_INT(nb_navmesh_create(ctx, nb_navmesh_get_params(a), &b), NB_OK);
-    int added = 0;
-    for (uint32_t i = a->params.max_tiles; i-- > 0;) {
-        const nb_tile* t = &a->tiles[i];
-        if (!t->data)
-            continue;
-        CHECK_INT(nb_navmesh_add_tile(ctx, b, t->data, t->size), NB_OK);
-        ++added;
-    }
-    CHECK(added > 4);
+    nb_navmesh* b = empty_like(a);
+    CHECK(add_tiles_of(a, b, 1) > 4);
     CHECK_INT(nb_navmesh_tile_count(b), nb_navmesh_tile_count(a));
     nb_query* qa = query_for(a);
     nb_query* qb = query_for(b);
@@ -735,12 +743,9 @@ static void test_random_table_as_the_walk(void)
     nb_navmesh* a = bake_level("nav_test.obj", 32);
     if (!a)
         return;
-    nb_navmesh* b = NULL;
-    CHECK_INT(nb_navmesh_create(ctx, nb_navmesh_get_params(a), &b), NB_OK);
+    nb_navmesh* b = empty_like(a);
     nb_query* walk = query_for(b); /* made on the empty navmesh */
-    for (uint32_t i = 0; i < a->params.max_tiles; ++i)
-        if (a->tiles[i].data)
-            CHECK_INT(nb_navmesh_add_tile(ctx, b, a->tiles[i].data, a->tiles[i].size), NB_OK);
+    add_tiles_of(a, b, 0);
     nb_query* table = query_for(b);
     nb_query_filter f;
     nb_query_filter_init(&f);
