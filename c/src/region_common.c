@@ -176,6 +176,8 @@ typedef struct region {
     uint8_t touches_tile; /* borders a NB_BORDER_REG region (layers) */
     id_list conns;        /* neighbour ids in order around the outline (0 = no region) */
     id_list floors;       /* ids of regions sharing a column with this one */
+    id_list listed_by;    /* ids of regions whose conns may hold this id (more, never fewer): a region in a hole
+                           * of another lists it, and the other does not list the hole back */
 } region;
 
 /* Region on the other side of the edge of span i (column col) towards dir; 0 without a link. */
@@ -272,7 +274,8 @@ static int absorb(id_pool* p, region* a, region* b)
     return 1;
 }
 
-static void rename_neighbour(id_pool* p, region* r, uint16_t old_id, uint16_t new_id)
+/* Returns 1 when r's outline neighbours held old_id. */
+static int rename_neighbour(id_pool* p, region* r, uint16_t old_id, uint16_t new_id)
 {
     int changed = 0;
     uint16_t* c = p->data + r->conns.off;
@@ -287,6 +290,28 @@ static void rename_neighbour(id_pool* p, region* r, uint16_t old_id, uint16_t ne
             f[k] = new_id;
     if (changed)
         list_collapse_runs(p, &r->conns);
+    return changed;
+}
+
+/* Records that `who` lists each id of `ids` (tile border regions and 0 are not regions here). 0 when out of
+ * memory. */
+static int note_listed(id_pool* p, region* regions, uint32_t nreg, const id_list* ids, uint16_t who)
+{
+    for (uint32_t k = 0; k < ids->len; ++k) {
+        const uint16_t e = p->data[ids->off + k];
+        if (e != 0 && e != who && !(e & NB_BORDER_REG) && e < nreg && !list_add_unique(p, &regions[e].listed_by, who))
+            return 0;
+    }
+    return 1;
+}
+
+/* The id a region ended under: merged regions point at the region that absorbed them, which may have been
+ * absorbed in turn. */
+static uint16_t final_id(const region* regions, uint16_t id)
+{
+    while (id != 0 && regions[id].id != id)
+        id = regions[id].id;
+    return id;
 }
 
 static int touches_null(const id_pool* p, const region* r) { return list_has(p, &r->conns, 0); }
@@ -382,6 +407,10 @@ static nb_status merge_and_filter(nb_context* ctx, const char* fn, nb_compact_he
         if (!scan_row(chf, reg, regions, nreg, &pool, z))
             goto oom;
 
+    for (uint32_t r = 1; r < nreg; ++r)
+        if (!note_listed(&pool, regions, nreg, &regions[r].conns, (uint16_t)r))
+            goto oom;
+
     /* ---- drop islands: connected groups of regions below min_area, unless a group reaches the tile border
      * (its true size lies partly in the next tile) ---- */
     for (uint32_t r = 1; r < nreg; ++r) {
@@ -443,23 +472,35 @@ static nb_status merge_and_filter(nb_context* ctx, const char* fn, nb_compact_he
             if (target == rg->id)
                 continue;
             const uint16_t old_id = rg->id;
+            const id_list old_conns = rg->conns; /* (absorb empties the list, not its slot) */
             const int done = absorb(&pool, &regions[target], rg);
             if (done < 0)
                 goto oom;
             if (done == 0)
                 continue;
-            for (uint32_t k = 1; k < nreg; ++k) {
-                region* o = &regions[k];
-                if (o->id == 0)
-                    continue;
-                if (o->id == old_id)
-                    o->id = target; /* also those merged into the old region earlier */
-                rename_neighbour(&pool, o, old_id, target);
+            rg->id = target; /* those merged into rg earlier follow it there (final_id) */
+            if (!note_listed(&pool, regions, nreg, &old_conns, target))
+                goto oom;
+            /* Every region that lists old_id now lists target: those whose conns may hold it (listed_by), and
+             * those stacked with it (floors are mutual). Renaming in the others would change nothing. */
+            for (int pass = 0; pass < 2; ++pass) {
+                const id_list who = pass == 0 ? rg->listed_by : rg->floors;
+                for (uint32_t k = 0; k < who.len; ++k) {
+                    const uint16_t oi = pool.data[who.off + k];
+                    if (oi & NB_BORDER_REG || oi >= nreg)
+                        continue;
+                    region* o = &regions[oi];
+                    if (o->id != 0 && rename_neighbour(&pool, o, old_id, target) &&
+                        !list_add_unique(&pool, &regions[target].listed_by, oi))
+                        goto oom;
+                }
             }
             merged_any = 1;
         }
     }
 
+    for (uint32_t r = 1; r < nreg; ++r)
+        regions[r].id = final_id(regions, regions[r].id);
     chf->max_regions = (uint16_t)(compact_ids(chf, regions, nreg, reg, totals, group) + 1);
     goto cleanup;
 
