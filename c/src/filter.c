@@ -33,9 +33,12 @@ void nb_filter_low_hanging_obstacles(int32_t walkable_climb, nb_heightfield* hf)
 
 /* Whether walkable span sp of column (x, z) is a ledge: a drop of more than walkable_climb to a neighbour floor
  * it can reach, or reachable neighbour floors spread over more than walkable_climb (a steep slope of small
- * steps). Reads only the spans' heights, never their areas. */
+ * steps). Reads only the spans' heights, never their areas. from[dir]: where the walk up each neighbour column
+ * starts (UINT32_MAX: at its first span), kept between the calls for the spans of one column, bottom up: a
+ * neighbour span whose opening above the floor is too low stays too low for every higher floor, and is not
+ * visited again; with the stop at the ceiling, a tower of n storeys costs O(n) per column, not O(n^2). */
 static inline int is_ledge(const nb_heightfield* hf, int x, int z, const nb_span* sp, int32_t walkable_height,
-                           int32_t walkable_climb)
+                           int32_t walkable_climb, uint32_t from[4])
 {
     const int w = hf->width, h = hf->height;
     const int floor = (int)sp->smax;
@@ -45,14 +48,24 @@ static inline int is_ledge(const nb_heightfield* hf, int x, int z, const nb_span
         const int nx = x + nb_dir_offset_x(dir), nz = z + nb_dir_offset_z(dir);
         if (nx < 0 || nz < 0 || nx >= w || nz >= h)
             return 1; /* the grid edge is a drop into the void */
-        uint32_t n = hf->columns[nx + nz * w];
+        const uint32_t first = hf->columns[nx + nz * w];
         /* The space below the neighbour's first span is a floor at -infinity: if an agent fits through, it is
          * a drop. */
-        const int first_ceiling = n ? (int)hf->spans[n].smin : OPEN_TOP;
+        const int first_ceiling = first ? (int)hf->spans[first].smin : OPEN_TOP;
         if (nb_mini(ceiling, first_ceiling) - floor >= walkable_height)
             return 1;
+        uint32_t n = from[dir] == UINT32_MAX ? first : from[dir];
+        for (; n; n = hf->spans[n].next) {
+            const uint32_t nn = hf->spans[n].next;
+            const int nceiling = nn ? (int)hf->spans[nn].smin : OPEN_TOP;
+            if (nceiling - nb_maxi(floor, (int)hf->spans[n].smax) >= walkable_height)
+                break;
+        }
+        from[dir] = n;
         for (; n; n = hf->spans[n].next) {
             const int nfloor = (int)hf->spans[n].smax;
+            if (nfloor > ceiling - walkable_height)
+                break; /* no room between it (or any floor above) and this span's ceiling */
             const uint32_t nn = hf->spans[n].next;
             const int nceiling = nn ? (int)hf->spans[nn].smin : OPEN_TOP;
             if (nb_mini(ceiling, nceiling) - nb_maxi(floor, nfloor) < walkable_height)
@@ -76,9 +89,10 @@ static NB_NOINLINE void ledge_row(int32_t walkable_height, int32_t walkable_clim
 {
     const int w = hf->width;
     for (int x = 0; x < w; ++x) {
+        uint32_t from[4] = { UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX };
         for (uint32_t s = hf->columns[x + z * w]; s; s = hf->spans[s].next) {
             nb_span* sp = &hf->spans[s];
-            if (sp->area != NB_NULL_AREA && is_ledge(hf, x, z, sp, walkable_height, walkable_climb))
+            if (sp->area != NB_NULL_AREA && is_ledge(hf, x, z, sp, walkable_height, walkable_climb, from))
                 sp->area = NB_NULL_AREA;
         }
     }
@@ -90,6 +104,7 @@ static NB_NOINLINE void walkable_row(int32_t walkable_height, int32_t walkable_c
     const int w = hf->width;
     for (int x = 0; x < w; ++x) {
         below_state below = { 0, NB_NULL_AREA, 0 };
+        uint32_t from[4] = { UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX };
         for (uint32_t s = hf->columns[x + z * w]; s; s = hf->spans[s].next) {
             nb_span* sp = &hf->spans[s];
             low_hanging_step(sp, &below, walkable_climb); /* before this span's other filters change its area */
@@ -97,7 +112,8 @@ static NB_NOINLINE void walkable_row(int32_t walkable_height, int32_t walkable_c
                 continue;
             /* low ceiling, then ledge: either makes the span unwalkable, and neither reads areas */
             const int ceiling = sp->next ? (int)hf->spans[sp->next].smin : OPEN_TOP;
-            if (ceiling - (int)sp->smax < walkable_height || is_ledge(hf, x, z, sp, walkable_height, walkable_climb))
+            if (ceiling - (int)sp->smax < walkable_height ||
+                is_ledge(hf, x, z, sp, walkable_height, walkable_climb, from))
                 sp->area = NB_NULL_AREA;
         }
     }

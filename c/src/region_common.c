@@ -354,13 +354,23 @@ static NB_NOINLINE int scan_row(const nb_compact_heightfield* chf, const uint16_
     const int w = chf->width;
     for (int x = 0; x < w; ++x) {
         const nb_compact_cell c = chf->cells[x + z * w];
+        /* A column stacked like the one before it (the same regions, bottom up: most of a multi-storey level)
+         * adds no floors: those pairs are in the lists already. Checking each pair against each list made a tower
+         * of n storeys O(n^3) per column. */
+        int same = 0;
+        if (x > 0 && c.count > 1) {
+            const nb_compact_cell pc = chf->cells[x - 1 + z * w];
+            same = pc.count == c.count;
+            for (uint32_t k = 0; k < c.count && same; ++k)
+                same = reg[c.index + k] == reg[pc.index + k];
+        }
         for (uint32_t i = c.index; i < c.index + c.count; ++i) {
             const uint16_t r = reg[i];
             if (r == 0 || r >= nreg)
                 continue;
             region* rg = &regions[r];
             ++rg->span_count;
-            for (uint32_t j = c.index; j < c.index + c.count; ++j) {
+            for (uint32_t j = c.index; j < c.index + c.count && !same; ++j) {
                 const uint16_t other = reg[j];
                 if (j == i || other == 0 || other >= nreg)
                     continue;
