@@ -470,7 +470,8 @@ static void print_ms(const nb_bake_result* r, int json)
     }
 }
 
-/* Closes a file written with stdio. 0, or -1 after a message naming it and why ("PATH: cannot write: ..."). */
+/* Closes a file written with stdio. 0, or exit code 1 after a message naming it and why ("PATH: cannot write:
+ * no space left on device"): the file could be opened, so the name was fine and the output is what failed. */
 static int close_written(FILE* f, const char* path)
 {
     const int failed = ferror(f);
@@ -480,17 +481,18 @@ static int close_written(FILE* f, const char* path)
     if (!failed && closed)
         return 0;
     fprintf(stderr, "navbake: %s: cannot write: %s\n", path, nb_describe_errno(failed ? e : errno));
-    return -1;
+    return 1;
 }
 
-/* Polygons as an OBJ file to look at: world-space vertices, one face per polygon. */
+/* Polygons as an OBJ file to look at: world-space vertices, one face per polygon. 0, or the exit code: 2 when the
+ * file cannot be created (a bad name), 1 when writing it failed. */
 static int write_polys_obj(const char* path, const nb_poly_mesh* pm)
 {
     errno = 0;
     FILE* f = fopen(path, "w");
     if (!f) {
         fprintf(stderr, "navbake: %s: cannot write: %s\n", path, nb_describe_errno(errno));
-        return -1;
+        return 2;
     }
     fprintf(f, "# navbake polygons: %d vertices, %d polygons\n", pm->nverts, pm->npolys);
     for (int i = 0; i < pm->nverts; ++i) {
@@ -558,8 +560,8 @@ static int cmd_bake(nb_context* ctx, const options* o, const nb_obj* obj, nb_sta
         print_ms(&r, 0);
     }
     int rc = 0;
-    if (o->out_path && r.poly_mesh && write_polys_obj(o->out_path, r.poly_mesh) != 0)
-        rc = 2;
+    if (o->out_path && r.poly_mesh)
+        rc = write_polys_obj(o->out_path, r.poly_mesh);
     nb_bake_result_release(ctx, &r);
     return rc;
 }
@@ -850,14 +852,15 @@ static int cmd_query(nb_context* ctx, const options* o)
     return rc;
 }
 
-/* Writes a whole file. 0, or -1 after a message naming it and why ("PATH: cannot write: no such file"). */
+/* Writes a whole file. 0, or the exit code after a message naming it and why: 2 when it cannot be created
+ * ("PATH: cannot write: no such file"), 1 when writing it failed (a full disk). */
 static int write_file(const char* path, const uint8_t* data, size_t size)
 {
     errno = 0;
     FILE* f = fopen(path, "wb");
     if (!f) {
         fprintf(stderr, "navbake: %s: cannot write: %s\n", path, nb_describe_errno(errno));
-        return -1;
+        return 2;
     }
     fwrite(data, 1, size, f);
     return close_written(f, path);
@@ -883,8 +886,8 @@ static int cmd_bake_navmesh(nb_context* ctx, const options* o)
     if (st != NB_OK) {
         fprintf(stderr, "navbake: %s: %s\n", nb_status_name(st), nb_context_message(ctx));
         rc = 1;
-    } else if (o->save_path && write_file(o->save_path, data, size) != 0) {
-        rc = 2;
+    } else if (o->save_path) {
+        rc = write_file(o->save_path, data, size);
     }
     if (!rc) {
         if (o->json) {

@@ -705,6 +705,10 @@ describe('navbake (Node) flags and errors', () => {
     for (const f of ['--save', '--from', '--to', '--pairs', '--seed', '--pairs-file', '--json']) expect(flags(nativeHelp)).toContain(f);
     expect(r.stdout).toMatch(/navbake info FILE \[config flags\] \[--json\]\n/);
     for (const text of [r.stdout, nativeHelp]) expect(text).toMatch(/query \S+ \(--pairs N \[--seed S\] \| --pairs-file F\) \[config flags\] \[--json\]\n/);
+    // every partition the package takes (its error lists them), in both
+    const choices = /must be one of ([a-z, ]+) \(got/.exec(navbake(['bake', dungeon, '--partition', 'nope']).stderr)?.[1].split(', ');
+    expect(choices?.length).toBeGreaterThanOrEqual(4);
+    for (const text of [r.stdout, nativeHelp]) for (const c of choices!) expect(/--partition.*/.exec(text)?.[0]).toContain(c);
   });
 
   it('bad files and flags exit with 2 and name the file or flag', () => {
@@ -752,6 +756,7 @@ describe('navbake (Node) flags and errors', () => {
       [['bake', file('object.gltf', '{}')], /object\.gltf: corrupt glTF: no asset\.version: not a glTF file/],
       [['bake', file('array.gltf', '[1, 2]')], /array\.gltf: corrupt glTF: not a glTF JSON object/],
       [['info', baked, '--from', '1,2,3'], /--from is not an option of 'info'/],
+      [['bake', dungeon, '-o', join(dir, 'a.navbake'), '--save', join(dir, 'b.navbake')], /-o and --save both name the file to write/],
       [['info', baked, baked], /unexpected argument/],
       [['bake'], /bake needs a mesh file/],
       [['frobnicate', 'x.obj'], /unknown command 'frobnicate'/],
@@ -763,6 +768,16 @@ describe('navbake (Node) flags and errors', () => {
       expect(r.stderr, args.join(' ')).toMatch(message);
       expect(r.stdout, args.join(' ')).toBe('');
     }
+  });
+
+  it('flags that change nothing for a .navbake file are said on stderr, and the command runs', () => {
+    const ends = ['--from', '36.5,10.2,5.7', '--to', '26.2,15.5,-83.3'];
+    const plain = navbake(['path', baked, ...ends]);
+    const r = navbake(['path', baked, ...ends, '--workers', '2', '--cell-size', '0.5']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toBe(plain.stdout);
+    expect(r.stderr).toMatch(/note: config flags do not change a navmesh loaded from .*dungeon\.navbake/);
+    expect(r.stderr).toMatch(/note: --workers does nothing for a navmesh loaded from .*dungeon\.navbake/);
   });
 
   it('a bake with nothing walkable succeeds with a warning on stderr saying why that happens', () => {
@@ -904,6 +919,17 @@ describe('navbake (Node) and the native tool refuse and read the same', () => {
       }
     } finally {
       closeSync(full);
+    }
+    // An output file that cannot be written (the disk is full): exit 1 with one line naming it, in both; a file
+    // that cannot be created (no such folder) is a bad argument: exit 2.
+    for (const [cmd, args] of [
+      [process.execPath, [cli, 'bake', dungeon, '-o', '/dev/full']],
+      [resolve(root, 'build/navbake'), ['bake', dungeon, '--save', '/dev/full']],
+      [resolve(root, 'build/navbake'), ['bake', dungeon, '-o', '/dev/full']],
+    ] as [string, string[]][]) {
+      const r = spawnSync(cmd, args, { encoding: 'utf8' });
+      expect(r.status, `${args.join(' ')}: ${r.stderr}`).toBe(1);
+      expect(r.stderr).toMatch(/navbake: \/dev\/full: cannot write: .*no space left on device\n$/);
     }
     // A reader that has gone (its end of the pipe closed before anything was written): no stack trace, no
     // message, exit 1, in both.

@@ -95,7 +95,7 @@ export function usage(): string {
   );
   for (const [flag, key] of CONFIG_FLAGS) {
     const d = DEFAULTS[key];
-    const text = typeof d === 'string' ? `watershed|monotone|layers (default ${d})` : `default ${d}`;
+    const text = typeof d === 'string' ? `watershed|monotone|layers|wavefront (default ${d})` : `default ${d}`;
     lines.push(`  ${`${flag} ${typeof d === 'string' ? 'NAME' : 'N'}`.padEnd(30)} ${text}`);
   }
   lines.push('other options:');
@@ -137,6 +137,7 @@ export function parseArgs(argv: readonly string[]): Options {
   if (!cmd || !Object.hasOwn(COMMANDS, command)) throw new InputError(`unknown command '${command}' (see navbake --help)`);
   const o: Options = { command, file: '', config: {}, json: false };
   const config = o.config as Record<string, unknown>;
+  let outFlag = '';
   for (let i = 0; i < rest.length; i++) {
     let flag = rest[i];
     let inline: string | undefined;
@@ -168,6 +169,8 @@ export function parseArgs(argv: readonly string[]): Options {
     }
     switch (spec!.key) {
       case 'out':
+        if (o.out !== undefined && outFlag !== flag) throw new InputError(`${outFlag} and ${flag} both name the file to write: give one`);
+        outFlag = flag;
         o.out = value();
         break;
       case 'from':

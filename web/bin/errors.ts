@@ -23,6 +23,7 @@ export function describeFsError(e: unknown): string {
     case 'ENOTDIR':
       return 'a parent is not a directory';
     default:
-      return err?.message ?? String(e);
+      // "ENOSPC: no space left on device, write" -> "no space left on device" (the native tool's words)
+      return err?.code ? (err.message ?? String(e)).replace(/^E[A-Z]+: /, '').replace(/, \w+( '.*')?$/, '') : (err?.message ?? String(e));
   }
 }

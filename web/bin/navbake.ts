@@ -41,11 +41,17 @@ async function readBytes(file: string, what = 'cannot read'): Promise<Uint8Array
   }
 }
 
+/** Output that cannot be written (a full disk): exit 1, not 2 (the arguments were fine). */
+class OutputError extends Error {}
+
 async function writeOut(file: string, data: string | Uint8Array): Promise<void> {
   try {
     await writeFile(file, data);
   } catch (e) {
-    throw new InputError(`${file}: cannot write: ${describeFsError(e)}`);
+    // A missing folder or a denied name is the argument's fault (exit 2); a full disk or an I/O error is not.
+    const code = (e as NodeJS.ErrnoException)?.code;
+    const Err = code === 'ENOSPC' || code === 'EIO' || code === 'EDQUOT' || code === 'EFBIG' ? OutputError : InputError;
+    throw new Err(`${file}: cannot write: ${describeFsError(e)}`);
   }
 }
 
@@ -127,6 +133,7 @@ interface Opened {
 async function openNavMesh(o: Options): Promise<Opened> {
   if (kind(o.file) === 'navbake') {
     await checkConfig(o.config, o.file);
+    if (o.workers !== undefined) process.stderr.write(`navbake: note: --workers does nothing for a navmesh loaded from ${o.file}\n`);
     const data = await readBytes(o.file);
     try {
       return { nav: await NavMesh.load(data), bytes: data.length };
@@ -385,6 +392,10 @@ async function main(argv: readonly string[]): Promise<number> {
     if (e instanceof InputError) {
       process.stderr.write(`navbake: ${e.message}\n`);
       return 2;
+    }
+    if (e instanceof OutputError) {
+      process.stderr.write(`navbake: ${e.message}\n`);
+      return 1;
     }
     if (isNavBakeError(e)) {
       process.stderr.write(`navbake: ${e.code}: ${withFlags(bare(e.message))}\n`);
