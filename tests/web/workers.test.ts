@@ -355,15 +355,16 @@ describe('a worker that dies', () => {
     expect(await saved(bake(dungeon, {}, { workers: 1 }))).toEqual(solo); // the pool carries on
   });
 
-  it('a request whose transfer list holds a detached buffer rejects (Node would drop it silently: a task waiting forever)', async () => {
+  it('a request whose transfer list holds a detached buffer rejects, and the worker stays (Node would drop the message silently: a task waiting forever)', async () => {
     const w = await mainWasm();
     const positions = dungeon.positions.slice();
     structuredClone(positions.buffer, { transfer: [positions.buffer] }); // detach it
     const pool = new BakePool(() => wasmModule(), 1);
     const req = { positions, indices: dungeon.indices.slice(), areas: null, config: configValues(w.fields, {}) };
     const e = await rejection(pool.run(req, [positions.buffer]).promise);
-    expect((e as NavBakeError).code).toBe('NB_ERR_WORKER');
-    expect((e as NavBakeError).message).toMatch(/could not be sent \(a buffer to transfer is detached\)/);
+    expect((e as NavBakeError).code).toBe('NB_ERR_INVALID_ARG');
+    expect((e as NavBakeError).message).toMatch(/detached before the bake started/);
+    expect(pool.size).toBe(1); // the worker did nothing wrong
     const again = await pool.run({ ...req, positions: dungeon.positions.slice() }, []).promise; // the pool carries on
     expect(again.bytes).toEqual(solo);
     pool.terminate();

@@ -4,7 +4,7 @@
  * it, the same input gives a navmesh that saves to the same bytes.
  */
 import { configValues, type NavBakeConfig } from './config.js';
-import { abortSignal, bool, func, invalid as invalidArg, MAX_COORD, notDetached, numericArray, optionsObject, vec3, workerCount } from './args.js';
+import { abortSignal, allocate, bool, func, invalid as invalidArg, knownKeys, MAX_COORD, notDetached, numericArray, optionsObject, vec3, workerCount } from './args.js';
 import { abortedAs, abortReason, NavBakeError } from './errors.js';
 import { hardwareThreads } from './env.js';
 import { adoptNavmesh, attachTileCaches, markObstaclesBaking, type NavMesh, type Vec3Like } from './navmesh.js';
@@ -72,12 +72,12 @@ export function hereProgress(onProgress: ((p: BakeProgress) => void) | undefined
   };
 }
 
-/** Copies of the triangles for a worker (the caller's arrays stay usable), and their buffers to transfer. */
+/** The triangles for a worker, and their buffers to transfer: meshInput's own copies (never the caller's arrays). */
 export function workerCopies(mesh: MeshInput): {
   copies: { positions: Float32Array; indices: Uint32Array | null; areas: Uint8Array | null };
   transfer: ArrayBuffer[];
 } {
-  const copies = { positions: mesh.positions.slice(), indices: mesh.indices?.slice() ?? null, areas: mesh.areas?.slice() ?? null };
+  const copies = { positions: mesh.positions, indices: mesh.indices ?? null, areas: mesh.areas ?? null };
   const transfer = [copies.positions.buffer, copies.indices?.buffer, copies.areas?.buffer].filter((b) => b) as ArrayBuffer[];
   return { copies, transfer };
 }
@@ -94,9 +94,11 @@ export interface BakeOptions {
   /** Called per stage (solo bakes) or per finished tile (tiled bakes). */
   onProgress?: ((p: BakeProgress) => void) | undefined;
   /**
-   * Solo bakes: hand the geometry's buffers to the worker instead of copying them. Faster for big meshes, but
-   * the arrays you passed become unusable (detached). Tiled bakes copy the geometry into each worker and keep
-   * it on this thread until the bake ends (to reopen a session on a replacement worker). @default false
+   * Hand the geometry's arrays over instead of copying them at the call: faster for big meshes, but they are
+   * the bake's from the call on (do not change them until it settles). A solo bake in a worker then transfers
+   * their buffers to it, and the arrays you passed become unusable (detached). Tiled bakes copy the geometry
+   * into each worker and keep it on this thread until the bake ends (to reopen a session on a replacement
+   * worker). @default false
    */
   transfer?: boolean | undefined;
   /**
@@ -139,14 +141,20 @@ function invalid(message: string, who = 'navbake.bake'): NavBakeError {
   return invalidArg(`${who}: ${message}`);
 }
 
+const GEOMETRY_FIELDS: readonly (keyof Geometry)[] = ['positions', 'indices', 'areas', 'volumes', 'links'];
+
 /**
- * The geometry in C's layout, links left out (copies only where the type differs); `owned` lists the arrays made
- * here (free to transfer). who: the function messages name (bake(), inspect()).
+ * The geometry in C's layout, links left out, read at the call into arrays of this library's own (keep: the
+ * caller's arrays of the C type as they are); `owned` lists the arrays made here (free to transfer). Unknown
+ * field names are refused. who: the function messages name (bake(), inspect()).
  */
-export function meshInput(g: Geometry, who: string): { mesh: MeshInput; owned: Set<ArrayBufferView> } {
+export function meshInput(g: Geometry, who: string, keep = false): { mesh: MeshInput; owned: Set<ArrayBufferView> } {
   if (!g || typeof g !== 'object' || g.positions == null) throw invalid('geometry.positions is required', who);
+  knownKeys(`${who}: geometry`, g, GEOMETRY_FIELDS, 'field');
   const owned = new Set<ArrayBufferView>();
-  // Arrays of the C type are used as they are; anything else is copied, each element checked on the way.
+  // Read once, at the call: arrays of the C type are copied as they are (kept, with keep: the caller hands them
+  // over), anything else converted, each element checked on the way. A caller reusing its arrays right after the
+  // call cannot change a bake that waits for the module or a worker.
   const conv = <T extends Float32Array | Uint32Array | Uint8Array>(
     name: string,
     v: unknown,
@@ -154,7 +162,13 @@ export function meshInput(g: Geometry, who: string): { mesh: MeshInput; owned: S
     ok: (x: number) => boolean,
     expect: string,
   ): T => {
-    if (v instanceof type) return notDetached(`${who}: geometry.${name}`, v);
+    if (v instanceof type) {
+      notDetached(`${who}: geometry.${name}`, v);
+      if (keep) return v;
+      const copy = allocate(`${who}: geometry.${name}`, v.length, () => v.slice() as T);
+      owned.add(copy);
+      return copy;
+    }
     const out = numericArray(`${who}: geometry.${name}`, v, (n) => new type(n), ok, expect);
     owned.add(out);
     return out;
@@ -174,9 +188,9 @@ export function meshInput(g: Geometry, who: string): { mesh: MeshInput; owned: S
   return { mesh: { positions, indices, areas, volumes: volumes.length ? volumes : null }, owned };
 }
 
-/** The geometry in C's layout, links included; `owned` as meshInput's. */
-function normalize(g: Geometry): { mesh: MeshInput; owned: Set<ArrayBufferView> } {
-  const r = meshInput(g, 'navbake.bake');
+/** The geometry in C's layout, links included; `owned` and `keep` as meshInput's. */
+function normalize(g: Geometry, keep: boolean): { mesh: MeshInput; owned: Set<ArrayBufferView> } {
+  const r = meshInput(g, 'navbake.bake', keep);
   r.mesh.links = linksData('navbake.bake: geometry.links', g.links);
   return r;
 }
@@ -242,11 +256,16 @@ export function bakeOptions<T extends { signal?: AbortSignal | undefined; onProg
   keys: readonly (keyof T & string)[],
   hidden?: readonly string[],
 ): T {
-  const o = optionsObject<T>(`${where}: options`, v, keys, hidden);
+  const o = snapshot(optionsObject<T>(`${where}: options`, v, keys, hidden));
   abortSignal(`${where}: options.signal`, o.signal);
   func(`${where}: options.onProgress`, o.onProgress);
   workerCount(`${where}: options.workers`, o.workers);
   return o;
+}
+
+/** A shallow copy of an options or config object, taken at the call (the work may start after an await). */
+export function snapshot<T>(v: T): T {
+  return v !== null && typeof v === 'object' && !Array.isArray(v) ? ({ ...v } as T) : v;
 }
 
 /** Bakes a navmesh. Rejects with NavBakeError (the C status name and message) or the abort reason. */
@@ -269,9 +288,11 @@ function linkNamed(e: unknown): unknown {
 async function bakeUnnamed(geometry: Geometry, config?: NavBakeConfig | null, opts?: BakeOptions | null): Promise<NavMesh> {
   const options = bakeOptions<BakeOptionsWithHooks>('navbake.bake', opts, BAKE_OPTIONS, ['testExitAtStage']);
   const { signal, onProgress } = options;
-  const { w, values, field } = await configFor(config, signal);
+  if (signal?.aborted) throw abortReason(signal);
+  bool('navbake.bake: options.transfer', options.transfer);
+  const { mesh, owned } = normalize(geometry, options.transfer === true); // before any await: see meshInput
+  const { w, values, field } = await configFor(snapshot(config), signal);
   const tileSize = field('tileSize');
-  const { mesh, owned } = normalize(geometry);
   const grid = tileSize > 0 ? tileGrid(mesh.positions, field('cellSize'), tileSize) : null;
   const focus = options.focus == null ? null : vec3('navbake.bake: options.focus', options.focus);
   func('navbake.bake: options.onTile', options.onTile);
@@ -355,6 +376,8 @@ async function bakeTiled(
     if (workers === false) bakeTilesHere(w, job);
     else await bakeTilesInWorkers(job, workers, grid.tiles.length / 2);
     if (signal?.aborted) throw abortReason(signal);
+    // disposed from onTile (the last tile's too): the bake has nothing to give, as when a tile came after it
+    if (nav.disposed) throw new NavBakeError('NB_ERR_DISPOSED', 'navbake.bake: the navmesh was disposed during the bake (from onTile)');
   } catch (e) {
     nav.dispose();
     throw abortedAs(e, signal);

@@ -5,9 +5,9 @@
  * returns arrays that grow with the level: use it on the level (or the one tile) being looked at. The polygons
  * themselves come from the NavMesh (`polygons()`, `toGeometry()`).
  */
-import { bakeOptions, configFor, hereProgress, meshInput, progressOf, workerCopies, type BakeProgress, type Geometry } from './bake.js';
+import { bakeOptions, configFor, hereProgress, meshInput, progressOf, snapshot, workerCopies, type BakeProgress, type Geometry } from './bake.js';
 import type { NavBakeConfig } from './config.js';
-import { abortedAs, NavBakeError } from './errors.js';
+import { abortedAs, abortReason, NavBakeError } from './errors.js';
 import { settle, sharedPool, workersAvailable } from './pool.js';
 import { wasmModule } from './runtime.js';
 import type { Vec3 } from './wasm.js';
@@ -100,7 +100,7 @@ export interface StageTimes {
   erode: number;
   /** the median area filter and the area volumes */
   areas: number;
-  /** the watershed's distance field (0 for the other partitions) */
+  /** the distance field: watershed and wavefront (0 for monotone and layers, which use none) */
   distance: number;
   /** the region partition (the distance field not included) */
   regions: number;
@@ -177,7 +177,9 @@ function invalid(message: string): NavBakeError {
 export async function inspect(geometry: Geometry, config?: NavBakeConfig | null, opts?: InspectOptions | null): Promise<Inspection> {
   const options = bakeOptions('navbake.inspect', opts, ['workers', 'signal', 'onProgress', 'tile']);
   const { signal, onProgress } = options;
-  const { w, values, field } = await configFor(config, signal);
+  if (signal?.aborted) throw abortReason(signal);
+  const mesh = meshInput(geometry, 'navbake.inspect').mesh; // read at the call; links do not change the stages inspected
+  const { w, values, field } = await configFor(snapshot(config), signal);
   const tileSize = field('tileSize');
   let tile: Int32Array | null = null;
   if (options.tile != null) {
@@ -188,7 +190,6 @@ export async function inspect(geometry: Geometry, config?: NavBakeConfig | null,
     if (!(tileSize > 0)) throw invalid('options.tile needs a tiled config (tileSize > 0)');
     tile = Int32Array.from(t);
   }
-  const mesh = meshInput(geometry, 'navbake.inspect').mesh; // links do not change the stages inspected
   const workers = options.workers ?? 1;
   if (workers === false || !workersAvailable()) {
     try {

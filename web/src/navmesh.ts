@@ -2,7 +2,7 @@
  * NavMesh: a baked or loaded navigation mesh in the main thread's wasm memory, with its queries. "No path" and
  * "nothing near" are ordinary outcomes (a status, or null); bad input and use after dispose() throw NavBakeError.
  */
-import { bool, bytes as bytesOf, f32, lengthOf, MAX_COORD, notDetached, intIn, invalid, knownKeys, num, numericArray, optionsObject, queryPoint, shown, vec3 } from './args.js';
+import { allocate, bool, bytes as bytesOf, f32, lengthOf, MAX_COORD, notDetached, intIn, invalid, knownKeys, num, numericArray, optionsObject, queryPoint, shown, vec3 } from './args.js';
 import { NavBakeError } from './errors.js';
 import type { ObstacleUpdate, TileCaches, UpdateOptions } from './obstacles.js';
 import { mainWasm } from './runtime.js';
@@ -99,7 +99,7 @@ export interface NavMeshParams {
   origin: Vec3;
   /** tile size along x [world] */
   tileWidth: number;
-  /** tile size along z [world] (a baked navmesh's tiles are square: tileWidth) */
+  /** tile size along z [world] (a tiled bake's tiles are square: tileWidth; a solo bake's one tile is the level's bounds) */
   tileDepth: number;
   /** most tiles the navmesh holds at once, 1..4095 */
   maxTiles: number;
@@ -283,8 +283,11 @@ export class NavMesh {
    * an ArrayBuffer. Rejects with NB_ERR_CORRUPT / NB_ERR_VERSION.
    */
   static async load(data: Uint8Array | ArrayBuffer | ArrayBufferView): Promise<NavMesh> {
+    // read at the call: the caller may reuse its buffer while the module loads
+    const bytes = bytesOf(at('load', 'bytes'), data);
+    const copy = allocate(at('load', 'bytes'), bytes.length, () => bytes.slice());
     const w = await mainWasm();
-    return new NavMesh(ADOPT, w, w.load(bytesOf(at('load', 'bytes'), data)));
+    return new NavMesh(ADOPT, w, w.load(copy));
   }
 
   /**
@@ -293,7 +296,6 @@ export class NavMesh {
    * with NB_ERR_INVALID_ARG / NB_ERR_NONFINITE on bad params.
    */
   static async create(params: Omit<NavMeshParams, 'origin'> & { readonly origin: Vec3Like }): Promise<NavMesh> {
-    const w = await mainWasm();
     if (!params || typeof params !== 'object') {
       throw new NavBakeError('NB_ERR_INVALID_ARG', 'navbake: NavMesh.create needs { origin, tileWidth, tileDepth, maxTiles }');
     }
@@ -307,6 +309,7 @@ export class NavMesh {
         throw new NavBakeError('NB_ERR_INVALID_ARG', `navbake: NavMesh.create: params.maxTiles must be an integer 1..4095 (got ${v})`);
       }
     });
+    const w = await mainWasm(); // (after reading params: the caller may change them meanwhile)
     return new NavMesh(ADOPT, w, w.navmeshCreate(values as [number, number, number, number, number, number]));
   }
 

@@ -119,7 +119,13 @@ export class TileCaches {
     const obstacles = [...this.obstacles.values()]; // id order: later ones win where they overlap
     const run = this.chain.then(() => this.rebuild(nav, opts, dirty, obstacles));
     this.chain = run.catch(() => undefined);
-    return run;
+    if (!signal) return run;
+    // Aborted while calls before it run: reject now (its turn then finds the signal aborted and does nothing).
+    return new Promise<ObstacleUpdate>((resolve, reject) => {
+      const onAbort = () => reject(abortReason(signal));
+      signal.addEventListener('abort', onAbort, { once: true });
+      run.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+    });
   }
 
   private find(fn: string, id: number): VolumeData {

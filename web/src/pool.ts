@@ -323,6 +323,13 @@ export class BakePool {
   }
 
   private assign(w: PoolWorker, task: Task): void {
+    if (!task.lease && task.transfer.some((b) => b instanceof ArrayBuffer && isDetached(b))) {
+      // The caller's buffers (transfer: true) were taken elsewhere while the task waited: the request is wrong,
+      // the worker is fine.
+      const why = 'navbake.bake: a geometry buffer handed over with options.transfer was detached before the bake started';
+      this.settle(task, null, new NavBakeError('NB_ERR_INVALID_ARG', why));
+      return; // (pump, the only caller, goes on with the next task on this worker)
+    }
     this.stopTimer(w);
     w.task = task;
     task.worker = w;

@@ -7,8 +7,8 @@
  * const { status, points } = grid.findPath(from, to, { move: 'fly', agentHeight: 0.5, agentRadius: 0.25 });
  * ```
  */
-import { abortSignal, bool, f32, intIn, invalid, knownKeys, num, optionsObject, shown, vec3 } from './args.js';
-import { bakeOptions, configFor, hereProgress, meshInput, progressOf, workerCopies, type BakeProgress, type Geometry } from './bake.js';
+import { abortSignal, allocate, bool, f32, intIn, invalid, knownKeys, notDetached, num, optionsObject, shown, vec3 } from './args.js';
+import { bakeOptions, configFor, hereProgress, meshInput, progressOf, snapshot, workerCopies, type BakeProgress, type Geometry } from './bake.js';
 import { DEFAULTS, shortFloat, type NavBakeConfig } from './config.js';
 import { abortedAs, abortReason, NavBakeError } from './errors.js';
 import type { Vec3Like } from './navmesh.js';
@@ -288,20 +288,21 @@ const floorVoxels = (v: number) => Math.floor(v + 1e-6);
 export async function voxelize(geometry: Geometry, config?: NavBakeConfig | null, opts?: VoxelizeOptions | null): Promise<VoxelGrid> {
   const options = bakeOptions('navbake.voxelize', opts, ['workers', 'signal', 'onProgress', 'headroom', 'fillEnclosed']);
   const { signal, onProgress } = options;
-  const { w, values, field } = await configFor(config, signal);
+  if (signal?.aborted) throw abortReason(signal);
+  for (const key of ['volumes', 'links'] as const) {
+    if ((geometry as Geometry | null)?.[key] != null) {
+      throw invalid(`navbake.voxelize: geometry.${key} are for bake() (they mark the navmesh, not solid space): leave them out`);
+    }
+  }
+  const mesh = meshInput(geometry, 'navbake.voxelize').mesh; // read at the call
+  const fill = fillSeeds(options.fillEnclosed);
+  const { w, values, field } = await configFor(snapshot(config), signal);
   const room = options.headroom === undefined ? field('agentHeight') : num('navbake.voxelize: options.headroom', options.headroom);
   if (!(room >= 0)) throw invalid(`navbake.voxelize: options.headroom must be >= 0 (got ${room})`);
   const headroom = ceilVoxels(room / Math.fround(field('cellHeight')));
   if (headroom > MAX_HEADROOM) {
     throw invalid(`navbake.voxelize: options.headroom (${room}) is ${headroom} voxel layers; at most ${MAX_HEADROOM}`);
   }
-  for (const key of ['volumes', 'links'] as const) {
-    if ((geometry as Geometry | null)?.[key] != null) {
-      throw invalid(`navbake.voxelize: geometry.${key} are for bake() (they mark the navmesh, not solid space): leave them out`);
-    }
-  }
-  const fill = fillSeeds(options.fillEnclosed);
-  const mesh = meshInput(geometry, 'navbake.voxelize').mesh;
   tooManyVoxels(mesh.positions, Math.fround(field('cellSize')), Math.fround(field('cellHeight')), headroom);
   const workers = options.workers ?? 1;
   if (workers === false || !workersAvailable()) {
@@ -358,17 +359,19 @@ function tooManyVoxels(positions: Float32Array, cs: number, ch: number, headroom
 }
 
 /** Voxels in a grid of these dims, checked: whole numbers >= 1 whose product is below 2^32. */
-function voxelCount(where: string, dims: unknown): number {
+/** The checked voxel counts (read once), and their product. */
+function voxelCount(where: string, dims: unknown): { n: number; d: [number, number, number] } {
   if (dims === null || typeof dims !== 'object' || (dims as ArrayLike<unknown>).length !== 3) {
     throw invalid(`${where} must be [x, y, z], three voxel counts (got ${shown(dims)})`);
   }
-  const d = dims as ArrayLike<unknown>;
-  let n = 1;
-  for (let k = 0; k < 3; k++) n *= intIn(`${where}[${k}]`, d[k], 1, 2 ** 30);
+  const given = dims as ArrayLike<unknown>;
+  const d: [number, number, number] = [0, 0, 0];
+  for (let k = 0; k < 3; k++) d[k] = intIn(`${where}[${k}]`, given[k], 1, 2 ** 30);
+  const n = d[0] * d[1] * d[2];
   if (n >= 2 ** 32) {
     throw new NavBakeError('NB_ERR_TOO_LARGE', `${where}: ${d[0]} x ${d[1]} x ${d[2]} = ${n} voxels; at most 2^32 - 1`);
   }
-  return n;
+  return { n, d };
 }
 
 /**
@@ -411,38 +414,48 @@ export class VoxelGrid {
       throw invalid(`${where} must be { words, dims, origin, cellSize, cellHeight } (got ${shown(data)})`);
     }
     knownKeys(where, data, ['words', 'dims', 'origin', 'cellSize', 'cellHeight'], 'field');
-    const n = voxelCount(`${where}.dims`, data.dims);
+    // Everything is read once, here, at the call: what the checks passed is what the grid gets, whatever the caller
+    // does to `data` while the module loads.
+    const { n, d: dims } = voxelCount(`${where}.dims`, data.dims);
     const origin = vec3(`${where}.origin`, data.origin);
+    const size = { cellSize: data.cellSize, cellHeight: data.cellHeight };
     for (const k of ['cellSize', 'cellHeight'] as const) {
-      if (!(f32(`${where}.${k}`, data[k]) > 0)) throw invalid(`${where}.${k} must be > 0 (got ${data[k]})`);
+      if (!(f32(`${where}.${k}`, size[k]) > 0)) throw invalid(`${where}.${k} must be > 0 (got ${size[k]})`);
     }
-    if (!(data.words instanceof Uint32Array)) throw invalid(`${where}.words must be a Uint32Array (got ${shown(data.words)})`);
+    const given = data.words;
+    if (!(given instanceof Uint32Array)) throw invalid(`${where}.words must be a Uint32Array (got ${shown(given)})`);
+    notDetached(`${where}.words`, given);
     const need = Math.ceil(n / 32);
-    if (data.words.length !== need) {
-      throw invalid(`${where}.words has ${data.words.length} words; dims ${data.dims.join(' x ')} need ${need}`);
+    if (given.length !== need) {
+      throw invalid(`${where}.words has ${given.length} words; dims ${dims.join(' x ')} need ${need}`);
     }
+    const words = allocate(`${where}.words`, need, () => given.slice());
     const w = await mainWasm();
-    const layout: VoxelLayout = { origin, cellSize: data.cellSize, cellHeight: data.cellHeight, dims: [...data.dims] as [number, number, number] };
-    return new VoxelGrid(ADOPT, w, layout, w.putWords(data.words));
+    const layout: VoxelLayout = { origin, cellSize: size.cellSize, cellHeight: size.cellHeight, dims };
+    return new VoxelGrid(ADOPT, w, layout, w.putWords(words));
   }
 
   /** World position of voxel (0, 0, 0)'s minimum corner. */
   get origin(): Vec3 {
+    this.#live();
     return [...this.#layout.origin];
   }
 
   /** [world] voxel size along x and z */
   get cellSize(): number {
+    this.#live();
     return this.#layout.cellSize;
   }
 
   /** [world] voxel size along y */
   get cellHeight(): number {
+    this.#live();
     return this.#layout.cellHeight;
   }
 
   /** Voxels along x, y, z. */
   get dims(): [number, number, number] {
+    this.#live();
     return [...this.#layout.dims];
   }
 
@@ -609,6 +622,13 @@ export class VoxelGrid {
     if (!h) return;
     this.#h = null;
     registry.unregister(this);
+    // its searches waiting for their turn reject now (a running one stops at its next slice)
+    const qs = queues.get(h.w);
+    for (const job of qs ? qs.jobs.filter((j) => j.h === h) : []) {
+      qs!.jobs.splice(qs!.jobs.indexOf(job), 1);
+      job.done();
+      job.reject(disposedError());
+    }
     release(h);
   }
 

@@ -287,7 +287,7 @@ export type PathStatus = (typeof PATH_STATUS)[number];
 
 /** One polygon of a navmesh (NavMesh.polygons()). */
 export interface PolygonInfo {
-  /** Polygon reference (stable while the navmesh lives). */
+  /** Polygon reference: valid while its tile stays in the navmesh (a rebuilt or replaced tile gives new refs). */
   ref: number;
   /** xyz per vertex (off-mesh links: their two end points). */
   vertices: Float32Array<ArrayBuffer>;

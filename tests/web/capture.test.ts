@@ -1,0 +1,205 @@
+// Arguments are read when a call is made: a caller that reuses its arrays, config or options right after calling
+// (while the module loads, or while the bake waits for a worker) cannot change or break what it asked for. And
+// work queued behind other work answers an abort or a dispose at once, not when its turn comes.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bake, inspect, NavBakeError, NavMesh, terminateWorkers, voxelize, VoxelGrid } from '../../web/dist/index.js';
+import { loadMesh, type Mesh } from './helpers';
+
+let dungeon: Mesh;
+
+beforeAll(() => {
+  dungeon = loadMesh('dungeon.obj');
+});
+
+afterAll(() => terminateWorkers());
+
+/** The level's own arrays (the caller's, to spoil after the call). */
+const fresh = () => ({ positions: dungeon.positions.slice(), indices: dungeon.indices.slice() });
+
+/** What a caller reusing its scratch arrays does right after the call: other triangles, other settings. */
+function spoil(g: { positions: Float32Array; indices: Uint32Array }, config?: Record<string, unknown>): void {
+  for (let i = 1; i < g.positions.length; i += 3) g.positions[i] += 7.5;
+  g.indices.fill(0, 0, g.indices.length >> 1);
+  if (config) {
+    config.tileSize = 0;
+    config.agentRadius = 2;
+  }
+}
+
+async function expectCode(p: Promise<unknown>, code: string, message?: RegExp): Promise<void> {
+  const e = await p.then(
+    () => null,
+    (err: unknown) => err,
+  );
+  expect(e).toBeInstanceOf(NavBakeError);
+  expect((e as NavBakeError).code, (e as Error).message).toBe(code);
+  if (message) expect((e as Error).message).toMatch(message);
+}
+
+describe('arguments are read at the call', () => {
+  for (const [name, config, workers] of [
+    ['solo, on this thread', {}, false],
+    ['solo, in a worker', {}, 1],
+    ['tiled, in workers', { tileSize: 32 }, 2],
+    ['tiled, on this thread', { tileSize: 32 }, false],
+  ] as const) {
+    it(`bake (${name}): the same bytes as a bake of the untouched level`, async () => {
+      const expected = (await bake(fresh(), { ...config }, { workers: false })).save();
+      const g = fresh();
+      const cfg: Record<string, unknown> = { ...config };
+      const opts: Record<string, unknown> = { workers };
+      const pending = bake(g, cfg, opts);
+      spoil(g, cfg);
+      opts.workers = 'many'; // (an option changed after the call changes nothing either)
+      const nav = await pending;
+      expect(Buffer.from(nav.save()).equals(Buffer.from(expected))).toBe(true);
+      nav.dispose();
+    });
+  }
+
+  it('bake: queued behind busy workers, a tiled bake still bakes what it was given', async () => {
+    const expected = (await bake(fresh(), { tileSize: 32 }, { workers: false })).save();
+    const busy = [bake(fresh(), { tileSize: 16 }, { workers: 1 }), bake(fresh(), {}, { workers: 1 })];
+    const g = fresh();
+    const pending = bake(g, { tileSize: 32 }, { workers: 1 });
+    await new Promise((r) => setTimeout(r, 20)); // its session waits for the busy worker
+    spoil(g);
+    const nav = await pending;
+    expect(Buffer.from(nav.save()).equals(Buffer.from(expected))).toBe(true);
+    for (const b of await Promise.all(busy)) b.dispose();
+    nav.dispose();
+  });
+
+  it('inspect and voxelize take the level as it was', async () => {
+    const before = await inspect(fresh(), {}, { workers: false });
+    const g = fresh();
+    const pending = inspect(g, {}, { workers: false });
+    spoil(g);
+    const after = await pending;
+    expect(after.counts).toEqual(before.counts);
+    expect(after.regionCount).toBe(before.regionCount);
+    expect(Buffer.from(after.spans.region.buffer).equals(Buffer.from(before.spans.region.buffer))).toBe(true);
+
+    const grid = await voxelize(fresh(), {}, { workers: false });
+    for (const workers of [false, 1] as const) {
+      const v = fresh();
+      const p = voxelize(v, {}, { workers });
+      spoil(v);
+      const got = await p;
+      expect(got.dims).toEqual(grid.dims);
+      expect(Buffer.from(got.occupancy().words.buffer).equals(Buffer.from(grid.occupancy().words.buffer))).toBe(true);
+      got.dispose();
+    }
+    grid.dispose();
+  });
+
+  it('NavMesh.load, NavMesh.create and VoxelGrid.create copy what they check', async () => {
+    const nav = await bake(fresh(), {}, { workers: false });
+    const bytes = nav.save();
+    const pending = NavMesh.load(bytes);
+    bytes.fill(0);
+    const loaded = await pending;
+    expect(Buffer.from(loaded.save()).equals(Buffer.from(nav.save()))).toBe(true);
+
+    const params = { ...nav.params, origin: [...nav.params.origin], maxTiles: 4 };
+    const created = NavMesh.create(params);
+    params.maxTiles = 1e9;
+    params.origin[0] = NaN;
+    expect((await created).params.maxTiles).toBe(4);
+
+    // A grid's dims are what was checked against its words: changing them after the call cannot make the grid
+    // read past its words (it did: occupancy() returned other heap memory).
+    const grid = await voxelize(fresh(), {}, { workers: false });
+    const data = grid.occupancy();
+    const dims = [...data.dims];
+    const arg = { ...data, dims: [...data.dims] as [number, number, number], words: data.words.slice() };
+    const copy = VoxelGrid.create(arg);
+    arg.dims[0] = 4096;
+    arg.dims[2] = 4096;
+    arg.cellSize = -1;
+    arg.words.fill(0);
+    const made = await copy;
+    expect(made.dims).toEqual(dims);
+    expect(made.cellSize).toBe(data.cellSize);
+    expect(made.occupancy().words.length).toBe(data.words.length);
+    expect(Buffer.from(made.occupancy().words.buffer).equals(Buffer.from(data.words.buffer))).toBe(true);
+    // detached after the check: a NavBakeError, never a TypeError
+    const words = data.words.slice();
+    structuredClone(words.buffer, { transfer: [words.buffer] });
+    await expectCode(VoxelGrid.create({ ...data, words }), 'NB_ERR_INVALID_ARG', /words .*detached/);
+    for (const g of [made, grid]) g.dispose();
+    for (const n of [nav, loaded]) n.dispose();
+  });
+
+  it('a misspelt geometry field is refused by name, not ignored', async () => {
+    const g = { ...fresh(), volume: [{ type: 'box', min: [0, 0, 0], max: [1, 1, 1] }] };
+    await expectCode(bake(g as never, {}, { workers: false }), 'NB_ERR_INVALID_ARG', /geometry has no field 'volume' \(its fields: positions, indices, areas, volumes, links\)/);
+    await expectCode(inspect({ ...fresh(), area: [] } as never), 'NB_ERR_INVALID_ARG', /navbake\.inspect: geometry has no field 'area'/);
+  });
+});
+
+describe('queued work answers at once', () => {
+  it('a bake handed over with transfer whose buffer is taken before its turn: NB_ERR_INVALID_ARG, the pool goes on', async () => {
+    const busy = bake(fresh(), {}, { workers: 1 });
+    const g = fresh();
+    const pending = bake(g, {}, { workers: 1, transfer: true });
+    structuredClone(g.positions.buffer, { transfer: [g.positions.buffer] }); // the caller gives it away elsewhere
+    await expectCode(pending, 'NB_ERR_INVALID_ARG', /detached before the bake started/);
+    (await busy).dispose();
+    const after = await bake(fresh(), {}, { workers: 1 });
+    expect(after.tileCount).toBe(1);
+    after.dispose();
+  });
+
+  it('an update() aborted while another runs rejects then, and its tiles stay pending', async () => {
+    const nav = await bake(fresh(), { tileSize: 16 }, { workers: 1, obstacles: true });
+    const events: string[] = [];
+    // the first update rebuilds most tiles; the second waits for it
+    nav.addObstacle({ type: 'box', min: [-100, -10, -100], max: [100, 20, 100] });
+    const first = nav.update().then(() => events.push('first'));
+    nav.addObstacle({ type: 'box', min: [0, 0, 0], max: [1, 1, 1] });
+    const ac = new AbortController();
+    const reason = new Error('not now');
+    const second = nav.update({ signal: ac.signal }).then(
+      () => events.push('second resolved'),
+      (e) => events.push(e === reason ? 'second aborted' : `second: ${e}`),
+    );
+    ac.abort(reason);
+    await Promise.all([first, second]);
+    expect(events).toEqual(['second aborted', 'first']);
+    expect(nav.pendingTiles).toBeGreaterThan(0);
+    await nav.update();
+    expect(nav.pendingTiles).toBe(0);
+    nav.dispose();
+  });
+
+  it('a navmesh disposed in the last onTile: the bake rejects with NB_ERR_DISPOSED, as for any earlier tile', async () => {
+    for (const workers of [false, 2] as const) {
+      const pending = bake(fresh(), { tileSize: 32 }, { workers, onTile: (e) => e.done === e.total && e.navMesh.dispose() });
+      await expectCode(pending, 'NB_ERR_DISPOSED', /disposed/);
+    }
+  });
+
+  it('disposing a grid rejects its searches still waiting, at once; the VoxelGrid is gone like a NavMesh', async () => {
+    const nav = await bake(fresh(), {}, { workers: false });
+    const grid = await voxelize(fresh(), {}, { workers: false });
+    const other = await VoxelGrid.create(grid.occupancy());
+    const a = nav.randomPoint({ seed: 19 })!;
+    const b = nav.randomPoint({ seed: 519 })!;
+    const events: string[] = [];
+    const running = grid.findPathAsync(a, b, { move: 'fly', agentHeight: 1, maxNodes: 1 << 20, sliceMs: 0.5 }).then(() => events.push('running'));
+    const waiting = other.findPathAsync(a, b).then(
+      () => events.push('waiting resolved'),
+      (e) => events.push(`waiting ${(e as NavBakeError).code}`),
+    );
+    other.dispose();
+    await Promise.all([running, waiting]);
+    expect(events).toEqual(['waiting NB_ERR_DISPOSED', 'running']);
+    for (const get of [() => other.dims, () => other.origin, () => other.cellSize, () => other.cellHeight]) {
+      expect(get).toThrow(/disposed/);
+    }
+    expect(other.disposed).toBe(true);
+    grid.dispose();
+    nav.dispose();
+  });
+});
