@@ -210,6 +210,7 @@ fuzz: $(FUZZ_BIN) $(BUILD)/fuzz/seed-navmesh/.ok
 
 bench: native wasm web node_modules/.npm-ok
 	node bench/stages.mjs
+	node bench/stacked.mjs
 	node bench/queries.mjs
 	node bench/voxels.mjs
 	node bench/package.mjs

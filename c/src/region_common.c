@@ -558,11 +558,14 @@ nb_status nb_region_merge_layers(nb_context* ctx, const char* fn, nb_compact_hei
     uint32_t tallest = 1;
     for (int col = 0; col < w * h; ++col)
         tallest = chf->cells[col].count > tallest ? chf->cells[col].count : tallest;
-    column = (uint16_t*)nb_alloc(ctx, (size_t)tallest * sizeof(uint16_t));
+    column = (uint16_t*)nb_alloc(ctx, (size_t)tallest * 2 * sizeof(uint16_t));
     if (!column) {
         st = nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "%s: out of memory 'column' (%u)", fn, tallest);
         goto cleanup;
     }
+    uint16_t* here = column;           /* the regions of this column, bottom up */
+    uint16_t* prev = column + tallest; /* and of the column before (x - 1) */
+    uint32_t nprev = 0;
 
     /* ---- neighbours (unique, unordered) and the regions stacked in each column ---- */
     for (int z = 0; z < h; ++z) {
@@ -577,7 +580,7 @@ nb_status nb_region_merge_layers(nb_context* ctx, const char* fn, nb_compact_hei
                 region* rg = &regions[r];
                 ++rg->span_count;
                 rg->area = chf->areas[i];
-                column[ncol++] = r;
+                here[ncol++] = r;
                 const nb_compact_span* s = &chf->spans[i];
                 for (int dir = 0; dir < 4; ++dir) {
                     if (nb_span_con(s, dir) == NB_NOT_CONNECTED)
@@ -589,13 +592,20 @@ nb_status nb_region_merge_layers(nb_context* ctx, const char* fn, nb_compact_hei
                         rg->touches_tile = 1;
                 }
             }
-            for (uint32_t a = 0; a + 1 < ncol; ++a)
+            /* A column stacked like the one before adds no pairs (as in scan_row): a tower of n storeys is then
+             * not O(n^3) per column. */
+            const int same = x > 0 && ncol == nprev && memcmp(here, prev, ncol * sizeof(uint16_t)) == 0;
+            for (uint32_t a = 0; a + 1 < ncol && !same; ++a)
                 for (uint32_t b = a + 1; b < ncol; ++b)
-                    if (column[a] != column[b]) {
-                        if (!list_add_unique(&pool, &regions[column[a]].floors, column[b]) ||
-                            !list_add_unique(&pool, &regions[column[b]].floors, column[a]))
+                    if (here[a] != here[b]) {
+                        if (!list_add_unique(&pool, &regions[here[a]].floors, here[b]) ||
+                            !list_add_unique(&pool, &regions[here[b]].floors, here[a]))
                             goto oom;
                     }
+            uint16_t* t = prev;
+            prev = here;
+            here = t;
+            nprev = ncol;
         }
     }
 
