@@ -11,33 +11,34 @@ static NB_NOINLINE void link_row(nb_compact_heightfield* chf, int z, int32_t wal
     const int w = chf->width, h = chf->height;
     for (int x = 0; x < w; ++x) {
         const nb_compact_cell c = chf->cells[x + z * w];
-        /* Per direction, the neighbour's lowest span that this span or a higher one of the column could link to:
-         * floors rise up both columns, so a neighbour floor more than climb below this one is below every later
-         * one too. With that and the stop above, a tower of n storeys costs O(n) per column, not O(n^2). */
-        uint32_t from[4];
-        for (int dir = 0; dir < 4; ++dir) {
-            const int nx = x + nb_dir_offset_x(dir), nz = z + nb_dir_offset_z(dir);
-            from[dir] = nx < 0 || nz < 0 || nx >= w || nz >= h ? UINT32_MAX : chf->cells[nx + nz * w].index;
-        }
+        if (!c.count)
+            continue;
+        /* Per direction, the neighbour's lowest span that this span or a higher one of the column could link to
+         * (0: its first): floors rise up both columns, so a neighbour floor more than climb below this one is below
+         * every later one too. With that and the stop above, a tower of n storeys costs O(n) per column, not
+         * O(n^2). */
+        uint32_t from[4] = { 0, 0, 0, 0 };
         for (uint32_t i = c.index; i < c.index + c.count; ++i) {
             nb_compact_span* s = &chf->spans[i];
             uint32_t con = 0xffffff; /* all four directions NB_NOT_CONNECTED; written once below */
             for (int dir = 0; dir < 4; ++dir) {
-                if (from[dir] == UINT32_MAX)
+                const int nx = x + nb_dir_offset_x(dir), nz = z + nb_dir_offset_z(dir);
+                if (nx < 0 || nz < 0 || nx >= w || nz >= h)
                     continue;
-                const nb_compact_cell nc = chf->cells[x + nb_dir_offset_x(dir) + (z + nb_dir_offset_z(dir)) * w];
+                const nb_compact_cell nc = chf->cells[nx + nz * w];
                 const uint32_t end = nc.index + nc.count;
-                uint32_t k = from[dir];
-                while (k < end && (int)chf->spans[k].y + walkable_climb < (int)s->y)
-                    ++k;
-                from[dir] = k;
-                for (; k < end; ++k) {
+                for (uint32_t k = from[dir] > nc.index ? from[dir] : nc.index; k < end; ++k) {
                     const nb_compact_span* ns = &chf->spans[k];
-                    if ((int)ns->y > (int)s->y + walkable_climb)
+                    const int dy = (int)ns->y - (int)s->y;
+                    if (dy < -walkable_climb) {
+                        from[dir] = k + 1; /* too low for this span, and for every span above it */
+                        continue;
+                    }
+                    if (dy > walkable_climb)
                         break; /* this floor and all above it are too high */
                     const int bot = nb_maxi(s->y, ns->y);
                     const int top = nb_mini(s->y + (int)s->h, ns->y + (int)ns->h);
-                    if (top - bot >= walkable_height && nb_absi((int)ns->y - (int)s->y) <= walkable_climb) {
+                    if (top - bot >= walkable_height) {
                         const uint32_t layer = k - nc.index;
                         if (layer > MAX_LAYER)
                             continue; /* too many storeys in one column to address; leave unlinked */

@@ -33,12 +33,50 @@ void nb_filter_low_hanging_obstacles(int32_t walkable_climb, nb_heightfield* hf)
 
 /* Whether walkable span sp of column (x, z) is a ledge: a drop of more than walkable_climb to a neighbour floor
  * it can reach, or reachable neighbour floors spread over more than walkable_climb (a steep slope of small
- * steps). Reads only the spans' heights, never their areas. from[dir]: where the walk up each neighbour column
- * starts (UINT32_MAX: at its first span), kept between the calls for the spans of one column, bottom up: a
- * neighbour span whose opening above the floor is too low stays too low for every higher floor, and is not
- * visited again; with the stop at the ceiling, a tower of n storeys costs O(n) per column, not O(n^2). */
+ * steps). Reads only the spans' heights, never their areas. Walks each neighbour column from its first span: the
+ * fastest way for the columns of a few spans that most levels are made of (is_ledge_stacked for tall ones). */
 static inline int is_ledge(const nb_heightfield* hf, int x, int z, const nb_span* sp, int32_t walkable_height,
-                           int32_t walkable_climb, uint32_t from[4])
+                           int32_t walkable_climb)
+{
+    const int w = hf->width, h = hf->height;
+    const int floor = (int)sp->smax;
+    const int ceiling = sp->next ? (int)hf->spans[sp->next].smin : OPEN_TOP;
+    int reach_min = floor, reach_max = floor;
+    for (int dir = 0; dir < 4; ++dir) {
+        const int nx = x + nb_dir_offset_x(dir), nz = z + nb_dir_offset_z(dir);
+        if (nx < 0 || nz < 0 || nx >= w || nz >= h)
+            return 1; /* the grid edge is a drop into the void */
+        uint32_t n = hf->columns[nx + nz * w];
+        /* The space below the neighbour's first span is a floor at -infinity: if an agent fits through, it is
+         * a drop. */
+        const int first_ceiling = n ? (int)hf->spans[n].smin : OPEN_TOP;
+        if (nb_mini(ceiling, first_ceiling) - floor >= walkable_height)
+            return 1;
+        for (; n; n = hf->spans[n].next) {
+            const int nfloor = (int)hf->spans[n].smax;
+            const uint32_t nn = hf->spans[n].next;
+            const int nceiling = nn ? (int)hf->spans[nn].smin : OPEN_TOP;
+            if (nb_mini(ceiling, nceiling) - nb_maxi(floor, nfloor) < walkable_height)
+                continue; /* the opening between them is too low to pass */
+            const int diff = nfloor - floor;
+            if (diff < -walkable_climb)
+                return 1; /* a drop: nothing else can change the answer */
+            if (diff <= walkable_climb) {
+                reach_min = nb_mini(reach_min, nfloor);
+                reach_max = nb_maxi(reach_max, nfloor);
+            }
+        }
+    }
+    return reach_max - reach_min > walkable_climb;
+}
+
+/* is_ledge for a span of a column of many spans (a multi-storey level), the same answer. from[dir]: where the
+ * walk up each neighbour column starts (UINT32_MAX: at its first span), kept between the calls for the spans of
+ * one column, bottom up: a neighbour span whose opening above the floor is too low stays too low for every
+ * higher floor, and is not visited again; with the stop at the ceiling, a tower of n storeys costs O(n) per
+ * column, not O(n^2). */
+static inline int is_ledge_stacked(const nb_heightfield* hf, int x, int z, const nb_span* sp,
+                                   int32_t walkable_height, int32_t walkable_climb, uint32_t from[4])
 {
     const int w = hf->width, h = hf->height;
     const int floor = (int)sp->smax;
@@ -82,6 +120,14 @@ static inline int is_ledge(const nb_heightfield* hf, int x, int z, const nb_span
     return reach_max - reach_min > walkable_climb;
 }
 
+/* More than 4 spans in the column from span s up: worth is_ledge_stacked's bookkeeping. */
+static inline int stacked_column(const nb_heightfield* hf, uint32_t s)
+{
+    for (int k = 0; k < 4 && s; ++k)
+        s = hf->spans[s].next;
+    return s != 0;
+}
+
 /* One row of nb_filter_ledge_spans. A function of its own for V8's tiering: optimized code replaces a wasm
  * function's baseline code only from its next call on, so a whole-grid loop in one call would run the first bake
  * entirely in the baseline tier (the same holds for the row functions of the other stages). */
@@ -90,9 +136,12 @@ static NB_NOINLINE void ledge_row(int32_t walkable_height, int32_t walkable_clim
     const int w = hf->width;
     for (int x = 0; x < w; ++x) {
         uint32_t from[4] = { UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX };
+        const int stacked = stacked_column(hf, hf->columns[x + z * w]);
         for (uint32_t s = hf->columns[x + z * w]; s; s = hf->spans[s].next) {
             nb_span* sp = &hf->spans[s];
-            if (sp->area != NB_NULL_AREA && is_ledge(hf, x, z, sp, walkable_height, walkable_climb, from))
+            if (sp->area != NB_NULL_AREA &&
+                (stacked ? is_ledge_stacked(hf, x, z, sp, walkable_height, walkable_climb, from)
+                         : is_ledge(hf, x, z, sp, walkable_height, walkable_climb)))
                 sp->area = NB_NULL_AREA;
         }
     }
@@ -105,6 +154,7 @@ static NB_NOINLINE void walkable_row(int32_t walkable_height, int32_t walkable_c
     for (int x = 0; x < w; ++x) {
         below_state below = { 0, NB_NULL_AREA, 0 };
         uint32_t from[4] = { UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX };
+        const int stacked = stacked_column(hf, hf->columns[x + z * w]);
         for (uint32_t s = hf->columns[x + z * w]; s; s = hf->spans[s].next) {
             nb_span* sp = &hf->spans[s];
             low_hanging_step(sp, &below, walkable_climb); /* before this span's other filters change its area */
@@ -113,7 +163,8 @@ static NB_NOINLINE void walkable_row(int32_t walkable_height, int32_t walkable_c
             /* low ceiling, then ledge: either makes the span unwalkable, and neither reads areas */
             const int ceiling = sp->next ? (int)hf->spans[sp->next].smin : OPEN_TOP;
             if (ceiling - (int)sp->smax < walkable_height ||
-                is_ledge(hf, x, z, sp, walkable_height, walkable_climb, from))
+                (stacked ? is_ledge_stacked(hf, x, z, sp, walkable_height, walkable_climb, from)
+                         : is_ledge(hf, x, z, sp, walkable_height, walkable_climb)))
                 sp->area = NB_NULL_AREA;
         }
     }
