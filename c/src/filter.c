@@ -33,10 +33,15 @@ void nb_filter_low_hanging_obstacles(int32_t walkable_climb, nb_heightfield* hf)
 
 /* Whether walkable span sp of column (x, z) is a ledge: a drop of more than walkable_climb to a neighbour floor
  * it can reach, or reachable neighbour floors spread over more than walkable_climb (a steep slope of small
- * steps). Reads only the spans' heights, never their areas. Walks each neighbour column from its first span: the
- * fastest way for the columns of a few spans that most levels are made of (is_ledge_stacked for tall ones). */
-static inline int is_ledge(const nb_heightfield* hf, int x, int z, const nb_span* sp, int32_t walkable_height,
-                           int32_t walkable_climb)
+ * steps). Reads only the spans' heights, never their areas.
+ * from: NULL walks each neighbour column from its first span, the fastest way for the columns of a few spans that
+ * most levels are made of. For a column of many spans (a multi-storey level), from[dir] keeps where the walk up
+ * each neighbour column starts (UINT32_MAX: at its first span) between the calls for its spans, bottom up: a
+ * neighbour span whose opening above the floor is too low stays too low for every higher floor, and is not
+ * visited again; with the stop at the ceiling, a tower of n storeys costs O(n) per column, not O(n^2). The
+ * answer is the same either way. Always inlined, so that each caller's copy for from == NULL is the plain walk. */
+static NB_ALWAYS_INLINE int is_ledge(const nb_heightfield* hf, int x, int z, const nb_span* sp,
+                                     int32_t walkable_height, int32_t walkable_climb, uint32_t* from)
 {
     const int w = hf->width, h = hf->height;
     const int floor = (int)sp->smax;
@@ -52,57 +57,20 @@ static inline int is_ledge(const nb_heightfield* hf, int x, int z, const nb_span
         const int first_ceiling = n ? (int)hf->spans[n].smin : OPEN_TOP;
         if (nb_mini(ceiling, first_ceiling) - floor >= walkable_height)
             return 1;
-        for (; n; n = hf->spans[n].next) {
-            const int nfloor = (int)hf->spans[n].smax;
-            const uint32_t nn = hf->spans[n].next;
-            const int nceiling = nn ? (int)hf->spans[nn].smin : OPEN_TOP;
-            if (nb_mini(ceiling, nceiling) - nb_maxi(floor, nfloor) < walkable_height)
-                continue; /* the opening between them is too low to pass */
-            const int diff = nfloor - floor;
-            if (diff < -walkable_climb)
-                return 1; /* a drop: nothing else can change the answer */
-            if (diff <= walkable_climb) {
-                reach_min = nb_mini(reach_min, nfloor);
-                reach_max = nb_maxi(reach_max, nfloor);
+        if (from) {
+            if (from[dir] != UINT32_MAX)
+                n = from[dir];
+            for (; n; n = hf->spans[n].next) {
+                const uint32_t nn = hf->spans[n].next;
+                const int nceiling = nn ? (int)hf->spans[nn].smin : OPEN_TOP;
+                if (nceiling - nb_maxi(floor, (int)hf->spans[n].smax) >= walkable_height)
+                    break;
             }
+            from[dir] = n;
         }
-    }
-    return reach_max - reach_min > walkable_climb;
-}
-
-/* is_ledge for a span of a column of many spans (a multi-storey level), the same answer. from[dir]: where the
- * walk up each neighbour column starts (UINT32_MAX: at its first span), kept between the calls for the spans of
- * one column, bottom up: a neighbour span whose opening above the floor is too low stays too low for every
- * higher floor, and is not visited again; with the stop at the ceiling, a tower of n storeys costs O(n) per
- * column, not O(n^2). */
-static inline int is_ledge_stacked(const nb_heightfield* hf, int x, int z, const nb_span* sp,
-                                   int32_t walkable_height, int32_t walkable_climb, uint32_t from[4])
-{
-    const int w = hf->width, h = hf->height;
-    const int floor = (int)sp->smax;
-    const int ceiling = sp->next ? (int)hf->spans[sp->next].smin : OPEN_TOP;
-    int reach_min = floor, reach_max = floor;
-    for (int dir = 0; dir < 4; ++dir) {
-        const int nx = x + nb_dir_offset_x(dir), nz = z + nb_dir_offset_z(dir);
-        if (nx < 0 || nz < 0 || nx >= w || nz >= h)
-            return 1; /* the grid edge is a drop into the void */
-        const uint32_t first = hf->columns[nx + nz * w];
-        /* The space below the neighbour's first span is a floor at -infinity: if an agent fits through, it is
-         * a drop. */
-        const int first_ceiling = first ? (int)hf->spans[first].smin : OPEN_TOP;
-        if (nb_mini(ceiling, first_ceiling) - floor >= walkable_height)
-            return 1;
-        uint32_t n = from[dir] == UINT32_MAX ? first : from[dir];
-        for (; n; n = hf->spans[n].next) {
-            const uint32_t nn = hf->spans[n].next;
-            const int nceiling = nn ? (int)hf->spans[nn].smin : OPEN_TOP;
-            if (nceiling - nb_maxi(floor, (int)hf->spans[n].smax) >= walkable_height)
-                break;
-        }
-        from[dir] = n;
         for (; n; n = hf->spans[n].next) {
             const int nfloor = (int)hf->spans[n].smax;
-            if (nfloor > ceiling - walkable_height)
+            if (from && nfloor > ceiling - walkable_height)
                 break; /* no room between it (or any floor above) and this span's ceiling */
             const uint32_t nn = hf->spans[n].next;
             const int nceiling = nn ? (int)hf->spans[nn].smin : OPEN_TOP;
@@ -120,7 +88,7 @@ static inline int is_ledge_stacked(const nb_heightfield* hf, int x, int z, const
     return reach_max - reach_min > walkable_climb;
 }
 
-/* More than 4 spans in the column from span s up: worth is_ledge_stacked's bookkeeping. */
+/* More than 4 spans in the column from span s up: worth is_ledge's bookkeeping (from). */
 static inline int stacked_column(const nb_heightfield* hf, uint32_t s)
 {
     for (int k = 0; k < 4 && s; ++k)
@@ -140,8 +108,8 @@ static NB_NOINLINE void ledge_row(int32_t walkable_height, int32_t walkable_clim
         for (uint32_t s = hf->columns[x + z * w]; s; s = hf->spans[s].next) {
             nb_span* sp = &hf->spans[s];
             if (sp->area != NB_NULL_AREA &&
-                (stacked ? is_ledge_stacked(hf, x, z, sp, walkable_height, walkable_climb, from)
-                         : is_ledge(hf, x, z, sp, walkable_height, walkable_climb)))
+                (stacked ? is_ledge(hf, x, z, sp, walkable_height, walkable_climb, from)
+                         : is_ledge(hf, x, z, sp, walkable_height, walkable_climb, NULL)))
                 sp->area = NB_NULL_AREA;
         }
     }
@@ -163,8 +131,8 @@ static NB_NOINLINE void walkable_row(int32_t walkable_height, int32_t walkable_c
             /* low ceiling, then ledge: either makes the span unwalkable, and neither reads areas */
             const int ceiling = sp->next ? (int)hf->spans[sp->next].smin : OPEN_TOP;
             if (ceiling - (int)sp->smax < walkable_height ||
-                (stacked ? is_ledge_stacked(hf, x, z, sp, walkable_height, walkable_climb, from)
-                         : is_ledge(hf, x, z, sp, walkable_height, walkable_climb)))
+                (stacked ? is_ledge(hf, x, z, sp, walkable_height, walkable_climb, from)
+                         : is_ledge(hf, x, z, sp, walkable_height, walkable_climb, NULL)))
                 sp->area = NB_NULL_AREA;
         }
     }

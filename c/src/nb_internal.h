@@ -83,8 +83,10 @@ double nb_now_ms(void);
  * slower in wasm). Redeclared here with the attribute; every source file includes this header. */
 #if defined(__GNUC__) || defined(__clang__)
 #define NB_NOINLINE __attribute__((noinline))
+#define NB_ALWAYS_INLINE inline __attribute__((always_inline)) /* a hot helper each caller specializes */
 #else
 #define NB_NOINLINE
+#define NB_ALWAYS_INLINE inline
 #endif
 NB_NOINLINE void nb_clear_unwalkable_triangles(float, const float*, const uint32_t*, uint32_t, uint8_t*);
 NB_NOINLINE nb_status nb_rasterize_triangles(nb_context*, const float*, uint32_t, const uint32_t*, const uint8_t*,
