@@ -213,6 +213,8 @@ typedef struct nb_heightfield {
     uint32_t span_top;   /* pool entries handed out so far (including index 0) */
     uint32_t free_head;  /* freed pool entries, linked through next */
     uint32_t span_count; /* live spans */
+    uint32_t* resume;    /* internal: per column, the span added last (where an insertion above it starts), made
+                          * the first time one walks past more than a few spans (stacked levels), else NULL */
 } nb_heightfield;
 
 /* Creates an empty heightfield of width x height columns over the box [bmin, bmax]. Fails with

@@ -62,6 +62,7 @@ void nb_heightfield_destroy(nb_context* ctx, nb_heightfield* hf)
         return;
     nb_free(ctx, hf->columns);
     nb_free(ctx, hf->spans);
+    nb_free(ctx, hf->resume);
     nb_free(ctx, hf);
 }
 
@@ -95,13 +96,27 @@ static uint32_t alloc_span(nb_context* ctx, nb_heightfield* hf)
 /* Inserts [smin, smax) into a column, swallowing every span it overlaps or touches. When the merged top is
  * within merge_thr of a swallowed span's top, the higher area id wins (walkable floors survive overlap with
  * slightly lower unwalkable geometry). The first span swallowed holds the result (it sits where the merged span
- * belongs: every span before it lies below); the others go back to the pool. */
+ * belongs: every span before it lies below); the others go back to the pool.
+ * A level of many storeys fills each column bottom up, and walking every column from its lowest span made
+ * rasterization quadratic in the storeys. So once a walk passes RESUME_AFTER spans, the heightfield keeps per
+ * column the span added last (hf->resume): it is live (spans are freed only here, when they merge into the span
+ * added), and an insertion wholly above it starts there, past spans that all lie below. Same spans either way. */
+#define RESUME_AFTER 8
+
 static nb_status add_span(nb_context* ctx, nb_heightfield* hf, uint32_t col, uint32_t smin, uint32_t smax,
                           uint32_t area, int merge_thr)
 {
     uint32_t prev = 0;
     uint32_t cur = hf->columns[col];
     uint32_t keep = 0;
+    uint32_t walked = 0;
+    if (hf->resume) {
+        const uint32_t last = hf->resume[col];
+        if (last && hf->spans[last].smax < smin) {
+            prev = last;
+            cur = hf->spans[last].next;
+        }
+    }
     while (cur) {
         nb_span* c = &hf->spans[cur];
         if (c->smin > smax)
@@ -109,6 +124,7 @@ static nb_status add_span(nb_context* ctx, nb_heightfield* hf, uint32_t col, uin
         if (c->smax < smin) {
             prev = cur; /* entirely below: keep walking */
             cur = c->next;
+            ++walked;
             continue;
         }
         if (c->smin < smin)
@@ -128,11 +144,15 @@ static nb_status add_span(nb_context* ctx, nb_heightfield* hf, uint32_t col, uin
         }
         cur = next;
     }
+    if (walked > RESUME_AFTER && !hf->resume) /* no room for it: walks stay long, nothing else changes */
+        hf->resume = (uint32_t*)nb_calloc(ctx, (size_t)hf->width * (size_t)hf->height, sizeof(uint32_t));
     if (keep) {
         nb_span* s = &hf->spans[keep];
         s->smin = smin;
         s->smax = smax;
         s->area = area;
+        if (hf->resume)
+            hf->resume[col] = keep;
         return NB_OK;
     }
     const uint32_t idx = alloc_span(ctx, hf);
@@ -153,6 +173,8 @@ static nb_status add_span(nb_context* ctx, nb_heightfield* hf, uint32_t col, uin
         hf->columns[col] = idx;
     }
     hf->span_count++;
+    if (hf->resume)
+        hf->resume[col] = idx;
     return NB_OK;
 }
 

@@ -226,6 +226,71 @@ static void test_create_errors(void)
     nb_heightfield_destroy(ctx, NULL);
 }
 
+/* The merge rule, written plainly over a sorted array: what a column must hold after each insertion. */
+typedef struct model_span {
+    uint32_t smin, smax, area;
+} model_span;
+
+static int model_add(model_span* col, int n, uint32_t smin, uint32_t smax, uint32_t area, int thr)
+{
+    int first = 0;
+    while (first < n && col[first].smax < smin)
+        ++first;
+    int end = first;
+    while (end < n && col[end].smin <= smax) { /* swallowed bottom-up, the merged top growing as it goes */
+        if (col[end].smin < smin)
+            smin = col[end].smin;
+        if (col[end].smax > smax)
+            smax = col[end].smax;
+        if (abs((int)smax - (int)col[end].smax) <= thr && col[end].area > area)
+            area = col[end].area;
+        ++end;
+    }
+    memmove(&col[first + 1], &col[end], (size_t)(n - end) * sizeof(model_span));
+    col[first] = (model_span){ smin, smax, area };
+    return n - (end - first) + 1;
+}
+
+static void test_stacked_columns(void)
+{
+    /* Tall columns filled bottom up (a tower's storeys), top down and in random order, with spans that bridge
+     * and swallow others: every column equals the model after each insertion, however far insertions resume. */
+    enum { STOREYS = 60 };
+    nb_heightfield* hf = make_hf(3, 2, 2000.0f);
+    model_span model[3][STOREYS * 4];
+    int count[3] = { 0, 0, 0 };
+    uint32_t seed = 12345;
+    for (int k = 0; k < STOREYS * 3; ++k) {
+        for (int x = 0; x < 3; ++x) {
+            uint32_t base;
+            seed = seed * 1664525u + 1013904223u;
+            if (k < STOREYS)
+                base = 20u * (x == 1 ? (uint32_t)(STOREYS - 1 - k) : x == 0 ? (uint32_t)k : (seed >> 8) % STOREYS);
+            else
+                base = (seed >> 8) % (STOREYS * 20); /* later: anywhere, overlapping what is there */
+            const uint32_t top = base + 1 + (k < STOREYS ? 4 : (seed >> 4) % 30);
+            const uint32_t area = (seed >> 16) % 64;
+            const int thr = (int)(seed % 3);
+            CHECK_INT(nb_heightfield_add_span(ctx, hf, x, 1, base, top, (uint8_t)area, thr), NB_OK);
+            count[x] = model_add(model[x], count[x], base, top, area, thr);
+            int i = 0;
+            int same = 1;
+            for (uint32_t s = hf->columns[x + 3]; s; s = hf->spans[s].next, ++i)
+                same &= i < count[x] && hf->spans[s].smin == model[x][i].smin && hf->spans[s].smax == model[x][i].smax
+                     && hf->spans[s].area == model[x][i].area;
+            CHECK(same && i == count[x]);
+            if (!(same && i == count[x])) {
+                fprintf(stderr, "  column %d after insertion %d differs from the model\n", x, k);
+                nb_heightfield_destroy(ctx, hf);
+                return;
+            }
+        }
+    }
+    CHECK(hf->resume != NULL); /* the bottom-up column walked far enough to start resuming */
+    CHECK_INT(hf->span_count, count[0] + count[1] + count[2]);
+    nb_heightfield_destroy(ctx, hf);
+}
+
 static void test_out_of_memory(void)
 {
     /* Fail each allocation of create + rasterize (including pool growth) in turn. */
@@ -302,6 +367,7 @@ int main(void)
     RUN(test_slope_limit);
     RUN(test_span_merging);
     RUN(test_pool_growth_keeps_spans);
+    RUN(test_stacked_columns);
     RUN(test_clipping_to_bounds);
     RUN(test_occupancy_round_trip);
     RUN(test_create_errors);
