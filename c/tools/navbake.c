@@ -534,6 +534,14 @@ static int cmd_bake(nb_context* ctx, const options* o, const nb_obj* obj, nb_sta
         fprintf(stderr, "navbake: %s: %s\n", nb_status_name(st), nb_context_message(ctx));
         return 1;
     }
+    /* The polygons are written first: a report is printed only for a bake whose output is all there. */
+    if (o->out_path && r.poly_mesh) {
+        const int rc = write_polys_obj(o->out_path, r.poly_mesh);
+        if (rc) {
+            nb_bake_result_release(ctx, &r);
+            return rc;
+        }
+    }
     const double* s = r.stats;
     if (stop == NB_STAGE_ALL && s[NB_STAT_POLYS] == 0)
         warn_nothing_walkable();
@@ -559,11 +567,8 @@ static int cmd_bake(nb_context* ctx, const options* o, const nb_obj* obj, nb_sta
                 printf("  %-20s %.0f\n", nb_stat_name((nb_stat)k), s[k]);
         print_ms(&r, 0);
     }
-    int rc = 0;
-    if (o->out_path && r.poly_mesh)
-        rc = write_polys_obj(o->out_path, r.poly_mesh);
     nb_bake_result_release(ctx, &r);
-    return rc;
+    return 0;
 }
 
 /* ---- runtime commands: a navmesh from a .navbake file or baked from a mesh ---- */

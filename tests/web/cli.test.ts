@@ -930,6 +930,7 @@ describe('navbake (Node) and the native tool refuse and read the same', () => {
       const r = spawnSync(cmd, args, { encoding: 'utf8' });
       expect(r.status, `${args.join(' ')}: ${r.stderr}`).toBe(1);
       expect(r.stderr).toMatch(/navbake: \/dev\/full: cannot write: .*no space left on device\n$/);
+      expect(r.stdout, `${args.join(' ')}: no report for a bake whose output is not there`).toBe('');
     }
     // A reader that has gone (its end of the pipe closed before anything was written): no stack trace, no
     // message, exit 1, in both.
