@@ -267,7 +267,7 @@ describe('a worker that dies', () => {
     expect(seen).not.toContain('contours');
     expect(await saved(bake(dungeon, {}))).toEqual(solo);
     // in a tiled bake the dying worker is replaced and its tile baked again: the bake completes, same bytes
-    const pool = sharedPool(() => wasmModule(), 1);
+    const pool = sharedPool(() => wasmModule());
     const reference = await saved(bake(dungeon, { tileSize: 32 }, { workers: 3 })); // also: three live workers
     expect(pool.size).toBe(3);
     const before = pool.spawned;
@@ -326,7 +326,7 @@ describe('a worker that dies', () => {
     expect(pool.spawned).toBe(spawned + 1);
     pool.terminate();
     // a tiled bake in the shared pool: sessions on workers that cannot load end in NB_ERR_WASM_LOAD, not a hang
-    const shared = sharedPool(() => wasmModule(), 2);
+    const shared = sharedPool(() => wasmModule());
     shared.terminate();
     const real = (shared as unknown as { wasm: () => Promise<WebAssembly.Module> }).wasm;
     (shared as unknown as { wasm: () => Promise<WebAssembly.Module> }).wasm = async () => unlinkable;

@@ -85,11 +85,12 @@ export function workerCopies(mesh: MeshInput): {
 /** bake()'s options: where it runs, how to follow or stop it, and tiled-bake extras. */
 export interface BakeOptions {
   /**
-   * Workers to bake in (1..64): a tiled bake spreads its tiles over this many, a solo bake uses one. `false`
-   * bakes on the calling thread (blocking it). @default {@link defaultWorkerCount}(): min(4, hardware threads - 1), at least 1
+   * Workers to bake in (1..64): a tiled bake spreads its tiles over this many, a solo bake uses one. Calls share
+   * one pool of workers: while this call waits, workers are started up to this many in all (solo bakes made at
+   * once with `workers: 3` run three at a time). `false` bakes on the calling thread (blocking it). @default {@link defaultWorkerCount}(): min(4, hardware threads - 1), at least 1
    */
   workers?: number | false | undefined;
-  /** Aborting rejects the bake with the signal's reason (an AbortError) and stops the work. */
+  /** Aborting rejects the bake with the signal's reason (an AbortError for `abort()`) and stops the work. */
   signal?: AbortSignal | undefined;
   /** Called per stage (solo bakes) or per finished tile (tiled bakes). */
   onProgress?: ((p: BakeProgress) => void) | undefined;
@@ -313,7 +314,7 @@ async function bakeUnnamed(geometry: Geometry, config?: NavBakeConfig | null, op
   if (here) return bakeHere(w, mesh, values, options);
 
   // ---- a solo bake in a worker ----
-  const pool = sharedPool(() => wasmModule(), workers as number);
+  const pool = sharedPool(() => wasmModule());
   // The worker gets its own copy, or the caller's buffers with transfer: true (and the arrays made here).
   const transfer: ArrayBuffer[] = [];
   const pass = <T extends Float32Array | Uint32Array | Uint8Array>(a: T | null): T | null => {
@@ -341,7 +342,7 @@ async function bakeUnnamed(geometry: Geometry, config?: NavBakeConfig | null, op
     config: values,
     testExitAtStage: options.testExitAtStage,
   };
-  const task: TaskHandle = pool.run(req, transfer, (p: ProgressReply) => onProgress?.(progressOf(p.stage, p.done, p.total)));
+  const task: TaskHandle = pool.run(req, transfer, (p: ProgressReply) => onProgress?.(progressOf(p.stage, p.done, p.total)), workers as number);
   const result = await settle(task, signal);
   return adoptNavmesh(w, w.load(result.bytes!));
 }

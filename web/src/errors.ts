@@ -47,7 +47,41 @@ export class NavBakeError extends Error {
 
 /** The reason an aborted operation rejects with: the signal's own reason, or an `AbortError` DOMException. */
 export function abortReason(signal: AbortSignal): unknown {
-  return signal.reason ?? new DOMException('The bake was aborted', 'AbortError');
+  // abort(null) rejects with null, as fetch does; only a signal without a reason (undefined) gets an AbortError
+  return signal.reason !== undefined ? signal.reason : new DOMException('The bake was aborted', 'AbortError');
+}
+
+/** The callbacks waiting on each signal, behind the one listener navbake adds to it. */
+const waiting = new WeakMap<AbortSignal, { fns: Set<() => void>; fire: () => void }>();
+
+/**
+ * Calls fn once when signal aborts; the function returned stops that (call it when the work ends). However many
+ * calls share a signal, navbake adds one listener to it (Node warns past 10 listeners on one signal).
+ */
+export function onAbort(signal: AbortSignal | undefined, fn: () => void): () => void {
+  if (!signal) return () => undefined;
+  let entry = waiting.get(signal);
+  if (!entry) {
+    const fns = new Set<() => void>();
+    const fire = () => {
+      waiting.delete(signal);
+      for (const f of [...fns]) f();
+    };
+    entry = { fns, fire };
+    waiting.set(signal, entry);
+    signal.addEventListener('abort', fire, { once: true });
+  }
+  const { fns, fire } = entry;
+  const once = () => {
+    fns.delete(once);
+    fn();
+  };
+  fns.add(once);
+  return () => {
+    if (!fns.delete(once) || fns.size > 0 || waiting.get(signal) !== entry) return;
+    waiting.delete(signal);
+    signal.removeEventListener('abort', fire);
+  };
 }
 
 /** What to throw for an error of work on this thread: the abort reason when the abort is what cancelled it. */

@@ -199,10 +199,10 @@ export async function inspect(geometry: Geometry, config?: NavBakeConfig | null,
     }
   }
 
-  const pool = sharedPool(() => wasmModule(), workers);
+  const pool = sharedPool(() => wasmModule());
   const { copies, transfer } = workerCopies(mesh);
   const req = { type: 'inspect' as const, ...copies, volumes: mesh.volumes ?? null, config: values, tile };
-  const task = pool.run(req, transfer, (p) => onProgress?.(progressOf(p.stage, p.done, p.total)));
+  const task = pool.run(req, transfer, (p) => onProgress?.(progressOf(p.stage, p.done, p.total)), workers);
   const r = await settle(task, signal);
   if (!r.inspection) throw new NavBakeError('NB_ERR_WORKER', 'navbake.inspect: the worker sent no inspection');
   return r.inspection;

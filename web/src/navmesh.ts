@@ -442,6 +442,8 @@ export class NavMesh {
     this.#h = null;
     registry.unregister(this);
     release(h);
+    // an update() rebuilding in workers rejects now, its workers stopped (its turn to swap tiles in never comes)
+    this.#caches?.cancel(new NavBakeError('NB_ERR_DISPOSED', 'navbake.update: the NavMesh was disposed during the update'));
   }
 
   /** The navmesh as bytes (tiles sorted: the same navmesh always gives the same bytes). */

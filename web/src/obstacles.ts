@@ -6,7 +6,7 @@
  * on this thread) and swaps them in all at once.
  */
 import { abortSignal, intIn, invalid, optionsObject, shown, workerCount } from './args.js';
-import { abortReason, NavBakeError } from './errors.js';
+import { abortReason, NavBakeError, onAbort } from './errors.js';
 import { sharedPool, workersAvailable, type TaskHandle } from './pool.js';
 import { wasmModule } from './runtime.js';
 import { overlapsXZ, volumeData, type Volume, type VolumeData } from './volumes.js';
@@ -69,6 +69,8 @@ export class TileCaches {
   private generation = 0;
   private nextId = 1;
   private chain: Promise<unknown> = Promise.resolve();
+  /** the rebuilds running in workers now (dispose() cancels them) */
+  private readonly running = new Set<TaskHandle>();
 
   constructor(
     private readonly w: Wasm,
@@ -81,6 +83,11 @@ export class TileCaches {
 
   get pendingTiles(): number {
     return this.pending.size;
+  }
+
+  /** The navmesh was disposed: the rebuilds running in workers stop, their update() rejects with reason. */
+  cancel(reason: unknown): void {
+    for (const t of [...this.running]) t.cancel(reason);
   }
 
   add(volume: Volume): number {
@@ -122,9 +129,8 @@ export class TileCaches {
     if (!signal) return run;
     // Aborted while calls before it run: reject now (its turn then finds the signal aborted and does nothing).
     return new Promise<ObstacleUpdate>((resolve, reject) => {
-      const onAbort = () => reject(abortReason(signal));
-      signal.addEventListener('abort', onAbort, { once: true });
-      run.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+      const stop = onAbort(signal, () => reject(abortReason(signal)));
+      run.then(resolve, reject).finally(stop);
     });
   }
 
@@ -155,6 +161,7 @@ export class TileCaches {
     // pending for the next call, which brings the later obstacles.
     const signal = opts.signal;
     if (signal?.aborted) throw abortReason(signal); // while waiting for the calls before it
+    navPtr(); // NB_ERR_DISPOSED when the navmesh was disposed while it waited
     const jobs = dirty.filter(([k]) => this.pending.has(k)).sort((a, b) => a[0] - b[0]);
     const workers = opts.workers === undefined ? this.workers : opts.workers;
     const inputs = jobs.map(([k]) => {
@@ -165,15 +172,15 @@ export class TileCaches {
     if (workers === false || !workersAvailable() || inputs.length === 0) {
       blobs = inputs.map((j) => this.w.rebuildTile(this.config, j.cache, this.links, j.obstacles));
     } else {
-      const pool = sharedPool(() => wasmModule(), workers);
+      const pool = sharedPool(() => wasmModule());
       const tasks: TaskHandle[] = inputs.map((j) =>
         // the cache is copied (structured clone), not transferred: this thread keeps it
-        pool.run({ type: 'rebuild', config: this.config, cache: j.cache, links: this.links, obstacles: j.obstacles }, []),
+        pool.run({ type: 'rebuild', config: this.config, cache: j.cache, links: this.links, obstacles: j.obstacles }, [], undefined, workers),
       );
-      const onAbort = () => {
+      for (const t of tasks) this.running.add(t);
+      const stop = onAbort(signal, () => {
         for (const t of tasks) t.cancel(abortReason(signal!));
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
+      });
       try {
         const results = await Promise.all(tasks.map((t) => t.promise));
         if (signal?.aborted) throw abortReason(signal);
@@ -182,7 +189,8 @@ export class TileCaches {
         for (const t of tasks) t.cancel(e);
         throw signal?.aborted ? abortReason(signal) : e;
       } finally {
-        signal?.removeEventListener('abort', onAbort);
+        stop();
+        for (const t of tasks) this.running.delete(t);
       }
     }
     // Swap every new tile in, or none: on a failure the tiles already swapped get their old blobs back, in the

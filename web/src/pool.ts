@@ -10,7 +10,7 @@
  */
 import { isDetached } from './args.js';
 import { hardwareThreads, isNode, nodeImport, nodeProcess } from './env.js';
-import { abortReason, NavBakeError, type NavBakeErrorCode } from './errors.js';
+import { abortReason, NavBakeError, onAbort, type NavBakeErrorCode } from './errors.js';
 import type { BakeRequest, InspectRequest, ProgressReply, RebuildRequest, ResultReply, WorkerReply, WorkerRequest } from './protocol.js';
 import type { WasmModule } from './wasm.js';
 
@@ -38,6 +38,8 @@ interface Task {
   settled: boolean;
   /** a lease (a worker held for a session of several messages) instead of one request */
   lease?: LeaseEvents;
+  /** the caller's worker count: while it waits, workers are started up to this many in the pool */
+  limit: number;
 }
 
 /** A request a lease's holder sends (the lease fills in the id). */
@@ -83,14 +85,13 @@ export interface TaskHandle {
 
 /** The task's reply; aborting the signal meanwhile cancels the task, which then rejects with the abort reason. */
 export async function settle(task: TaskHandle, signal: AbortSignal | undefined): Promise<ResultReply> {
-  const onAbort = () => task.cancel(abortReason(signal!));
-  signal?.addEventListener('abort', onAbort, { once: true });
+  const stop = onAbort(signal, () => task.cancel(abortReason(signal!)));
   try {
     const r = await task.promise;
     if (signal?.aborted) throw abortReason(signal);
     return r;
   } finally {
-    signal?.removeEventListener('abort', onAbort);
+    stop();
   }
 }
 
@@ -150,7 +151,7 @@ export function workersAvailable(): boolean {
 }
 
 export class BakePool {
-  /** Most workers alive at once. */
+  /** Most workers started for a task that gives no limit of its own. */
   maxWorkers: number;
   /** An idle worker with more wasm memory than this is stopped after retireAfterMs (its memory freed). */
   retireBytes = 64 * 1024 * 1024;
@@ -180,16 +181,20 @@ export class BakePool {
     return this.workers.size;
   }
 
-  /** Queues a bake request (or an inspect request: type 'inspect'); buffers in transfer move to the worker. */
+  /**
+   * Queues a bake request (or an inspect request: type 'inspect'); buffers in transfer move to the worker. While it
+   * waits, workers are started up to `limit` in all (the caller's `workers` option); it takes any idle worker.
+   */
   run(
     req: Omit<BakeRequest, 'id' | 'type'> | Omit<InspectRequest, 'id'> | Omit<RebuildRequest, 'id'>,
     transfer: ArrayBuffer[],
     onProgress?: (p: ProgressReply) => void,
+    limit = this.maxWorkers,
   ): TaskHandle {
     const id = this.nextId++;
     let task!: Task;
     const promise = new Promise<ResultReply>((resolve, reject) => {
-      task = { id, req: { type: 'bake', ...req, id } as Task['req'], transfer, onProgress, resolve, reject, worker: null, settled: false };
+      task = { id, req: { type: 'bake', ...req, id } as Task['req'], transfer, onProgress, resolve, reject, worker: null, settled: false, limit };
     });
     this.queue.push(task);
     this.pump();
@@ -201,7 +206,7 @@ export class BakePool {
    * worker can start, or with the reason when cancelled while waiting. Once held, events.died reports a worker
    * that stops; kill() and release() end the lease silently.
    */
-  lease(events: LeaseEvents): { promise: Promise<Lease>; cancel(reason: unknown): void } {
+  lease(events: LeaseEvents, limit = this.maxWorkers): { promise: Promise<Lease>; cancel(reason: unknown): void } {
     const id = this.nextId++;
     let task!: Task;
     const promise = new Promise<Lease>((resolve, reject) => {
@@ -214,6 +219,7 @@ export class BakePool {
         worker: null,
         settled: false,
         lease: events,
+        limit,
       };
       (task as LeaseTask).grant = resolve;
     });
@@ -291,7 +297,9 @@ export class BakePool {
         continue;
       }
       const starting = [...this.workers].filter((w) => !w.port).length;
-      if (this.workers.size < this.maxWorkers && starting < this.queue.length) {
+      // a `workers: 8` call starts up to 8 while its tasks wait; it leaves no higher limit behind for later calls
+      const limit = this.queue.reduce((m, t) => Math.max(m, t.limit), 1);
+      if (this.workers.size < limit && starting < this.queue.length) {
         this.spawn();
         continue;
       }
@@ -465,10 +473,9 @@ interface LeaseTask extends Task {
 
 let shared: BakePool | null = null;
 
-/** @internal the pool bake() uses; grows to at least `workers` */
-export function sharedPool(wasm: () => Promise<WasmModule>, workers: number): BakePool {
-  if (!shared) shared = new BakePool(wasm, workers);
-  else shared.maxWorkers = Math.max(shared.maxWorkers, workers);
+/** @internal the pool bake() and the others use; each call gives its `workers` option as its tasks' limit */
+export function sharedPool(wasm: () => Promise<WasmModule>): BakePool {
+  shared ??= new BakePool(wasm, 1);
   return shared;
 }
 

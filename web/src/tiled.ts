@@ -8,7 +8,7 @@
  * thread. Whatever the order, the navmesh saves to the same bytes.
  */
 import { isNode } from './env.js';
-import { abortReason, NavBakeError, type NavBakeErrorCode } from './errors.js';
+import { abortReason, NavBakeError, onAbort, type NavBakeErrorCode } from './errors.js';
 import { navmeshHandle, type NavMesh } from './navmesh.js';
 import { tileKey, type TileCaches } from './obstacles.js';
 import { sharedPool, type Lease } from './pool.js';
@@ -85,6 +85,7 @@ function finished(
     h.w.addTile(h.nav, bytes);
     const polygons = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(32, true);
     job.onTile?.({ x, z, polygons, done, total, navMesh: job.nav, memoryBytes, times });
+    if (job.signal?.aborted) return; // onTile aborted the bake: no progress after it
   }
   job.onProgress?.(done, total);
 }
@@ -149,7 +150,7 @@ const PER_WORKER = 2;
 
 /** Spread over `workers` sessions in the shared pool. Resolves when every tile is in the navmesh. */
 export function bakeTilesInWorkers(job: TiledJob, workers: number, gridTiles: number): Promise<void> {
-  const pool = sharedPool(() => wasmModule(), workers);
+  const pool = sharedPool(() => wasmModule());
   const { mesh, signal } = job;
   return new Promise<void>((resolve, reject) => {
     const sessions = new Set<Session>();
@@ -163,6 +164,7 @@ export function bakeTilesInWorkers(job: TiledJob, workers: number, gridTiles: nu
     const early = new Map<number, TileReply>();
     let next = 0;
     let over = false;
+    let stopAbort = (): void => undefined;
     let hookSent = false;
     let failedOpens = 0;
     const retries = new Map<number, number>();
@@ -184,13 +186,12 @@ export function bakeTilesInWorkers(job: TiledJob, workers: number, gridTiles: nu
     const finish = (error?: unknown, kill = false) => {
       if (over) return;
       over = true;
-      signal?.removeEventListener('abort', onAbort);
+      stopAbort();
       for (const s of [...sessions]) end(s, kill);
       if (error === undefined) resolve();
       else reject(error);
     };
 
-    const onAbort = () => finish(abortReason(signal!), true);
 
     const pump = (s: Session) => {
       if (!queue || !s.lease) return;
@@ -220,10 +221,11 @@ export function bakeTilesInWorkers(job: TiledJob, workers: number, gridTiles: nu
           if (i >= 0) s.inFlight.splice(i, 1);
           early.set(rank.get(tileKey(r.x, r.z))!, r);
           pump(s); // the worker's next tile first: adding a run of waiting tiles takes a while
-          for (let t = early.get(next); t; t = early.get(next)) {
+          for (let t = early.get(next); t && !over; t = early.get(next)) {
             early.delete(next++);
             finished(job, t.x, t.z, t.bytes, t.cache, ++done, total, t.memory, t.times);
           }
+          if (over) return; // onTile aborted the bake
           if (done === total) return finish();
         } else if (r.type === 'error') {
           finish(new NavBakeError((r.code as NavBakeErrorCode) ?? 'NB_ERR_WORKER', r.message));
@@ -280,7 +282,7 @@ export function bakeTilesInWorkers(job: TiledJob, workers: number, gridTiles: nu
     const start = () => {
       const s: Session = { lease: null, waiting: null, open: false, inFlight: [] };
       sessions.add(s);
-      const req = pool.lease({ reply: (r) => onReply(s, r), died: (e, fatal) => onDied(s, e, fatal) });
+      const req = pool.lease({ reply: (r) => onReply(s, r), died: (e, fatal) => onDied(s, e, fatal) }, workers);
       s.waiting = req;
       req.promise.then(
         (lease) => {
@@ -328,7 +330,7 @@ export function bakeTilesInWorkers(job: TiledJob, workers: number, gridTiles: nu
       );
     };
 
-    signal?.addEventListener('abort', onAbort, { once: true });
+    stopAbort = onAbort(signal, () => finish(abortReason(signal!), true));
     const n = Math.max(1, Math.min(workers, gridTiles));
     for (let i = 0; i < n; i++) start();
   });

@@ -10,7 +10,7 @@
 import { abortSignal, allocate, bool, f32, intIn, invalid, knownKeys, notDetached, num, optionsObject, shown, vec3 } from './args.js';
 import { bakeOptions, configFor, hereProgress, meshInput, progressOf, snapshot, workerCopies, type BakeProgress, type Geometry } from './bake.js';
 import { DEFAULTS, shortFloat, type NavBakeConfig } from './config.js';
-import { abortedAs, abortReason, NavBakeError } from './errors.js';
+import { abortedAs, abortReason, NavBakeError, onAbort } from './errors.js';
 import type { Vec3Like } from './navmesh.js';
 import { settle, sharedPool, workersAvailable } from './pool.js';
 import { mainWasm, wasmModule } from './runtime.js';
@@ -314,10 +314,10 @@ export async function voxelize(geometry: Geometry, config?: NavBakeConfig | null
     }
   }
 
-  const pool = sharedPool(() => wasmModule(), workers);
+  const pool = sharedPool(() => wasmModule());
   const { copies, transfer } = workerCopies(mesh);
   const req = { type: 'voxelize' as const, ...copies, config: values, headroom, fill };
-  const task = pool.run(req, transfer, (p) => onProgress?.(progressOf(p.stage, p.done, p.total)));
+  const task = pool.run(req, transfer, (p) => onProgress?.(progressOf(p.stage, p.done, p.total)), workers);
   const r = await settle(task, signal);
   if (!r.voxels) throw new NavBakeError('NB_ERR_WORKER', 'navbake.voxelize: the worker sent no voxels');
   return new VoxelGrid(ADOPT, w, r.voxels, w.putWords(r.voxels.words), r.voxels.filled);
@@ -541,16 +541,14 @@ export class VoxelGrid {
     if (!qs) queues.set(w, (qs = { jobs: [], running: false, query: 0, nodes: 0 }));
     const { cellSize: cs, cellHeight: ch } = this.#layout;
     const raw = await new Promise<RawPath>((resolve, reject) => {
-      const job: Job = { grid: this, h, a, cs, ch, signal, sliceMs, resolve, reject, done: () => signal?.removeEventListener('abort', onAbort) };
       // waiting for its turn: rejected at once (a running search sees the signal between slices)
-      const onAbort = () => {
+      const stop = onAbort(signal, () => {
         const i = qs.jobs.indexOf(job);
         if (i < 0) return;
         qs.jobs.splice(i, 1);
-        job.done();
         reject(abortReason(signal!));
-      };
-      signal?.addEventListener('abort', onAbort);
+      });
+      const job: Job = { grid: this, h, a, cs, ch, signal, sliceMs, resolve, reject, done: stop };
       qs.jobs.push(job);
       if (!qs.running) void runQueue(w);
     });
