@@ -8,6 +8,7 @@ import {
   BufferGeometry,
   Group,
   InstancedBufferGeometry,
+  LOD,
   InstancedMesh,
   Line,
   Matrix4,
@@ -122,8 +123,9 @@ describe('geometryFromObject3D', () => {
     root.add(a, b, c);
     const g = geometryFromObject3D(root);
     expect(g.indices.length).toBe(3 + 6 + 3);
-    expect(g.positions.length).toBe((3 + 24 + 3) * 3);
-    expect(Math.max(...g.indices)).toBe(3 + 24 + 2);
+    // only the vertices of the triangles taken: the box's first face (4 of its 24), one triangle of c
+    expect(g.positions.length).toBe((3 + 4 + 3) * 3);
+    expect(Math.max(...g.indices)).toBe(3 + 4 + 2);
     const idx = b.geometry.index!;
     expect(Array.from(g.indices.slice(3, 9))).toEqual([0, 1, 2, 3, 4, 5].map((k) => 3 + idx.getX(k)));
     const v = c.geometry.getAttribute('position');
@@ -195,6 +197,76 @@ describe('geometryFromObject3D', () => {
     const hiddenMat = new MeshBasicMaterial({ visible: false });
     expect(geometryFromObject3D(new Mesh(floorTriangle(), hiddenMat), { skipInvisible: true }).indices.length).toBe(0);
     expect(geometryFromObject3D(new Mesh(floorTriangle(), hiddenMat)).indices.length).toBe(3);
+  });
+
+  it('copies only the vertices of the triangles taken: an undrawn far or NaN vertex neither widens nor fails the bake', async () => {
+    // an indexed floor drawing 2 of its 3 triangles; the third uses a vertex 10 km away
+    const g = new BufferGeometry();
+    g.setAttribute('position', new BufferAttribute(new Float32Array([0, 0, 0, 0, 0, 10, 10, 0, 0, 10, 0, 10, 1e4, 0, 1e4]), 3));
+    g.setIndex([0, 1, 2, 2, 1, 3, 4, 4, 4]);
+    g.setDrawRange(0, 6);
+    const out = geometryFromObject3D(new Mesh(g, mat));
+    expect(out.positions.length).toBe(4 * 3);
+    expect(Math.max(...Array.from(out.positions))).toBe(10);
+    const nav = await bake(out, {}, { workers: false }); // was NB_ERR_TOO_LARGE: a 33333 x 33333 grid
+    expect(nav.polygons().length).toBeGreaterThan(0);
+    nav.dispose();
+    // the vertex is not even read: NaN there is no error either
+    g.getAttribute('position').setX(4, NaN);
+    expect(geometryFromObject3D(new Mesh(g, mat)).positions.length).toBe(12);
+    // non-indexed, a hidden group between two drawn ones: its vertices are left out, the indices follow
+    const flat = new BoxGeometry().toNonIndexed(); // 36 vertices, groups of 6 per face
+    const mats = [new MeshBasicMaterial(), new MeshBasicMaterial({ visible: false })];
+    flat.clearGroups();
+    flat.addGroup(0, 6, 0);
+    flat.addGroup(6, 24, 1);
+    flat.addGroup(30, 6, 0);
+    const two = geometryFromObject3D(new Mesh(flat, mats), { skipInvisible: true });
+    expect(two.positions.length).toBe(12 * 3);
+    const all = triangleSet(geometryFromObject3D(new Mesh(new BoxGeometry().toNonIndexed(), mat)));
+    expect(all).toEqual(expect.arrayContaining(triangleSet(two)));
+    const pos = flat.getAttribute('position');
+    expect(Array.from(two.positions.slice(6 * 3, 6 * 3 + 3))).toEqual([pos.getX(30), pos.getY(30), pos.getZ(30)]);
+    // a mesh of many groups (the first and last were found with a spread of every range: a stack overflow)
+    const many = new BufferGeometry();
+    const n = 130_000;
+    const xyz = new Float32Array(n * 9);
+    for (let i = 0; i < n; i++) xyz.set([i, 0, 0, i, 0, 1, i + 1, 0, 0], i * 9);
+    many.setAttribute('position', new BufferAttribute(xyz, 3));
+    for (let i = 0; i < n; i++) many.addGroup(i * 3, 3, 0);
+    expect(geometryFromObject3D(new Mesh(many, [mat])).indices.length).toBe(n * 3);
+  });
+
+  it('a negative draw range start draws up to start + count, as three.js does', () => {
+    const g = new BoxGeometry().toNonIndexed();
+    g.setDrawRange(-3, 6); // vertices 0..2: one triangle
+    expect(geometryFromObject3D(new Mesh(g, mat)).indices.length).toBe(3);
+    g.setDrawRange(-9, 6); // nothing
+    expect(geometryFromObject3D(new Mesh(g, mat)).indices.length).toBe(0);
+  });
+
+  it("leaves out the helpers' own drawing, and takes an LOD's first level only", async () => {
+    const floor = new Mesh(new PlaneGeometry(20, 20).rotateX(-Math.PI / 2), mat);
+    const scene = new Group().add(floor);
+    const alone = triangleSet(geometryFromObject3D(scene));
+    const nav = await bake(geometryFromObject3D(scene), {}, { workers: false });
+    scene.add(new NavMeshHelper(nav), new PathHelper(nav.findPath([-5, 0, -5], [5, 0, 5]).points));
+    expect(triangleSet(geometryFromObject3D(scene))).toEqual(alone); // not the navmesh lifted over the floor
+    nav.dispose();
+    // an LOD: the detailed level, whatever the levels' visibility (the LOD sets it for a camera)
+    const lod = new LOD();
+    const fine = new Mesh(new PlaneGeometry(4, 4, 4, 4).rotateX(-Math.PI / 2), mat);
+    const coarse = new Mesh(new PlaneGeometry(4, 4).rotateX(-Math.PI / 2), mat);
+    lod.addLevel(fine, 0);
+    lod.addLevel(coarse, 50);
+    const ramp = new Mesh(floorTriangle(), mat); // a plain child of the LOD, not a level: always drawn
+    lod.add(ramp);
+    expect(geometryFromObject3D(lod).indices.length).toBe((32 + 1) * 3);
+    fine.visible = false; // as LOD.update leaves it for a far camera
+    coarse.visible = true;
+    expect(geometryFromObject3D(lod, { skipInvisible: true }).indices.length).toBe((32 + 1) * 3);
+    lod.visible = false;
+    expect(geometryFromObject3D(lod, { skipInvisible: true }).indices.length).toBe(0);
   });
 
   it('malformed meshes are refused where they are, not as NaN positions in the bake', () => {
@@ -491,6 +563,84 @@ describe('NavMeshHelper and PathHelper on dungeon.obj', () => {
     ];
     for (const [make, message] of bad) expect(make, String(message)).toThrow(message);
     // the kinds that are colours
-    for (const c of [0xff0000, 'red', '#00ff00', areaColor(5)]) new NavMeshHelper(twoAreas, { edgeColor: c, colors: { 63: c } }).dispose();
+    for (const c of [0xff0000, 'red', '#00ff00', 'rgb(255, 0, 0)', 'hsl(120, 50%, 50%)', areaColor(5)]) {
+      new NavMeshHelper(twoAreas, { edgeColor: c, colors: { 63: c } }).dispose();
+    }
+  });
+
+  it('colour strings three.js cannot read are refused (three.js would draw another colour)', () => {
+    const warn = console.warn;
+    console.warn = () => undefined; // three.js's own warning about the string
+    try {
+      const bad: [() => unknown, RegExp][] = [
+        [() => new NavMeshHelper(twoAreas, { colors: { 7: 'notacolour' } }), /options.colors\[7\]: three.js cannot read the colour "notacolour"/],
+        [() => new NavMeshHelper(twoAreas, { edgeColor: 'nope' }), /options.edgeColor: three.js cannot read the colour "nope"/],
+        [() => new NavMeshHelper(twoAreas, { colors: () => '#12' }), /options.colors\(63\) returned: three.js cannot read the colour "#12"/],
+        [() => new PathHelper([], { color: 'bogus-colour' }), /PathHelper: options.color: three.js cannot read the colour "bogus-colour"/],
+      ];
+      for (const [make, message] of bad) expect(make, String(message)).toThrow(message);
+    } finally {
+      console.warn = warn;
+    }
+  });
+
+  it('update() that throws leaves the drawing and navMesh as they were; opaque drawing writes depth', async () => {
+    const plain = await bake(level, {}, { workers: false });
+    try {
+      const helper = new NavMeshHelper(plain, {
+        colors: (a) => {
+          if (a === 7) throw new Error('no colour for 7');
+          return 0x00ff00;
+        },
+      });
+      const geometry = helper.mesh.geometry;
+      const edges = helper.edges.geometry;
+      let freed = 0;
+      geometry.addEventListener('dispose', () => freed++);
+      expect(() => helper.update(twoAreas)).toThrow(/no colour for 7/);
+      expect(helper.navMesh).toBe(plain);
+      expect([helper.mesh.geometry, helper.edges.geometry, freed]).toEqual([geometry, edges, 0]);
+      helper.dispose();
+      expect(new NavMeshHelper(plain).mesh.material.depthWrite).toBe(false); // see-through: drawn after the level
+      const opaque = new NavMeshHelper(plain, { opacity: 1 });
+      expect([opaque.mesh.material.transparent, opaque.mesh.material.depthWrite]).toEqual([false, true]);
+      opaque.dispose();
+    } finally {
+      plain.dispose();
+    }
+  });
+
+  it('clone() and copy(): helpers of their own, placed and set up alike; scene.clone() works with them in it', () => {
+    const helper = new NavMeshHelper(twoAreas, { opacity: 0.3, lift: 0.2, edgeColor: 'red' });
+    helper.position.set(1, 2, 3);
+    helper.name = 'nav';
+    helper.add(new Object3D()); // a child of the user's
+    const copy = helper.clone();
+    expect(copy).toBeInstanceOf(NavMeshHelper);
+    expect(copy.children.length).toBe(3);
+    expect(copy.children.slice(0, 2)).toEqual([copy.mesh, copy.edges]);
+    expect([copy.name, copy.position.toArray(), copy.mesh.position.y, copy.mesh.material.opacity]).toEqual(['nav', [1, 2, 3], 0.2, 0.3]);
+    expect(copy.mesh.geometry).not.toBe(helper.mesh.geometry);
+    expect(copy.mesh.material).not.toBe(helper.mesh.material);
+    const colours = (h: NavMeshHelper) => Array.from(h.edges.geometry.getAttribute('color').array);
+    expect(colours(copy)).toEqual(colours(helper));
+    expect(Array.from(copy.mesh.geometry.getAttribute('position').array)).toEqual(Array.from(helper.mesh.geometry.getAttribute('position').array));
+    let freed = 0;
+    helper.mesh.geometry.addEventListener('dispose', () => freed++);
+    copy.dispose(); // its own buffers: the original's stay
+    expect(freed).toBe(0);
+    const path = new PathHelper([1, 2, 3, 4, 5, 6], { color: 'lime', pointSize: 9 });
+    const scene = new Group().add(helper, path);
+    const cloned = scene.clone();
+    const [h2, p2] = cloned.children as [NavMeshHelper, PathHelper];
+    expect(h2).toBeInstanceOf(NavMeshHelper);
+    expect(p2).toBeInstanceOf(PathHelper);
+    expect(p2.children).toEqual([p2.line, p2.points]);
+    expect(Array.from(p2.line.geometry.getAttribute('position').array)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect([p2.points.material.size, p2.line.material.color.getHex()]).toEqual([9, path.line.material.color.getHex()]);
+    p2.setPath([7, 8, 9]); // its own path now; the original keeps its own
+    expect(path.line.geometry.getAttribute('position').count).toBe(2);
+    expect(() => h2.copy(new Object3D() as never)).toThrow(/NavMeshHelper.copy needs a NavMeshHelper/);
+    for (const o of [helper, h2, path, p2]) o.dispose();
   });
 });

@@ -17,6 +17,7 @@ import {
   DoubleSide,
   type InstancedMesh,
   Line,
+  type LOD,
   LineBasicMaterial,
   LineSegments,
   Matrix4,
@@ -65,10 +66,43 @@ interface MeshPart {
   mesh: Mesh;
   /** first and one-past-last index (indexed) or vertex (non-indexed) of each drawn range, whole triangles */
   ranges: [number, number][];
-  /** vertices copied: all of an indexed geometry, the drawn ones of a non-indexed one */
-  first: number;
-  count: number;
+  /** the vertices the drawn triangles use */
+  used: UsedVertices;
   matrices: Matrix4[];
+}
+
+/**
+ * The vertices a mesh's drawn triangles use, in the geometry's order: only those are copied (an undrawn vertex far
+ * away would widen the bake's bounds, a NaN one would fail it). list: the geometry's vertex of each copied one, and
+ * remap: the copied vertex of each of the geometry's (-1: unused); both null when every vertex is used.
+ */
+interface UsedVertices {
+  count: number;
+  list: Uint32Array | null;
+  remap: Int32Array | null;
+}
+
+function usedVertices(mesh: Mesh, ranges: [number, number][], nverts: number): UsedVertices {
+  const index = mesh.geometry.index;
+  const remap = new Int32Array(nverts).fill(-1);
+  for (const [start, end] of ranges) {
+    for (let k = start; k < end; k++) {
+      const v = index ? index.getX(k) : k;
+      if (!(v >= 0 && v < nverts)) {
+        throw new NavBakeError(
+          'NB_ERR_INDEX_RANGE',
+          `navbake/three: mesh '${mesh.name}': index ${k} is vertex ${v}, but the geometry has ${nverts} vertices`,
+        );
+      }
+      remap[v] = 0;
+    }
+  }
+  let count = 0;
+  for (let v = 0; v < nverts; v++) if (remap[v] === 0) remap[v] = count++;
+  if (count === nverts) return { count, list: null, remap: null };
+  const list = new Uint32Array(count);
+  for (let v = 0; v < nverts; v++) if (remap[v] >= 0) list[remap[v]] = v;
+  return { count, list, remap };
 }
 
 function hiddenAbove(o: Object3D): boolean {
@@ -83,8 +117,9 @@ function hiddenAbove(o: Object3D): boolean {
 function drawnRanges(mesh: Mesh, skipInvisible: boolean): [number, number][] {
   const g = mesh.geometry;
   const n = g.index ? g.index.count : (g.getAttribute('position')?.count ?? 0);
+  // as WebGLRenderer clamps them: a negative start draws up to start + count, not count
   const lo = Math.min(Math.max(0, g.drawRange.start), n);
-  const hi = Math.min(n, lo + g.drawRange.count);
+  const hi = Math.max(lo, Math.min(n, g.drawRange.start + g.drawRange.count));
   const drawn = (m: unknown) => m != null && !(skipInvisible && (m as { visible?: boolean }).visible === false);
   const spans: [number, number][] = [];
   if (Array.isArray(mesh.material)) {
@@ -116,8 +151,10 @@ function isFatLine(o: Object3D): boolean {
 /**
  * Collects the triangles of every Mesh under root (root included) in world space, ready for bake(). World
  * matrices are brought up to date first. Indexed and non-indexed BufferGeometries both work (draw ranges are
- * respected, and with an array of materials only the geometry's groups are taken, as three.js draws them); an
- * InstancedMesh gives one copy per instance. Points, lines (fat lines too: Line2, LineSegments2, Wireframe) and
+ * respected, and with an array of materials only the geometry's groups are taken, as three.js draws them; only the
+ * vertices of the triangles taken are copied); an InstancedMesh gives one copy per instance, and an LOD its first
+ * (most detailed) level. NavMeshHelper and PathHelper objects are left out (a navmesh drawn from an earlier bake
+ * is not part of the level). Points, lines (fat lines too: Line2, LineSegments2, Wireframe) and
  * sprites are left out, as are morph targets and skinning (a SkinnedMesh gives its bind pose). A BatchedMesh,
  * and an InstancedBufferGeometry placed by its shader, throw NB_ERR_INVALID_ARG (their triangles' places are not
  * known here). Where a transform mirrors (negative determinant), the triangles are turned over so that floors
@@ -140,8 +177,14 @@ export function geometryFromObject3D(root: Object3D, opts?: GeometryFromObject3D
   let nverts = 0;
   let nidx = 0;
 
-  const visit = (o: Object3D): void => {
-    if (skipInvisible && !o.visible) return; // three.js draws nothing below an invisible object
+  // geometry -> the vertices its drawn ranges use (meshes sharing a geometry and its ranges reuse them)
+  const usedOf = new Map<BufferGeometry, { key: string; used: UsedVertices }>();
+
+  const visit = (o: Object3D, lodLevel = false): void => {
+    // three.js draws nothing below an invisible object; an LOD's levels are shown and hidden by the LOD itself
+    if (skipInvisible && !o.visible && !lodLevel) return;
+    // the helpers' own drawing (a navmesh baked before, a path) is not part of the level
+    if ((o as { isNavMeshHelper?: boolean }).isNavMeshHelper || (o as { isPathHelper?: boolean }).isPathHelper) return;
     const mesh = o as Mesh;
     if (mesh.isMesh && mesh.geometry?.isBufferGeometry && !isFatLine(mesh) && (!filter || filter(mesh))) {
       // A BatchedMesh's geometry holds every batched geometry once, without the instances' matrices; an
@@ -187,12 +230,24 @@ export function geometryFromObject3D(root: Object3D, opts?: GeometryFromObject3D
         } else {
           matrices.push(mesh.matrixWorld);
         }
-        const first = g.index ? 0 : Math.min(...ranges.map((r) => r[0]));
-        const count = g.index ? pos.count : Math.max(...ranges.map((r) => r[1])) - first;
-        parts.push({ mesh, ranges, first, count, matrices });
-        nverts += count * matrices.length;
+        const key = ranges.join(';');
+        let known = usedOf.get(g);
+        if (known?.key !== key) usedOf.set(g, (known = { key, used: usedVertices(mesh, ranges, pos.count) }));
+        const used = known.used;
+        parts.push({ mesh, ranges, used, matrices });
+        nverts += used.count * matrices.length;
         for (const [a, b] of ranges) nidx += (b - a) * matrices.length;
       }
+    }
+    const lod = o as LOD;
+    if (lod.isLOD && lod.levels.length > 0) {
+      // three.js draws one level, chosen by the camera's distance: take the first (the most detailed)
+      const levels = new Set(lod.levels.map((l) => l.object));
+      for (const child of o.children) {
+        if (child === lod.levels[0].object) visit(child, true);
+        else if (!levels.has(child)) visit(child);
+      }
+      return;
     }
     for (const child of o.children) visit(child);
   };
@@ -214,7 +269,7 @@ export function geometryFromObject3D(root: Object3D, opts?: GeometryFromObject3D
   const v = new Vector3();
   let vbase = 0;
   let ibase = 0;
-  for (const { mesh, ranges, first, count, matrices } of parts) {
+  for (const { mesh, ranges, used, matrices } of parts) {
     const g = mesh.geometry;
     const pos = g.getAttribute('position');
     const index = g.index;
@@ -231,18 +286,20 @@ export function geometryFromObject3D(root: Object3D, opts?: GeometryFromObject3D
         id = a;
       }
     }
+    const { count, list, remap } = used;
     for (const m of matrices) {
       for (let i = 0; i < count; i++) {
-        v.fromBufferAttribute(pos, first + i);
+        const src = list ? list[i] : i;
+        v.fromBufferAttribute(pos, src);
         // said here, naming the mesh: applyMatrix4's divide would turn an infinite coordinate into NaN
         if (!(Number.isFinite(v.x) && Number.isFinite(v.y) && Number.isFinite(v.z))) {
-          throw new NavBakeError('NB_ERR_NONFINITE', `navbake/three: mesh '${mesh.name}': vertex ${first + i} is (${v.x}, ${v.y}, ${v.z})`);
+          throw new NavBakeError('NB_ERR_NONFINITE', `navbake/three: mesh '${mesh.name}': vertex ${src} is (${v.x}, ${v.y}, ${v.z})`);
         }
         v.applyMatrix4(m);
         if (!(inFloat32(v.x) && inFloat32(v.y) && inFloat32(v.z))) {
           throw new NavBakeError(
             'NB_ERR_NONFINITE',
-            `navbake/three: mesh '${mesh.name}': vertex ${first + i} is not finite in float32 in world space (${v.x}, ${v.y}, ${v.z})`,
+            `navbake/three: mesh '${mesh.name}': vertex ${src} is not finite in float32 in world space (${v.x}, ${v.y}, ${v.z})`,
           );
         }
         positions[(vbase + i) * 3] = v.x;
@@ -252,15 +309,14 @@ export function geometryFromObject3D(root: Object3D, opts?: GeometryFromObject3D
       const flip = m.determinant() < 0;
       for (const [start, end] of ranges) {
         for (let k = start; k < end; k += 3) {
-          const a = index ? index.getX(k) : k - first;
-          const b = index ? index.getX(k + 1) : k + 1 - first;
-          const c = index ? index.getX(k + 2) : k + 2 - first;
-          if (index && !(a < count && b < count && c < count)) {
-            const j = a >= count ? 0 : b >= count ? 1 : 2;
-            throw new NavBakeError(
-              'NB_ERR_INDEX_RANGE',
-              `navbake/three: mesh '${mesh.name}': index ${k + j} is vertex ${[a, b, c][j]}, but the geometry has ${count} vertices`,
-            );
+          // (indices were checked against the vertex count when the used vertices were found)
+          let a = index ? index.getX(k) : k;
+          let b = index ? index.getX(k + 1) : k + 1;
+          let c = index ? index.getX(k + 2) : k + 2;
+          if (remap) {
+            a = remap[a];
+            b = remap[b];
+            c = remap[c];
           }
           indices[ibase] = vbase + a;
           indices[ibase + 1] = vbase + (flip ? c : b);
@@ -334,7 +390,7 @@ export class NavMeshHelper extends Object3D {
   readonly mesh: Mesh<BufferGeometry, MeshBasicMaterial>;
   /** Polygon edges and off-mesh links. */
   readonly edges: LineSegments<BufferGeometry, LineBasicMaterial>;
-  readonly #options: NavMeshHelperOptions;
+  #options: NavMeshHelperOptions;
 
   constructor(navmesh: NavMeshSource, opts?: NavMeshHelperOptions | null) {
     super();
@@ -364,7 +420,7 @@ export class NavMeshHelper extends Object3D {
         opacity,
         side: DoubleSide,
         forceSinglePass: true, // a flat surface needs no back-then-front pass of transparent DoubleSide
-        depthWrite: false,
+        depthWrite: !(opacity < 1), // opaque, it is drawn with the opaque objects and must hide what lies behind
         polygonOffset: true,
         polygonOffsetFactor: -1,
         polygonOffsetUnits: -1,
@@ -379,16 +435,54 @@ export class NavMeshHelper extends Object3D {
     this.update();
   }
 
-  /** Rebuilds the drawing from the navmesh (after setPolygonFlags, a new bake...), or from another navmesh. */
+  /**
+   * Rebuilds the drawing from the navmesh (after tiles were added or obstacles changed it), or from another
+   * navmesh. Colours are by area: polygon flags (setPolygonFlags) are not drawn. When it throws (a disposed
+   * navmesh, a colour callback that throws), the drawing and `navMesh` stay as they were.
+   */
   update(navmesh: NavMeshSource = this.navMesh): this {
     navmeshSource(navmesh);
     const surface = navmesh.toGeometry();
     const polys = navmesh.polygons();
+    const filled = this.#surface(surface.positions, surface.indices, surface.areas);
+    let outlines: BufferGeometry;
+    try {
+      outlines = this.#outlines(polys);
+    } catch (e) {
+      filled.dispose();
+      throw e;
+    }
     this.navMesh = navmesh;
     this.mesh.geometry.dispose();
-    this.mesh.geometry = this.#surface(surface.positions, surface.indices, surface.areas);
+    this.mesh.geometry = filled;
     this.edges.geometry.dispose();
-    this.edges.geometry = this.#outlines(polys);
+    this.edges.geometry = outlines;
+    return this;
+  }
+
+  /**
+   * A helper of its own (geometries and materials) showing the same navmesh with the same options, placed and
+   * set up as this one (three.js's clone(): `scene.clone()` works with helpers in the scene).
+   */
+  override clone(recursive?: boolean): this {
+    const Ctor = this.constructor as new (navmesh: NavMeshSource, opts: NavMeshHelperOptions) => this;
+    const copy = new Ctor(this.navMesh, this.#options);
+    copyHelper(copy, this, [[copy.mesh, this.mesh], [copy.edges, this.edges]], recursive ?? true);
+    return copy;
+  }
+
+  /** Shows source's navmesh with source's options, placed and set up as source (three.js's copy()). */
+  override copy(source: this, recursive = true): this {
+    if (!(source instanceof NavMeshHelper)) throw invalid(`navbake/three: NavMeshHelper.copy needs a NavMeshHelper (got ${shown(source)})`);
+    const options = this.#options;
+    this.#options = source.#options;
+    try {
+      this.update(source.navMesh);
+    } catch (e) {
+      this.#options = options;
+      throw e;
+    }
+    copyHelper(this, source, [[this.mesh, source.mesh], [this.edges, source.edges]], recursive);
     return this;
   }
 
@@ -536,13 +630,40 @@ export interface PathHelperOptions {
   lift?: number | undefined;
 }
 
-/** A colour option: a number 0..0xffffff, a CSS colour string or a Color. */
+/** A colour option: a number 0..0xffffff, a CSS colour string three.js reads, or a Color. */
 function colorOption(where: string, v: unknown): ColorRepresentation | undefined {
   if (v === undefined) return undefined;
-  if (typeof v === 'number' ? Number.isInteger(v) && v >= 0 && v <= 0xffffff : typeof v === 'string' || (v as Color | null)?.isColor === true) {
+  if (typeof v === 'number' ? Number.isInteger(v) && v >= 0 && v <= 0xffffff : (v as Color | null)?.isColor === true) {
     return v as ColorRepresentation;
   }
+  if (typeof v === 'string') {
+    // three.js warns and leaves a colour as it was for a string it cannot read: that would draw another colour
+    const probe = new Color(-1, -1, -1).setStyle(v);
+    if (probe.r !== -1 || probe.g !== -1 || probe.b !== -1) return v;
+    throw invalid(`${where}: three.js cannot read the colour ${shown(v)} (use a CSS colour name, #rgb, #rrggbb, rgb() or hsl())`);
+  }
   throw invalid(`${where} must be a colour: a number 0..0xffffff, a CSS colour string or a THREE.Color (got ${shown(v)})`);
+}
+
+type Part = Mesh<BufferGeometry, MeshBasicMaterial> | LineSegments<BufferGeometry, LineBasicMaterial> | Line<BufferGeometry, LineBasicMaterial> | Points<BufferGeometry, PointsMaterial>;
+
+/**
+ * A helper's copy(): source's Object3D properties (transform, name, visibility, layers, userData...), its parts'
+ * materials, places and draw order onto target's own parts (target keeps its geometries and materials), and, when
+ * recursive, clones of the children a user added to source.
+ */
+function copyHelper(target: Object3D, source: Object3D, parts: [Part, Part][], recursive: boolean): void {
+  Object3D.prototype.copy.call(target, source, false);
+  for (const [t, s] of parts) {
+    (t.material as { copy(m: unknown): unknown }).copy(s.material);
+    t.position.copy(s.position);
+    t.renderOrder = s.renderOrder;
+    t.visible = s.visible;
+  }
+  if (recursive) {
+    const own = new Set<Object3D>(parts.map(([, s]) => s));
+    for (const child of source.children) if (!own.has(child)) target.add(child.clone());
+  }
 }
 
 /** An optional number option within lo..hi. */
@@ -613,6 +734,18 @@ export class PathHelper extends Object3D {
     this.line.geometry = geometry(xyz);
     this.points.geometry.dispose();
     this.points.geometry = geometry(xyz.slice());
+    return this;
+  }
+
+  /**
+   * Shows source's path, with source's colours and sizes, placed and set up as source (three.js's copy(); clone()
+   * gives a helper of its own, geometries and materials, and `scene.clone()` works with helpers in the scene).
+   */
+  override copy(source: this, recursive = true): this {
+    if (!(source instanceof PathHelper)) throw invalid(`navbake/three: PathHelper.copy needs a PathHelper (got ${shown(source)})`);
+    const path = source.line.geometry.getAttribute('position')?.array as Float32Array | undefined;
+    this.setPath(path ? path.slice() : new Float32Array(0));
+    copyHelper(this, source, [[this.line, source.line], [this.points, source.points]], recursive);
     return this;
   }
 
