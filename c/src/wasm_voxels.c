@@ -23,6 +23,49 @@ enum {
 
 EMSCRIPTEN_KEEPALIVE int nbw_voxel_info_count(void) { return VINFO_COUNT; }
 
+/* Bounds for the voxel grid: the mesh's, with x and z widened to whole cells past the farthest vertex. The bake's
+ * grid rounds its width to the nearest cell count (the reference's rule, kept for navmeshes), which leaves out a
+ * face lying on the +x bound and whatever lies in a last partial cell; a voxel grid covers the whole mesh. 0 when
+ * a vertex is not finite or beyond NB_MAX_COORD (or there is none): nb_bake then names it. */
+static int voxel_bounds(const float* positions, uint32_t vertex_count, float cell_size, float lo[3], float hi[3])
+{
+    if (vertex_count == 0 || !(cell_size > 0.0f))
+        return 0;
+    for (uint32_t i = 0; i < vertex_count; ++i)
+        for (int k = 0; k < 3; ++k) {
+            const float v = positions[(size_t)i * 3 + k];
+            if (!isfinite(v) || fabsf(v) > NB_MAX_COORD)
+                return 0;
+            if (i == 0 || v < lo[k])
+                lo[k] = v;
+            if (i == 0 || v > hi[k])
+                hi[k] = v;
+        }
+    for (int k = 0; k < 3; k += 2) {
+        /* the cell the farthest vertex falls in, as rasterization finds it (in float, times 1 / cell size), or by
+         * the exact quotient, whichever is higher; then one more cell (so that it is inside) */
+        const double exact = floor(((double)hi[k] - lo[k]) / cell_size);
+        const double raster = floor((double)((hi[k] - lo[k]) * (1.0f / cell_size)));
+        const double cells = (exact > raster ? exact : raster) + 1.0;
+        hi[k] = (float)((double)lo[k] + cells * cell_size);
+    }
+    return 1;
+}
+
+/* The voxel of a fillEnclosed seed, or the one above it when the seed's is solid (a seed at the feet of someone
+ * standing on a floor lies in the floor's top voxel). 0, or 1 when both are solid. */
+static int free_seed(const uint32_t* words, const int32_t dims[3], int32_t seed[3])
+{
+    for (int up = 0; up < 2 && seed[1] + up < dims[1]; ++up) {
+        const uint64_t i = (uint64_t)seed[0] + (uint64_t)dims[0] * ((uint64_t)seed[2] + (uint64_t)dims[2] * (uint64_t)(seed[1] + up));
+        if (!(words[i >> 5] >> (i & 31) & 1u)) {
+            seed[1] += up;
+            return 0;
+        }
+    }
+    return 1;
+}
+
 /* Rasterizes the mesh (nb_bake up to the solid heightfield, with the config's cell sizes) and returns its
  * occupancy words (free with free()) and their layout in info; NULL with the status in ctx on failure.
  * headroom: empty layers added above the mesh's top (y is the slowest axis of the layout, so they are zero words
@@ -34,13 +77,18 @@ EMSCRIPTEN_KEEPALIVE uint32_t* nbw_voxelize(nb_context* ctx, const float* positi
                                             const double* config, int32_t headroom, const float* fill,
                                             int32_t fill_count, double* info)
 {
-    static const char* fn = "voxelize";
+    static const char* fn = "navbake.voxelize";
     uint32_t* words = NULL;
     nb_bake_result result;
     memset(&result, 0, sizeof(result));
     nb_config cfg;
     nbw_config_from_values(config, &cfg);
-    const nb_bake_input input = nbw_input(positions, vertex_count, indices, triangle_count, areas, NULL, 0);
+    nb_bake_input input = nbw_input(positions, vertex_count, indices, triangle_count, areas, NULL, 0);
+    float lo[3], hi[3];
+    if (voxel_bounds(positions, vertex_count, cfg.cell_size, lo, hi)) {
+        input.bmin = lo;
+        input.bmax = hi;
+    }
     if (nb_bake(ctx, &input, &cfg, NB_STAGE_RASTERIZE, NB_KEEP_HEIGHTFIELD, &result) != NB_OK)
         return NULL;
     const nb_heightfield* hf = result.heightfield;
@@ -97,6 +145,12 @@ EMSCRIPTEN_KEEPALIVE uint32_t* nbw_voxelize(nb_context* ctx, const float* positi
                                  (double)hf->bmin[k], (double)hf->bmin[k] + (double)dims[k] * cell[k]);
                 }
             }
+            for (int32_t p = 0; p < fill_count && st == NB_OK; ++p)
+                if (free_seed(words, dims, seeds + 3 * p))
+                    st = nb_fail(ctx, NB_ERR_INVALID_ARG,
+                                 "%s: options.fillEnclosed[%d] (%g, %g, %g) is inside solid voxels (its voxel and the "
+                                 "one above it): a seed must be in the open space to keep",
+                                 fn, p, (double)fill[3 * p], (double)fill[3 * p + 1], (double)fill[3 * p + 2]);
             if (st == NB_OK)
                 st = nb_voxel_fill_enclosed(ctx, words, dims, seeds, (uint32_t)fill_count, &filled);
             free(seeds);
@@ -157,11 +211,21 @@ enum {
 
 EMSCRIPTEN_KEEPALIVE int nbw_voxel_out_count(void) { return VO_LEN; }
 
-/* The voxels start and end snap to (nb_voxel_nearest within args[VA_SEARCH]), then the start of the search between
- * them (nb_voxel_find_path_begin). words must stay allocated until nbw_voxel_path_end. Returns the status of the
- * first call that failed. */
+/* Whether snapped voxel `to` lies farther than radius [world] from voxel `from` (nb_voxel_nearest's metric). */
+static int beyond(const int32_t* from, const int32_t* to, float cell_size, float cell_height, float radius)
+{
+    const double dx = ((double)to[0] - from[0]) * cell_size, dy = ((double)to[1] - from[1]) * cell_height,
+                 dz = ((double)to[2] - from[2]) * cell_size;
+    return dx * dx + dy * dy + dz * dz > (double)radius * radius;
+}
+
+/* The voxels start and end snap to (nb_voxel_nearest within args[VA_SEARCH] voxels, the cube around the sphere of
+ * search_radius [world]; a nearest voxel beyond the sphere means none within it), then the start of the search
+ * between them (nb_voxel_find_path_begin). words must stay allocated until nbw_voxel_path_end. Returns the status
+ * of the first call that failed. */
 EMSCRIPTEN_KEEPALIVE int nbw_voxel_path_begin(nb_voxel_query* q, const uint32_t* words, const int32_t* args,
-                                              float cell_size, float cell_height, float heuristic_weight, int32_t* out)
+                                              float cell_size, float cell_height, float heuristic_weight,
+                                              float search_radius, int32_t* out)
 {
     nb_voxel_grid grid;
     grid.words = words;
@@ -183,6 +247,9 @@ EMSCRIPTEN_KEEPALIVE int nbw_voxel_path_begin(nb_voxel_query* q, const uint32_t*
     st = nb_voxel_nearest(q, &grid, &params, args + VA_END, args[VA_SEARCH], out + VO_END, &found_end);
     if (st != NB_OK || !found_start || !found_end)
         return (int)st;
+    if (beyond(args + VA_START, out + VO_START, cell_size, cell_height, search_radius) ||
+        beyond(args + VA_END, out + VO_END, cell_size, cell_height, search_radius))
+        return NB_OK; /* (not started: no path) */
     st = nb_voxel_find_path_begin(q, &grid, &params, out + VO_START, out + VO_END);
     out[VO_STARTED] = st == NB_OK;
     return (int)st;

@@ -110,8 +110,12 @@ describe('voxelize', () => {
     const g = await voxelize(boxes([[0, 0, 0, 8, 0.5, 8], [3, 0, 3, 5, 2, 5]]), { cellSize: 0.5, cellHeight: 0.25 }, { workers: false });
     expect(g.cellSize).toBe(0.5);
     expect(g.cellHeight).toBe(0.25);
-    expect(g.dims[0]).toBe(16);
-    expect(g.dims[2]).toBe(16);
+    // 8 m at 0.5: 16 voxels, and a 17th that holds the slab's faces at x = 8 and z = 8
+    expect(g.dims[0]).toBe(17);
+    expect(g.dims[2]).toBe(17);
+    const edge = g.voxelAt([8, 0.25, 4]);
+    expect(edge[0]).toBe(16);
+    expect(g.isSolid(edge[0], edge[1], edge[2])).toBe(true);
     // The slab's top face (y 0.5) is solid in the voxel layer it lies in, and free above: as in the navmesh's
     // rasterization, a floor on a layer boundary fills the layer above it (span tops round up).
     const col = g.voxelAt([1, 0.5, 1]);
@@ -201,10 +205,90 @@ describe('voxelize', () => {
     expect(sealed.filled).toBeGreaterThan(open.filled + 1000); // the room's air
     expect(sealed.findPath([4, 0.5, 4], [5, 0.5, 5], { agentHeight: 1 }).status).toBe('none');
     expect(open.findPath([4, 0.5, 4], [5, 0.5, 5], { agentHeight: 1 }).status).toBe('complete');
+    // a seed at the feet of someone on the floor lies in the floor's top voxel: it seeds from the voxel above
+    for (const feet of [[4, 0.5, 4], [4, 0.6, 4]]) {
+      const g = await voxelize(room, config, { workers: false, headroom: 0, fillEnclosed: [feet] });
+      expect(g.filled, String(feet)).toBe(open.filled);
+      g.dispose();
+    }
+    // inside a thick solid (the floor slab's top voxel and the one above are solid where the wall stands on it)
+    await expectCode(
+      () => voxelize(room, config, { workers: false, headroom: 0, fillEnclosed: [[4, 2, 4], [0.1, 0.5, 4]] }),
+      'NB_ERR_INVALID_ARG',
+      /navbake\.voxelize: options\.fillEnclosed\[1\] \(0\.1, 0\.5, 4\) is inside solid voxels/,
+    );
     await expectCode(() => voxelize(level, config, { fillEnclosed: 'yes' as never }), 'NB_ERR_INVALID_ARG', /fillEnclosed must be true, false or an array of points/);
     await expectCode(() => voxelize(level, config, { fillEnclosed: [[0, NaN, 0]] }), 'NB_ERR_NONFINITE', /fillEnclosed\[0\]\[1\]/);
     await expectCode(() => voxelize(level, config, { workers: false, fillEnclosed: [[1, 1, 1], [50, 1, 1]] }), 'NB_ERR_INVALID_ARG', /options\.fillEnclosed\[1\] \(50, 1, 1\) lies outside the voxel grid \(x 0\.\.10/);
     for (const g of [hollow, filled, inWorker, sealed, open]) g.dispose();
+  });
+
+  it('covers the whole mesh: a wall on the +x bound and what lies in a last partial cell are solid', async () => {
+    // a room of single quads, walls 3 high on all four bounds of an 8 x 8 floor
+    const quad = (a: number[], b: number[], c: number[], d: number[]) => [a, b, c, a, c, d];
+    const tris = [
+      ...quad([0, 0, 0], [0, 0, 8], [8, 0, 8], [8, 0, 0]),
+      ...quad([0, 0, 0], [0, 3, 0], [0, 3, 8], [0, 0, 8]),
+      ...quad([8, 0, 0], [8, 0, 8], [8, 3, 8], [8, 3, 0]),
+      ...quad([0, 0, 0], [8, 0, 0], [8, 3, 0], [0, 3, 0]),
+      ...quad([0, 0, 8], [0, 3, 8], [8, 3, 8], [8, 0, 8]),
+    ];
+    const g = await voxelize({ positions: new Float32Array(tris.flat()) }, { cellSize: 0.25, cellHeight: 0.25 }, { workers: false });
+    const wallVoxels = (x: number, z: number) => {
+      let n = 0;
+      for (let y = 0; y < g.dims[1]; y++) n += g.isSolid(x, y, z) ? 1 : 0;
+      return n;
+    };
+    const far = g.voxelAt([8, 1, 4]);
+    expect(far[0]).toBe(g.dims[0] - 1);
+    expect(wallVoxels(far[0], far[2])).toBe(wallVoxels(0, far[2])); // the x = 8 wall as solid as the x = 0 one
+    // a walker of radius 0.5 keeps its body inside the room on both sides (east it reached x 7.875: 0.375 through
+    // the wall). (A wall's voxel lies on its +x side: the x = 0 wall's inside the room, the x = 8 wall's outside.)
+    const o = { agentRadius: 0.5, agentHeight: 1 };
+    const east = g.findPath([4, 0.1, 4], [7.9, 0.1, 4], o).points;
+    const west = g.findPath([4, 0.1, 4], [0.1, 0.1, 4], o).points;
+    expect(east[east.length - 3] + 0.5).toBeLessThanOrEqual(8);
+    expect(west[west.length - 3] - 0.5).toBeGreaterThanOrEqual(0);
+    g.dispose();
+    // a closed box whose far faces lie past the last whole cell (6 m at 0.3: 20 cells) is filled
+    for (const size of [6, 6.2]) {
+      const box = await voxelize(boxes([[0, 0, 0, size, 3, 6]]), { cellSize: 0.3, cellHeight: 0.2 }, { workers: false, fillEnclosed: true });
+      expect(box.filled, `box of ${size}`).toBeGreaterThan(3000);
+      box.dispose();
+    }
+  });
+
+  it('searchRadius is a distance: an end whose nearest place lies farther finds none', async () => {
+    const g = await voxelize(boxes([[0, 0, 0, 4, 0.5, 4], [9.5, 0, 9.5, 10, 0.5, 10]]), { cellSize: 0.3, cellHeight: 0.2 }, { workers: false });
+    const o = { agentHeight: 1 };
+    // the nearest floor to (5.4, 1.5, 5.4) is the slab's corner, about 2.1 m away (within the 1 m cube's 5 voxels)
+    expect(g.findPath([1, 0.5, 1], [5.4, 1.5, 5.4], { ...o, searchRadius: 1 }).status).toBe('none');
+    const r = g.findPath([1, 0.5, 1], [5.4, 1.5, 5.4], { ...o, searchRadius: 2.5 });
+    expect(r.status).toBe('complete');
+    const end = r.points.slice(-3);
+    expect(Math.hypot(end[0] - 5.4, end[1] - 1.5, end[2] - 5.4)).toBeLessThan(2.5);
+    g.dispose();
+  });
+
+  it("pointOf and a path's points lie in their own voxels (rounding put some in the layer below)", async () => {
+    const g = await voxelize(dungeon, {}, { workers: false });
+    const [dx, dy, dz] = g.dims;
+    let wrong = 0;
+    for (let y = 0; y < dy; y++) {
+      for (const [x, z] of [[0, 0], [dx >> 1, dz >> 1], [dx - 1, dz - 1]]) {
+        const v = g.voxelAt(g.pointOf(x, y, z));
+        if (v[0] !== x || v[1] !== y || v[2] !== z) wrong++;
+      }
+    }
+    expect(wrong).toBe(0);
+    const a = [36.5, 10.2, 5.7];
+    const b = [26.2, 15.5, -83.3];
+    const r = g.findPath(a, b, { smooth: false });
+    expect(r.status).toBe('complete');
+    for (let i = 0; i < r.voxels.length; i += 3) expect(g.voxelAt(r.points.slice(i, i + 3))).toEqual(Array.from(r.voxels.slice(i, i + 3)));
+    // a search from a path's own points, snapping nowhere, finds it again
+    expect(g.findPath(r.points.slice(0, 3), r.points.slice(-3), { smooth: false, searchRadius: 0 }).status).toBe('complete');
+    g.dispose();
   });
 
   it('checks its arguments and honours abort', async () => {
@@ -213,7 +297,7 @@ describe('voxelize', () => {
     await expectCode(() => voxelize(dungeon, {}, { worker: false } as never), 'NB_ERR_INVALID_ARG', /worker/);
     // two small triangles far apart: 3334 x 8000 x 3334 voxels
     const far = new Float32Array([0, 0, 0, 0, 0, 1, 1, 0, 0, 999, 1600, 999, 999, 1600, 1000, 1000, 1600, 999]);
-    await expectCode(() => voxelize({ positions: far }), 'NB_ERR_TOO_LARGE', /about 3333 x 80\d\d x 3333 voxels, over 2\^32/);
+    await expectCode(() => voxelize({ positions: far }), 'NB_ERR_TOO_LARGE', /about 3334 x 80\d\d x 3334 voxels, over 2\^32/);
     // volumes and links mark the navmesh: voxelize() refuses them rather than ignore them
     const box = { type: 'box', min: [0, 0, 0], max: [1, 1, 1] } as const;
     await expectCode(() => voxelize({ ...dungeon, volumes: [box] }), 'NB_ERR_INVALID_ARG', /geometry\.volumes are for bake\(\)/);

@@ -36,7 +36,8 @@ export interface VoxelizeOptions {
    * which rasterization leaves empty, so that a point on such a surface never snaps into it. `true`: space that
    * cannot be reached, between free voxels sharing a face, from outside the grid. An array of points: nor from any
    * of them -- for a level whose outer walls, floor and roof close the grid in, give a point in its open space (or
-   * its inside is filled too). {@link VoxelGrid.filled} says how many voxels were filled. @default false
+   * its inside is filled too). A point in a solid voxel (feet on a floor) seeds from the voxel above it; when that
+   * is solid too, NB_ERR_INVALID_ARG. {@link VoxelGrid.filled} says how many voxels were filled. @default false
    */
   fillEnclosed?: boolean | readonly Vec3Like[] | undefined;
 }
@@ -79,9 +80,9 @@ export interface VoxelPathOptions {
    */
   maxNodes?: number | undefined;
   /**
-   * [world] how far from `start` and `end` to look for a voxel the agent can be at: a point on a floor lies in the
-   * floor's solid voxel or in the free one above it, one inside a wall finds the nearest free place. At most 64
-   * voxels. @default agentHeight, at least one voxel, at most 64 voxels
+   * [world] how far from `start` and `end` to look for a voxel the agent can be at (the distance between voxels):
+   * a point on a floor lies in the floor's solid voxel or in the free one above it, one inside a wall finds the
+   * nearest free place. At most 64 voxels. @default agentHeight, at least one voxel, at most 64 voxels
    */
   searchRadius?: number | undefined;
   /**
@@ -170,6 +171,27 @@ interface SearchArgs {
   args: Int32Array;
   weight: number;
   maxNodes: number;
+  /** [world] how far from start and end a place may be (the voxel cube in args covers this sphere) */
+  search: number;
+}
+
+/** Float32 bits, for layerBottom. */
+const bits32 = new Float32Array(1);
+const bitsInt = new Int32Array(bits32.buffer);
+
+/**
+ * The y of layer y's bottom as float32, nudged up where rounding put origin + y * cellHeight just below the layer
+ * (so that voxelAt and a search from the point find the voxel it came from, not the one below).
+ */
+function layerBottom(origin: number, ch: number, y: number): number {
+  let v = Math.fround(origin + y * ch);
+  for (let k = 0; k < 8 && Math.floor((v - origin) / ch) < y; k++) {
+    bits32[0] = v;
+    if (v === 0) bitsInt[0] = 1; // the smallest positive float32
+    else bitsInt[0] += v > 0 ? 1 : -1; // one float32 up
+    v = bits32[0];
+  }
+  return v;
 }
 
 type RawPath = ReturnType<Wasm['voxelPathEnd']>;
@@ -248,7 +270,7 @@ async function runJob(w: Wasm, qs: { query: number; nodes: number }, job: Job): 
     qs.query = w.voxelQueryCreate(a.maxNodes);
     qs.nodes = a.maxNodes;
   }
-  const search = w.voxelPathBegin(qs.query, h.words, a.args, job.cs, job.ch, a.weight);
+  const search = w.voxelPathBegin(qs.query, h.words, a.args, job.cs, job.ch, a.weight, a.search);
   if (!search) return NO_PATH;
   let ended = false;
   try {
@@ -336,7 +358,7 @@ function fillSeeds(v: unknown): Float32Array | null {
 
 /**
  * Refuses a grid of 2^32 voxels or more before rasterizing (C checks the exact count again after): the mesh's
- * bounds in voxels, rounded down, plus the headroom.
+ * bounds in voxels as C counts them, plus the headroom.
  */
 function tooManyVoxels(positions: Float32Array, cs: number, ch: number, headroom: number): void {
   const lo = [Infinity, Infinity, Infinity];
@@ -349,7 +371,8 @@ function tooManyVoxels(positions: Float32Array, cs: number, ch: number, headroom
     }
   }
   if (!(hi[0] >= lo[0])) return; // no vertices: C names the empty mesh
-  const [x, y, z] = [Math.floor((hi[0] - lo[0]) / cs), Math.floor((hi[1] - lo[1]) / ch) + headroom, Math.floor((hi[2] - lo[2]) / cs)];
+  // as C sizes it: whole cells past the farthest vertex along x and z, the layers the mesh spans (at least)
+  const [x, y, z] = [Math.floor((hi[0] - lo[0]) / cs) + 1, Math.ceil((hi[1] - lo[1]) / ch) + headroom, Math.floor((hi[2] - lo[2]) / cs) + 1];
   if (x * Math.max(y, 1) * z >= 2 ** 32) {
     throw new NavBakeError(
       'NB_ERR_TOO_LARGE',
@@ -489,7 +512,7 @@ export class VoxelGrid {
     for (const [name, v] of [['x', x], ['y', y], ['z', z]] as const) {
       if (!Number.isInteger(v)) throw invalid(`${at('pointOf', name)} must be an integer (got ${shown(v)})`);
     }
-    return [Math.fround(o[0] + (x + 0.5) * cs), Math.fround(o[1] + y * ch), Math.fround(o[2] + (z + 0.5) * cs)];
+    return [Math.fround(o[0] + (x + 0.5) * cs), layerBottom(o[1], ch, y), Math.fround(o[2] + (z + 0.5) * cs)];
   }
 
   /** A copy of the grid as data: for a worker, a file, or {@link VoxelGrid.create}. */
@@ -510,7 +533,7 @@ export class VoxelGrid {
     const a = this.#searchArgs('findPath', start, end, o);
     const { cellSize: cs, cellHeight: ch } = this.#layout;
     const w = h.w;
-    const search = w.voxelPathBegin(searchPool(w, a.maxNodes), h.words, a.args, cs, ch, a.weight);
+    const search = w.voxelPathBegin(searchPool(w, a.maxNodes), h.words, a.args, cs, ch, a.weight, a.search);
     if (!search) return this.#result(NO_PATH);
     try {
       w.voxelPathStep(search, 0xffffffff);
@@ -596,7 +619,7 @@ export class VoxelGrid {
       ...this.#voxelOf(e),
       searchVoxels,
     ]);
-    return { args, weight, maxNodes };
+    return { args, weight, maxNodes, search };
   }
 
   #result(r: RawPath): VoxelPathResult {
@@ -605,7 +628,7 @@ export class VoxelGrid {
     const points = new Float32Array(r.voxels.length);
     for (let i = 0; i < n; i++) {
       points[3 * i] = org[0] + (r.voxels[3 * i] + 0.5) * cs;
-      points[3 * i + 1] = org[1] + r.voxels[3 * i + 1] * ch;
+      points[3 * i + 1] = layerBottom(org[1], ch, r.voxels[3 * i + 1]);
       points[3 * i + 2] = org[2] + (r.voxels[3 * i + 2] + 0.5) * cs;
     }
     return { status: PATH_STATUS[r.status] ?? 'none', points, voxels: r === NO_PATH ? new Int32Array(0) : r.voxels, exhausted: r.exhausted, nodes: r.nodes };

@@ -1234,14 +1234,14 @@ export class Wasm {
    * move, height, radius, climb, smooth, start voxel, end voxel, search distance) and starts the search on query q.
    * The search reads `words` until voxelPathEnd. null when an end has no place near it (the path is then 'none').
    */
-  voxelPathBegin(q: number, words: number, args: Int32Array, cellSize: number, cellHeight: number, weight: number): VoxelSearch | null {
+  voxelPathBegin(q: number, words: number, args: Int32Array, cellSize: number, cellHeight: number, weight: number, search: number): VoxelSearch | null {
     const m = this.m;
     const outLen = m._nbw_voxel_out_count();
     const buf = this.alloc(outLen * 4 + args.byteLength);
     const a = buf + outLen * 4;
     m.HEAP32.set(args, a >> 2);
     m._nbw_context_clear_error(this.ctx);
-    const st = m._nbw_voxel_path_begin(q, words, a, cellSize, cellHeight, weight, buf);
+    const st = m._nbw_voxel_path_begin(q, words, a, cellSize, cellHeight, weight, search, buf);
     const started = m.HEAP32[(buf >> 2) + VO_STARTED] === 1;
     if (st !== 0 || !started) {
       m._free(buf);
