@@ -48,10 +48,11 @@ export const millions = (n: number): string => (n >= 1e6 ? `${(n / 1e6).toFixed(
  * than the agent's radius (and than the bake's cells): the agent's clearance would be lost in them.
  */
 export function planVoxels(size: [number, number, number], config: SizeConfig, budget: number): VoxelPlan {
+  // as voxelize sizes its grid: whole cells past the farthest vertex along x and z
   const dimsAt = (cs: number, ch: number): [number, number, number] => [
-    Math.max(1, Math.ceil(size[0] / cs)),
+    Math.floor(size[0] / cs) + 1,
     Math.max(1, Math.ceil(size[1] / ch)),
-    Math.max(1, Math.ceil(size[2] / cs)),
+    Math.floor(size[2] / cs) + 1,
   ];
   const { cellSize, cellHeight } = config;
   const dims = dimsAt(cellSize, cellHeight);

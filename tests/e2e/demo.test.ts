@@ -1137,7 +1137,7 @@ describe('demo page', () => {
     expect(r.dropped).toBe(1); // the world's grid was dropped, never used
     expect(r.voxels.source).toBe('built-in level');
     expect(r.grid).toEqual(r.voxels.plan!.dims);
-    expect([r.grid![0], r.grid![2]]).toEqual([200, 200]); // 60 m of 0.3 m voxels (the world's: 215 m of 0.55 m)
+    expect([r.grid![0], r.grid![2]]).toEqual([201, 201]); // 60 m of 0.3 m voxels and the one the far walls lie in (the world's: 215 m of 0.55 m)
     // Every path drawn since is the built-in level's, found on its grid (on the world's grid its start is off the
     // grid: no path).
     expect(r.shown.length).toBeGreaterThanOrEqual(1);
@@ -1169,7 +1169,7 @@ describe('demo page', () => {
     // the bake's cell size; 6.6 m of level plus voxelize()'s headroom (the agent's 2 m) in 0.2 m layers
     expect(fly.voxels.plan).toMatchObject({ cellSize: 0.3, cellHeight: 0.2, coarsened: false });
     const dims = fly.voxels.plan!.dims;
-    expect([dims[0], dims[2]]).toEqual([200, 200]);
+    expect([dims[0], dims[2]]).toEqual([201, 201]);
     expect(dims[1]).toBeGreaterThanOrEqual(34 + 10);
     expect(dims[1]).toBeLessThanOrEqual(40 + 10);
     expect(fly.path!.status).toBe('complete');
@@ -1181,8 +1181,8 @@ describe('demo page', () => {
     expect(Math.abs(f[f.length - 2] - 6)).toBeLessThan(0.3);
     expect(fly.path!.length).toBeLessThan(nav.length);
     expect(await page.textContent('#path-info')).toMatch(/^Path, fly \(voxels\): complete, \d+\.\d\d m, \d+ points · grid of 1\.\d\dM voxels, 0\.3 x 0\.2 m$/);
-    await hudShows(`fly (voxels): 200 x ${fly.voxels.plan!.dims[1]} x 200 = `);
-    expect(await page.textContent('#stats')).toMatch(/fly \(voxels\): 200 x \d+ x 200 = 1\.\d\dM voxels of 0\.3 x 0\.2 m · voxelized in \d+ ms · path \d+\.\d ms/);
+    await hudShows(`fly (voxels): 201 x ${fly.voxels.plan!.dims[1]} x 201 = `);
+    expect(await page.textContent('#stats')).toMatch(/fly \(voxels\): 201 x \d+ x 201 = 1\.\d\dM voxels of 0\.3 x 0\.2 m · voxelized in \d+ ms · path \d+\.\d ms/);
     const fc = await checkVoxelPath();
     expect(fc.control).toBe(true); // the check sees the level's solid voxels
     expect(fc.samples).toBeGreaterThan(1000);
