@@ -192,7 +192,6 @@ export function bakeTilesInWorkers(job: TiledJob, workers: number, gridTiles: nu
       else reject(error);
     };
 
-
     const pump = (s: Session) => {
       if (!queue || !s.lease) return;
       while (s.inFlight.length < PER_WORKER && queue.length) {
