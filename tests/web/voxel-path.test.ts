@@ -420,6 +420,10 @@ describe('VoxelGrid.findPath', () => {
 
   it('names bad arguments', async () => {
     await expectCode(() => g.findPath([0, 0, 0], [1, 1, 1], { move: 'swim' as never }), 'NB_ERR_INVALID_ARG', /options\.move/);
+    // null is refused as for every other option (it was taken as 'walk')
+    await expectCode(() => g.findPath([0, 0, 0], [1, 1, 1], { move: null as never }), 'NB_ERR_INVALID_ARG', /options\.move must be 'walk', 'climb' or 'fly' \(got null\)/);
+    // a cell size float32 rounds to 0 says so
+    await expectCode(() => VoxelGrid.create({ ...g.occupancy(), cellSize: 1e-46 }), 'NB_ERR_INVALID_ARG', /cellSize must be > 0 as a float32 \(it rounds to 0\) \(got 1e-46\)/);
     await expectCode(() => g.findPath([0, 0, 0], [1, 1, 1], { agentRadius: -1 }), 'NB_ERR_INVALID_ARG', /agentRadius/);
     await expectCode(() => g.findPath([0, 0, 0], [1, 1, 1], { agentHeight: 0 }), 'NB_ERR_INVALID_ARG', /agentHeight/);
     await expectCode(() => g.findPath([0, 0, 0], [1, 1, 1], { maxNodes: 0 }), 'NB_ERR_INVALID_ARG', /maxNodes/);

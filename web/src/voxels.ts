@@ -443,7 +443,11 @@ export class VoxelGrid {
     const origin = vec3(`${where}.origin`, data.origin);
     const size = { cellSize: data.cellSize, cellHeight: data.cellHeight };
     for (const k of ['cellSize', 'cellHeight'] as const) {
-      if (!(f32(`${where}.${k}`, size[k]) > 0)) throw invalid(`${where}.${k} must be > 0 (got ${size[k]})`);
+      const v = f32(`${where}.${k}`, size[k]);
+      if (!(v > 0)) {
+        // (a positive number that float32 rounds to 0 says so: "must be > 0" would puzzle)
+        throw invalid(`${where}.${k} must be > 0${(size[k] as number) > 0 ? ' as a float32 (it rounds to 0)' : ''} (got ${size[k]})`);
+      }
     }
     const given = data.words;
     if (!(given instanceof Uint32Array)) throw invalid(`${where}.words must be a Uint32Array (got ${shown(given)})`);
@@ -582,7 +586,7 @@ export class VoxelGrid {
   #searchArgs(method: string, start: Vec3Like, end: Vec3Like, o: VoxelPathOptions): SearchArgs {
     const s = vec3(at(method, 'start'), start);
     const e = vec3(at(method, 'end'), end);
-    const move = o.move ?? 'walk';
+    const move = o.move === undefined ? 'walk' : o.move; // null is refused, as for the other options
     if (!Object.hasOwn(MOVES, move)) throw invalid(`${at(method, 'options.move')} must be 'walk', 'climb' or 'fly' (got ${shown(o.move)})`);
     const world = (name: keyof VoxelPathOptions, fallback: number, min: number) => {
       const v = o[name] === undefined ? fallback : num(at(method, `options.${name}`), o[name]);
