@@ -330,7 +330,9 @@ void nb_voxel_query_destroy(nb_context* ctx, nb_voxel_query* q);
 
 /* The voxel nearest to `voxel` (x, y, z; may lie outside the grid) where the agent can be under params, searching
  * the cube within max_distance voxels (Chebyshev); the nearest by Euclidean distance in world units wins, ties by
- * lowest index. *found = 0 (and out untouched) when there is none. */
+ * lowest index. *found = 0 (and out untouched) when there is none. A wide scan (a big agent in open space) may
+ * allocate a table of solid counts over the cube and the agent's reach around it (at most 32 MB), freed before
+ * it returns; when that allocation fails it reads the grid's bits instead, with the same answer. */
 nb_status nb_voxel_nearest(nb_voxel_query* q, const nb_voxel_grid* grid, const nb_voxel_path_params* params,
                            const int32_t voxel[3], int32_t max_distance, int32_t out[3], int* found);
 

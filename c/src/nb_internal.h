@@ -117,4 +117,10 @@ static inline int nb_absi(int a) { return a < 0 ? -a : a; }
 static inline float nb_minf(float a, float b) { return a < b ? a : b; }
 static inline float nb_maxf(float a, float b) { return a > b ? a : b; }
 
+/* nb_voxel_nearest keeping only voxels within squared world distance max_d2 (INFINITY: the whole cube), which it
+ * never scans past (the wasm glue's search radius). */
+nb_status nb_voxel_nearest_within(nb_voxel_query* q, const nb_voxel_grid* grid, const nb_voxel_path_params* params,
+                                  const int32_t voxel[3], int32_t max_distance, double max_d2, int32_t out[3],
+                                  int* found);
+
 #endif

@@ -211,16 +211,8 @@ enum {
 
 EMSCRIPTEN_KEEPALIVE int nbw_voxel_out_count(void) { return VO_LEN; }
 
-/* Whether snapped voxel `to` lies farther than radius [world] from voxel `from` (nb_voxel_nearest's metric). */
-static int beyond(const int32_t* from, const int32_t* to, float cell_size, float cell_height, float radius)
-{
-    const double dx = ((double)to[0] - from[0]) * cell_size, dy = ((double)to[1] - from[1]) * cell_height,
-                 dz = ((double)to[2] - from[2]) * cell_size;
-    return dx * dx + dy * dy + dz * dz > (double)radius * radius;
-}
-
-/* The voxels start and end snap to (nb_voxel_nearest within args[VA_SEARCH] voxels, the cube around the sphere of
- * search_radius [world]; a nearest voxel beyond the sphere means none within it), then the start of the search
+/* The voxels start and end snap to (the nearest within search_radius [world]; args[VA_SEARCH] voxels is the cube
+ * around that sphere), then the start of the search
  * between them (nb_voxel_find_path_begin). words must stay allocated until nbw_voxel_path_end. Returns the status
  * of the first call that failed. */
 EMSCRIPTEN_KEEPALIVE int nbw_voxel_path_begin(nb_voxel_query* q, const uint32_t* words, const int32_t* args,
@@ -241,15 +233,14 @@ EMSCRIPTEN_KEEPALIVE int nbw_voxel_path_begin(nb_voxel_query* q, const uint32_t*
     params.heuristic_weight = heuristic_weight;
     memset(out, 0, VO_LEN * sizeof(int32_t));
     int found_start = 0, found_end = 0;
-    nb_status st = nb_voxel_nearest(q, &grid, &params, args + VA_START, args[VA_SEARCH], out + VO_START, &found_start);
+    const double max_d2 = (double)search_radius * (double)search_radius;
+    nb_status st = nb_voxel_nearest_within(q, &grid, &params, args + VA_START, args[VA_SEARCH], max_d2, out + VO_START,
+                                           &found_start);
     if (st != NB_OK)
         return (int)st;
-    st = nb_voxel_nearest(q, &grid, &params, args + VA_END, args[VA_SEARCH], out + VO_END, &found_end);
+    st = nb_voxel_nearest_within(q, &grid, &params, args + VA_END, args[VA_SEARCH], max_d2, out + VO_END, &found_end);
     if (st != NB_OK || !found_start || !found_end)
-        return (int)st;
-    if (beyond(args + VA_START, out + VO_START, cell_size, cell_height, search_radius) ||
-        beyond(args + VA_END, out + VO_END, cell_size, cell_height, search_radius))
-        return NB_OK; /* (not started: no path) */
+        return (int)st; /* (not started: no path) */
     st = nb_voxel_find_path_begin(q, &grid, &params, out + VO_START, out + VO_END);
     out[VO_STARTED] = st == NB_OK;
     return (int)st;

@@ -1,10 +1,12 @@
 /* 3D path search through voxels: hand-made grids, an independent brute-force Dijkstra and move/segment checker,
  * validation, buffers, allocation failures, and a real level. */
+#include "../../c/src/nb_internal.h" /* nb_voxel_nearest_within */
 #include "navbake.h"
 #include "nbtest.h"
 #include "nbtest_level.h"
 
 #include <limits.h>
+#include <math.h>
 #include <stdint.h>
 
 static nb_context* ctx;
@@ -1440,6 +1442,133 @@ static void test_out_of_memory(void)
     tg_free(&g);
 }
 
+/* The brute force's nearest: lowest linear index among the least distances within the cube md and max_d2. */
+static long t_nearest(const tgrid* g, const nb_voxel_path_params* p, const int* k, int md, double max_d2)
+{
+    long best = -1;
+    double bd = 0;
+    for (int y = 0; y < g->l; ++y)
+        for (int z = 0; z < g->d; ++z)
+            for (int x = 0; x < g->w; ++x) {
+                if (abs(x - k[0]) > md || abs(y - k[1]) > md || abs(z - k[2]) > md)
+                    continue;
+                const double d2 = (double)((x - k[0]) * (x - k[0]) + (z - k[2]) * (z - k[2])) * ((double)g->cs * g->cs) +
+                                  (double)((y - k[1]) * (y - k[1])) * ((double)g->ch * g->ch);
+                if (d2 > max_d2 || (best >= 0 && d2 >= bd) || !t_can_be(g, p, x, y, z))
+                    continue;
+                best = tg_idx(g, x, y, z);
+                bd = d2;
+            }
+    return best;
+}
+
+/* Wide scans (agents with big boxes, far searches, open space) switch to a table of solid counts part way: the
+ * answers stay the brute force's, with and without a distance bound, and when the table cannot be allocated. */
+static void test_nearest_wide_scans(void)
+{
+    uint32_t rng = 4242;
+    int tabled = 0, runs = 0;
+    for (int trial = 0; trial < 90; ++trial) {
+        const int move = trial % 3;
+        const int w = 14 + (int)(nbt_rand(&rng) % 14), l = 8 + (int)(nbt_rand(&rng) % 24), d = 14 + (int)(nbt_rand(&rng) % 14);
+        tgrid g = random_grid(&rng, move, w, l, d, 2 + (int)(nbt_rand(&rng) % 6));
+        const nb_voxel_path_params p =
+            mkp(move, 1 + (int)(nbt_rand(&rng) % 6), (int)(nbt_rand(&rng) % 5), (int)(nbt_rand(&rng) % 3), 0);
+        const nb_voxel_grid v = tg_view(&g);
+        const int k[3] = { (int)(nbt_rand(&rng) % (uint32_t)(w + 8)) - 4, (int)(nbt_rand(&rng) % (uint32_t)(l + 8)) - 4,
+                           (int)(nbt_rand(&rng) % (uint32_t)(d + 8)) - 4 };
+        const int md = (int)(nbt_rand(&rng) % (trial % 2 ? 9u : 30u)); /* small: the scan stops inside the grid */
+        const double radius = (double)(nbt_rand(&rng) % 60) * 0.1;
+        const double max_d2 = trial % 4 == 0 ? INFINITY : radius * radius;
+        const long want = t_nearest(&g, &p, k, md, max_d2);
+        for (int fail = 0; fail < 2; ++fail) {
+            nbt_alloc a;
+            nb_context* c = nbt_failing_context(&a, 1000);
+            nb_voxel_query* q = NULL;
+            CHECK_INT(nb_voxel_query_create(c, 64, &q), NB_OK);
+            const long before = a.calls;
+            if (fail)
+                a.fail_at = a.calls + 1; /* the table's allocation fails: the scan goes on reading bits */
+            int32_t out[3] = { -7, -7, -7 };
+            int found = -1;
+            CHECK_INT(nb_voxel_nearest_within(q, &v, &p, k, md, max_d2, out, &found), NB_OK);
+            CHECK_INT(found, want >= 0);
+            if (want >= 0 && found == 1)
+                CHECK_INT(tg_idx(&g, out[0], out[1], out[2]), want);
+            if (!found)
+                CHECK(out[0] == -7 && out[1] == -7 && out[2] == -7);
+            if (max_d2 == INFINITY) { /* the public call is the unbounded one */
+                int32_t o2[3];
+                int f2 = -1;
+                CHECK_INT(nb_voxel_nearest(q, &v, &p, k, md, o2, &f2), NB_OK);
+                CHECK(f2 == found && (!found || (o2[0] == out[0] && o2[1] == out[1] && o2[2] == out[2])));
+            }
+            if (!fail && a.calls > before)
+                ++tabled;
+            nb_voxel_query_destroy(c, q);
+            CHECK_INT(a.live, 1); /* the table is freed */
+            nb_context_destroy(c);
+        }
+        ++runs;
+        tg_free(&g);
+    }
+    CHECK(tabled >= 10); /* the table was used, not only the bit reads */
+    CHECK(runs == 90);
+
+    /* A climber in open space whose only surface lies just past the scanned cube (a ceiling over its top layer, a
+     * floor under its bottom one, walls beside its sides): the table must reach as far as the boxes do. */
+    const int c[3] = { 15, 15, 15 }, md = 8, r = 2, h = 5;
+    for (int side = 0; side < 6; ++side) {
+        tgrid t = tg_new(31, 40, 31, 0.3f, 0.2f);
+        int want[3] = { c[0], c[1], c[2] };
+        switch (side) {
+        case 0: tg_box(&t, 0, 30, c[1] + md + h, c[1] + md + h, 0, 30); want[1] += md; break; /* ceiling */
+        case 1: tg_box(&t, 0, 30, c[1] - md - 1, c[1] - md - 1, 0, 30); want[1] -= md; break; /* floor */
+        case 2: tg_box(&t, c[0] + md + r + 1, c[0] + md + r + 1, 0, 39, 0, 30); want[0] += md; break;
+        case 3: tg_box(&t, c[0] - md - r - 1, c[0] - md - r - 1, 0, 39, 0, 30); want[0] -= md; break;
+        case 4: tg_box(&t, 0, 30, 0, 39, c[2] + md + r + 1, c[2] + md + r + 1); want[2] += md; break;
+        default: tg_box(&t, 0, 30, 0, 39, c[2] - md - r - 1, c[2] - md - r - 1); want[2] -= md; break;
+        }
+        const nb_voxel_path_params p = mkp(NB_VOXEL_CLIMB, h, r, 0, 0);
+        const nb_voxel_grid v = tg_view(&t);
+        nbt_alloc a;
+        nb_context* cx = nbt_failing_context(&a, 1000);
+        nb_voxel_query* q = NULL;
+        CHECK_INT(nb_voxel_query_create(cx, 64, &q), NB_OK);
+        const long before = a.calls;
+        int32_t out[3];
+        int found = -1;
+        CHECK_INT(nb_voxel_nearest(q, &v, &p, c, md, out, &found), NB_OK);
+        CHECK(a.calls > before);
+        CHECK_INT(found, 1);
+        CHECK_INT(tg_idx(&t, out[0], out[1], out[2]), tg_idx(&t, want[0], want[1], want[2]));
+        CHECK_INT(tg_idx(&t, out[0], out[1], out[2]), t_nearest(&t, &p, c, md, INFINITY));
+        nb_voxel_query_destroy(cx, q);
+        nb_context_destroy(cx);
+        tg_free(&t);
+    }
+
+    /* Equal distances in different shells: (3, 0, 4) is found a shell before (-5, 0, 0) and (0, 0, -5), which tie
+     * with it; the lowest index of the three wins. */
+    tgrid t = tg_new(13, 3, 13, 0.3f, 0.2f);
+    tg_box(&t, 0, 12, 0, 2, 0, 12);
+    const int o[3] = { 6, 1, 6 };
+    const int free_at[3][3] = { { 3, 0, 4 }, { -5, 0, 0 }, { 0, 0, -5 } };
+    for (int i = 0; i < 3; ++i)
+        t.words[tg_idx(&t, o[0] + free_at[i][0], o[1], o[2] + free_at[i][2]) >> 5] &=
+            ~(1u << (tg_idx(&t, o[0] + free_at[i][0], o[1], o[2] + free_at[i][2]) & 31));
+    nb_voxel_query* q = new_query(0);
+    const nb_voxel_grid v = tg_view(&t);
+    const nb_voxel_path_params pf = mkp(NB_VOXEL_FLY, 1, 0, 0, 0);
+    int32_t out[3];
+    int found = -1;
+    CHECK_INT(nb_voxel_nearest(q, &v, &pf, o, 6, out, &found), NB_OK);
+    CHECK_INT(found, 1);
+    CHECK(out[0] == o[0] && out[1] == o[1] && out[2] == o[2] - 5);
+    nb_voxel_query_destroy(ctx, q);
+    tg_free(&t);
+}
+
 /* ================================================================================================ */
 /* A real level                                                                                     */
 /* ================================================================================================ */
@@ -1538,6 +1667,7 @@ int main(void)
     RUN(test_radii_against_brute_force);
     RUN(test_walk_radii_against_brute_force);
     RUN(test_nearest);
+    RUN(test_nearest_wide_scans);
     RUN(test_sliced_same_as_whole);
     RUN(test_sliced_end_early);
     RUN(test_sliced_misuse);
