@@ -427,9 +427,15 @@ describe('dispose', () => {
       ['setPolygonFlags', () => m.setPolygonFlags(1, 1)],
       ['toGeometry', () => m.toGeometry()],
       ['tileCount', () => m.tileCount],
+      ['params', () => m.params],
+      ['tiles', () => m.tiles()],
+      ['saveTile', () => m.saveTile(0, 0)],
+      ['removeTile', () => m.removeTile(0, 0)],
+      ['offMeshLink', () => m.offMeshLink(1)],
     ];
     for (const [name, call] of calls) {
-      const e = await expectCode(call, 'NB_ERR_DISPOSED', /disposed/);
+      // the message names the call: with many navmeshes, the stale one is found from it
+      const e = await expectCode(call, 'NB_ERR_DISPOSED', new RegExp(`^navbake: NavMesh\\.${name}: this NavMesh was disposed$`));
       expect(e, name).toBeInstanceOf(NavBakeError);
     }
     // the other navmeshes are untouched

@@ -441,7 +441,10 @@ describe('VoxelGrid.findPath', () => {
     gone.dispose();
     gone.dispose();
     expect(gone.disposed).toBe(true);
-    await expectCode(() => gone.findPath([0, 0, 0], [1, 1, 1]), 'NB_ERR_DISPOSED');
+    await expectCode(() => gone.findPath([0, 0, 0], [1, 1, 1]), 'NB_ERR_DISPOSED', /^navbake: VoxelGrid\.findPath: this VoxelGrid was disposed$/);
+    await expectCode(() => gone.isSolid(0, 0, 0), 'NB_ERR_DISPOSED', /VoxelGrid\.isSolid: /);
+    await expectCode(() => gone.dims, 'NB_ERR_DISPOSED', /VoxelGrid\.dims: /);
+    await expectCode(() => gone.findPathAsync([0, 0, 0], [1, 1, 1]), 'NB_ERR_DISPOSED', /VoxelGrid\.findPathAsync: /);
   });
 });
 
@@ -573,7 +576,7 @@ describe('VoxelGrid.findPathAsync', () => {
     const copy = await VoxelGrid.create(g.occupancy());
     const gone = copy.findPathAsync(long[0], long[1], slow);
     setTimeout(() => copy.dispose(), 5);
-    await expectCode(() => gone, 'NB_ERR_DISPOSED');
+    await expectCode(() => gone, 'NB_ERR_DISPOSED', /VoxelGrid\.findPathAsync: this VoxelGrid was disposed/);
     same(await g.findPathAsync(pairs[3][0], pairs[3][1], { sliceMs: 0.1 }), g.findPath(pairs[3][0], pairs[3][1]));
   });
 

@@ -325,14 +325,14 @@ export class NavMesh {
 
   /** The grid: origin, tile size, most tiles. */
   get params(): NavMeshParams {
-    const h = this.#live();
+    const h = this.#live('params');
     const p = h.w.navmeshParams(h.nav);
     return { origin: [p[0], p[1], p[2]], tileWidth: p[3], tileDepth: p[4], maxTiles: p[5] };
   }
 
   /** The tiles, sorted by (z, x). */
   tiles(): TileInfo[] {
-    const h = this.#live();
+    const h = this.#live('tiles');
     const t = h.w.tiles(h.nav);
     const out: TileInfo[] = [];
     for (let i = 0; i < t.length; i += 3) out.push({ x: t[i], z: t[i + 1], polygons: t[i + 2] });
@@ -341,7 +341,7 @@ export class NavMesh {
 
   /** The blob of tile (x, z) (a copy), or null when there is none; {@link loadTile} takes it back. */
   saveTile(x: number, z: number): Uint8Array<ArrayBuffer> | null {
-    const h = this.#live();
+    const h = this.#live('saveTile');
     return h.w.tileData(h.nav, tileCoord(at('saveTile', 'x'), x), tileCoord(at('saveTile', 'z'), z));
   }
 
@@ -352,13 +352,13 @@ export class NavMesh {
    * failure the navmesh is unchanged. Polygon refs of a replaced tile become stale; paths (points) stay as they are.
    */
   loadTile(data: Uint8Array | ArrayBuffer | ArrayBufferView): void {
-    const h = this.#live();
+    const h = this.#live('loadTile');
     h.w.putTile(h.nav, bytesOf(at('loadTile', 'bytes'), data));
   }
 
   /** Removes tile (x, z) (its polygon refs become stale); false when there was none. */
   removeTile(x: number, z: number): boolean {
-    const h = this.#live();
+    const h = this.#live('removeTile');
     return h.w.removeTile(h.nav, tileCoord(at('removeTile', 'x'), x), tileCoord(at('removeTile', 'z'), z));
   }
 
@@ -386,7 +386,7 @@ export class NavMesh {
 
   /** Tiles waiting for {@link update} (0 for a navmesh without obstacles). */
   get pendingTiles(): number {
-    this.#live();
+    this.#live('pendingTiles');
     return this.#caches?.pendingTiles ?? 0;
   }
 
@@ -399,14 +399,14 @@ export class NavMesh {
   update(opts?: UpdateOptions | null): Promise<ObstacleUpdate> {
     try {
       const c = this.#obstacles('update');
-      return c.update(() => this.#live().nav, opts);
+      return c.update(() => this.#live('update').nav, opts);
     } catch (e) {
       return Promise.reject(e);
     }
   }
 
   #obstacles(fn: string): TileCaches {
-    this.#live();
+    this.#live('obstacles');
     if (this.#baking) {
       throw new NavBakeError(
         'NB_ERR_INVALID_ARG',
@@ -431,7 +431,7 @@ export class NavMesh {
 
   /** Number of tiles (1 for a solo bake with polygons). */
   get tileCount(): number {
-    const h = this.#live();
+    const h = this.#live('tileCount');
     return h.w.tileCount(h.nav);
   }
 
@@ -448,13 +448,13 @@ export class NavMesh {
 
   /** The navmesh as bytes (tiles sorted: the same navmesh always gives the same bytes). */
   save(): Uint8Array<ArrayBuffer> {
-    const h = this.#live();
+    const h = this.#live('save');
     return h.w.save(h.nav);
   }
 
   /** Shortest path from start to end over the surface (A* + string pulling). */
   findPath(start: Vec3Like, end: Vec3Like, opts?: PathOptions | null): PathResult {
-    this.#live();
+    this.#live('findPath');
     const s = queryPoint(at('findPath', 'start'), start);
     const e = queryPoint(at('findPath', 'end'), end);
     const pair = new Float32Array([s[0], s[1], s[2], e[0], e[1], e[2]]);
@@ -472,7 +472,7 @@ export class NavMesh {
   findPaths(pairs: Float32Array | ArrayLike<number>, opts: PathsOptions & { details: true }): PathBatch & PathDetails;
   findPaths(pairs: Float32Array | ArrayLike<number>, opts?: PathsOptions | null): PathBatch & Partial<PathDetails>;
   findPaths(pairs: Float32Array | ArrayLike<number>, opts?: PathsOptions | null): PathBatch & Partial<PathDetails> {
-    this.#live();
+    this.#live('findPaths');
     const where = at('findPaths', 'pairs');
     const p = pairs instanceof Float32Array ? notDetached(where, pairs) : numericArray(where, pairs, (n) => new Float32Array(n), () => true, 'a number');
     if (p.length % 6 !== 0) throw invalid(`${where} must hold 6 floats per pair (got ${p.length})`);
@@ -491,14 +491,14 @@ export class NavMesh {
   /** The closest point on the nearest polygon whose bounds overlap the box p +- halfExtents (default [2, 4, 2]), or
    * null when none does. Like Detour's findNearestPoly, that point can lie outside the box. */
   nearestPoint(p: Vec3Like, opts?: QueryOptions | null): { point: Vec3; ref: number } | null {
-    this.#live();
+    this.#live('nearestPoint');
     const c = queryPoint(at('nearestPoint', 'p'), p);
     return this.#query('nearestPoint', opts, QUERY_OPTIONS, (w, q, f, half) => w.findNearest(q, f, c, half));
   }
 
   /** Walks a straight line over the surface from start toward end; null when start is not on the navmesh. */
   raycast(start: Vec3Like, end: Vec3Like, opts?: QueryOptions | null): RaycastResult | null {
-    this.#live();
+    this.#live('raycast');
     const s = queryPoint(at('raycast', 'start'), start);
     const e = queryPoint(at('raycast', 'end'), end);
     return this.#query('raycast', opts, QUERY_OPTIONS, (w, q, f, half) => {
@@ -517,7 +517,7 @@ export class NavMesh {
    * null when the navmesh is empty (or center is not on it).
    */
   randomPoint(options?: RandomPointOptions | null): Vec3 | null {
-    this.#live();
+    this.#live('randomPoint');
     const opts = optionsObject<RandomPointOptions>(at('randomPoint', 'options'), options, RANDOM_OPTIONS);
     const c = opts.center == null ? null : queryPoint(at('randomPoint', 'options.center'), opts.center);
     if (!c && opts.radius != null) throw invalid(`${at('randomPoint', 'options.radius')} needs options.center: the point is picked within radius of it`);
@@ -538,13 +538,13 @@ export class NavMesh {
 
   /** Restarts randomPoint's sequence. */
   seedRandom(seed: number | bigint): void {
-    this.#live();
+    this.#live('seedRandom');
     this.#rng = seedOf(at('seedRandom', 'seed'), seed);
   }
 
   /** Moves from start toward end along the surface, sliding along walls; where it stops, or null off the mesh. */
   moveAlong(start: Vec3Like, end: Vec3Like, opts?: QueryOptions | null): Vec3 | null {
-    this.#live();
+    this.#live('moveAlong');
     const s = queryPoint(at('moveAlong', 'start'), start);
     const e = queryPoint(at('moveAlong', 'end'), end);
     return this.#query('moveAlong', opts, QUERY_OPTIONS, (w, q, f, half) => {
@@ -555,7 +555,7 @@ export class NavMesh {
 
   /** Distance from center to the nearest wall within maxRadius; null when center is not on the navmesh. */
   distanceToWall(center: Vec3Like, maxRadius: number, opts?: QueryOptions | null): WallDistance | null {
-    this.#live();
+    this.#live('distanceToWall');
     const c = queryPoint(at('distanceToWall', 'center'), center);
     const r = positive(at('distanceToWall', 'maxRadius'), f32(at('distanceToWall', 'maxRadius'), maxRadius));
     return this.#query('distanceToWall', opts, QUERY_OPTIONS, (w, q, f, half) => {
@@ -566,7 +566,7 @@ export class NavMesh {
 
   /** Every polygon: vertices (xyz), area id, flags; off-mesh links have two vertices (their ends). */
   polygons(): PolygonInfo[] {
-    const h = this.#live();
+    const h = this.#live('polygons');
     return h.w.polygons(h.nav);
   }
 
@@ -575,25 +575,26 @@ export class NavMesh {
    * it was baked, with the polygon's current area and flags; null when ref is not a link of this navmesh.
    */
   offMeshLink(ref: number): OffMeshLinkInfo | null {
-    const h = this.#live();
+    const h = this.#live('offMeshLink');
     return h.w.offMeshLink(h.nav, intIn(at('offMeshLink', 'ref'), ref, 0, 0xffffffff));
   }
 
   /** Changes a polygon's flags (e.g. close a door: queries whose filter excludes the flag avoid it). */
   setPolygonFlags(ref: number, flags: number): void {
-    const h = this.#live();
+    const h = this.#live('setPolygonFlags');
     h.w.setPolygonFlags(h.nav, intIn(at('setPolygonFlags', 'ref'), ref, 0, 0xffffffff), intIn(at('setPolygonFlags', 'flags'), flags, 0, 0xffff));
   }
 
   /** The walkable surface (detail triangles) as indexed triangles, e.g. for a three.js BufferGeometry. */
   toGeometry(): SurfaceGeometry {
-    const h = this.#live();
+    const h = this.#live('toGeometry');
     return h.w.detailTriangles(h.nav);
   }
 
-  #live(): Handle {
+  /** method: the call, named in the error when the navmesh was disposed */
+  #live(method?: string): Handle {
     const h = this.#h;
-    if (!h) throw new NavBakeError('NB_ERR_DISPOSED', 'navbake: this NavMesh was disposed');
+    if (!h) throw new NavBakeError('NB_ERR_DISPOSED', `navbake: ${method ? `NavMesh.${method}: ` : ''}this NavMesh was disposed`);
     return h;
   }
 
@@ -604,7 +605,7 @@ export class NavMesh {
     keys: readonly string[] | null,
     fn: (w: Wasm, q: number, filter: number, half: ArrayLike<number>) => T,
   ): T {
-    const h = this.#live();
+    const h = this.#live(method);
     const opts = optionsObject<QueryOptions>(at(method, 'options'), options, keys ?? undefined);
     const half = opts.halfExtents == null ? DEFAULT_HALF_EXTENTS : vec3(at(method, 'options.halfExtents'), opts.halfExtents);
     if (!(half[0] > 0 && half[1] > 0 && half[2] > 0)) {

@@ -240,7 +240,9 @@ function nextTask(): Promise<void> {
   return yieldThread();
 }
 
-const disposedError = () => new NavBakeError('NB_ERR_DISPOSED', 'navbake: this VoxelGrid was disposed');
+/** method: the call, named in the message */
+const disposedError = (method?: string) =>
+  new NavBakeError('NB_ERR_DISPOSED', `navbake: ${method ? `VoxelGrid.${method}: ` : ''}this VoxelGrid was disposed`);
 
 async function runQueue(w: Wasm): Promise<void> {
   const qs = queues.get(w)!;
@@ -263,7 +265,7 @@ async function runQueue(w: Wasm): Promise<void> {
 async function runJob(w: Wasm, qs: { query: number; nodes: number }, job: Job): Promise<RawPath> {
   const { h, a, signal } = job;
   if (signal?.aborted) throw abortReason(signal);
-  if (!h.words) throw disposedError();
+  if (!h.words) throw disposedError('findPathAsync');
   if (qs.nodes !== a.maxNodes) {
     if (qs.query) w.voxelQueryDestroy(qs.query);
     qs.query = 0;
@@ -283,7 +285,7 @@ async function runJob(w: Wasm, qs: { query: number; nodes: number }, job: Job): 
       n = Math.max(16, Math.min(n * 4, 1 << 20, Math.round((n * job.sliceMs) / Math.max(ms, 1e-3))));
       await nextTask();
       if (signal?.aborted) throw abortReason(signal);
-      if (!h.words) throw disposedError();
+      if (!h.words) throw disposedError('findPathAsync');
     }
     ended = true;
     return w.voxelPathEnd(search, a.maxNodes);
@@ -464,25 +466,25 @@ export class VoxelGrid {
 
   /** World position of voxel (0, 0, 0)'s minimum corner. */
   get origin(): Vec3 {
-    this.#live();
+    this.#live('origin');
     return [...this.#layout.origin];
   }
 
   /** [world] voxel size along x and z */
   get cellSize(): number {
-    this.#live();
+    this.#live('cellSize');
     return this.#layout.cellSize;
   }
 
   /** [world] voxel size along y */
   get cellHeight(): number {
-    this.#live();
+    this.#live('cellHeight');
     return this.#layout.cellHeight;
   }
 
   /** Voxels along x, y, z. */
   get dims(): [number, number, number] {
-    this.#live();
+    this.#live('dims');
     return [...this.#layout.dims];
   }
 
@@ -493,7 +495,7 @@ export class VoxelGrid {
 
   /** Whether voxel (x, y, z) is solid; false outside the grid. */
   isSolid(x: number, y: number, z: number): boolean {
-    const h = this.#live();
+    const h = this.#live('isSolid');
     const [dx, dy, dz] = this.#layout.dims;
     for (const [name, v] of [['x', x], ['y', y], ['z', z]] as const) {
       if (!Number.isInteger(v)) throw invalid(`${at('isSolid', name)} must be an integer (got ${shown(v)})`);
@@ -505,13 +507,13 @@ export class VoxelGrid {
 
   /** The voxel a world point is in, [x, y, z] (it may lie outside the grid). */
   voxelAt(point: Vec3Like): Vec3 {
-    this.#live();
+    this.#live('voxelAt');
     return this.#voxelOf(vec3(at('voxelAt', 'point'), point));
   }
 
   /** The bottom centre of voxel (x, y, z) in world coordinates: where an agent standing in it has its feet. */
   pointOf(x: number, y: number, z: number): Vec3 {
-    this.#live();
+    this.#live('pointOf');
     const { origin: o, cellSize: cs, cellHeight: ch } = this.#layout;
     for (const [name, v] of [['x', x], ['y', y], ['z', z]] as const) {
       if (!Number.isInteger(v)) throw invalid(`${at('pointOf', name)} must be an integer (got ${shown(v)})`);
@@ -521,7 +523,7 @@ export class VoxelGrid {
 
   /** A copy of the grid as data: for a worker, a file, or {@link VoxelGrid.create}. */
   occupancy(): VoxelGridData {
-    const h = this.#live();
+    const h = this.#live('occupancy');
     const l = this.#layout;
     return { origin: [...l.origin], cellSize: l.cellSize, cellHeight: l.cellHeight, dims: [...l.dims], words: h.w.wordsView(h.words, h.wordCount).slice() };
   }
@@ -532,7 +534,7 @@ export class VoxelGrid {
    * bounded by maxNodes (see findPathAsync for long searches). Bad arguments throw NavBakeError.
    */
   findPath(start: Vec3Like, end: Vec3Like, options?: VoxelPathOptions | null): VoxelPathResult {
-    const h = this.#live();
+    const h = this.#live('findPath');
     const o = optionsObject<VoxelPathOptions>(at('findPath', 'options'), options, PATH_KEYS);
     const a = this.#searchArgs('findPath', start, end, o);
     const { cellSize: cs, cellHeight: ch } = this.#layout;
@@ -556,7 +558,7 @@ export class VoxelGrid {
    * NB_ERR_DISPOSED when the grid is disposed before the search ends, or the signal's reason when aborted.
    */
   async findPathAsync(start: Vec3Like, end: Vec3Like, options?: VoxelPathAsyncOptions | null): Promise<VoxelPathResult> {
-    const h = this.#live();
+    const h = this.#live('findPathAsync');
     const o = optionsObject<VoxelPathAsyncOptions>(at('findPathAsync', 'options'), options, ASYNC_KEYS);
     const a = this.#searchArgs('findPathAsync', start, end, o);
     const signal = abortSignal(at('findPathAsync', 'options.signal'), o.signal);
@@ -652,7 +654,7 @@ export class VoxelGrid {
     for (const job of qs ? qs.jobs.filter((j) => j.h === h) : []) {
       qs!.jobs.splice(qs!.jobs.indexOf(job), 1);
       job.done();
-      job.reject(disposedError());
+      job.reject(disposedError('findPathAsync'));
     }
     release(h);
   }
@@ -663,9 +665,10 @@ export class VoxelGrid {
     return [clamp((p[0] - o[0]) / cs), clamp((p[1] - o[1]) / ch), clamp((p[2] - o[2]) / cs)];
   }
 
-  #live(): Handle {
+  /** method: the call, named in the error when the grid was disposed */
+  #live(method: string): Handle {
     const h = this.#h;
-    if (!h) throw disposedError();
+    if (!h) throw disposedError(method);
     return h;
   }
 }
