@@ -97,9 +97,15 @@ $(BUILD)/wasm-obj/%.o: c/src/%.c $(LIB_HDR) | $(BUILD)/.apt-ok
 	@mkdir -p $(dir $@)
 	$(EMCC) $(CSTD) $(WARN) $(INC) $(WASM_CFLAGS) -c $< -o $@
 
+# The symbol map names the functions linked in: libc's printf and strtod must not be among them (they add about
+# 10 KB gzip; messages go through nb_vformat, and numbers are parsed in TypeScript). The link fails if they are.
+LIBC_HEAVY := printf_core|fmt_fp|__floatscan|__vfprintf_internal|vfscanf
 $(WASM_JS): $(WASM_OBJ) web/src/navbake.mjs | $(BUILD)/.apt-ok
 	@mkdir -p $(dir $@)
-	$(EMCC) $(WASM_FLAGS) $(WASM_OBJ) -o $(BUILD)/wasm/navbake.wasm
+	$(EMCC) $(WASM_FLAGS) $(WASM_OBJ) --emit-symbol-map -o $(BUILD)/wasm/navbake.wasm
+	@if grep -Eq ':($(LIBC_HEAVY))$$' $(BUILD)/wasm/navbake.wasm.symbols; then \
+	  echo "error: the wasm links libc's printf or strtod ($$(grep -Eo '($(LIBC_HEAVY))$$' $(BUILD)/wasm/navbake.wasm.symbols | tr '\n' ' ')): use nb_vformat" >&2; \
+	  rm -f $(BUILD)/wasm/navbake.wasm; exit 1; fi
 	$(WASM_OPT) $(BUILD)/wasm/navbake.wasm -o $(BUILD)/wasm/navbake.wasm
 	cp web/src/navbake.mjs $@
 
