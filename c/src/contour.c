@@ -332,7 +332,22 @@ static NB_NOINLINE void simplify_outline(const point_buf* raw, point_buf* simp, 
     }
 }
 
-/* ---- 3. holes ---- */
+/* ---- 3. holes ----
+ * Each hole is cut into the outline around it along a bridge, a diagonal walked both ways. The rule is the
+ * reference's: holes from left to right; from the hole's leftmost vertex (the next ones if every diagonal from it
+ * is blocked), the nearest outline vertex whose diagonal enters the outline between its two edges and meets no
+ * edge of the outline or of a hole still to come (edges touching the diagonal's ends do not count); equally near
+ * vertices go by their index in the outline's array, and the raw loop is cut at its first point equal to each
+ * bridge end. The result therefore depends on array order, which each splice rotates. Done with arrays that is
+ * quadratic in the holes (one region of noise terrain has thousands), so the arrays become, for the time of the
+ * merge:
+ *  - doubly linked loops: a splice is O(1), and each outline is written back to an array once at the end;
+ *  - order labels on the loop nodes (an order-maintenance list after Dietz & Sleator, relabelled as in Bender et
+ *    al., "Two simplified algorithms for maintaining order in a list"): comparing two array indices is comparing
+ *    labels relative to the head's;
+ *  - a uniform grid of vertices, searched in rings of cells: candidates nearest first;
+ *  - a grid of edges for "does the diagonal meet an edge", a question about a set of segments: a splice adds only
+ *    the bridge to that set (the hole's edges were in it already, as those of a hole to come). */
 
 /* Twice the signed area in the orientation of the header's nb_contour doc: > 0 for outlines, < 0 for holes. */
 static int64_t signed_area2(const int32_t* v, int32_t n)
@@ -350,6 +365,7 @@ static inline int64_t orient(const int32_t* a, const int32_t* b, const int32_t* 
 }
 
 static inline int same_xz(const int32_t* a, const int32_t* b) { return a[0] == b[0] && a[2] == b[2]; }
+static inline int same_xyz(const int32_t* a, const int32_t* b) { return a[0] == b[0] && a[1] == b[1] && a[2] == b[2]; }
 
 /* c lies on the closed segment a-b, given that the three are collinear. */
 static int within(const int32_t* a, const int32_t* b, const int32_t* c)
@@ -363,54 +379,11 @@ static int segments_meet(const int32_t* a, const int32_t* b, const int32_t* c, c
 {
     if (nb_maxi(a[0], b[0]) < nb_mini(c[0], d[0]) || nb_mini(a[0], b[0]) > nb_maxi(c[0], d[0]) ||
         nb_maxi(a[2], b[2]) < nb_mini(c[2], d[2]) || nb_mini(a[2], b[2]) > nb_maxi(c[2], d[2]))
-        return 0; /* bounds apart: no shared point (most edges of an outline, cheaply) */
+        return 0; /* bounds apart: no shared point (most edges near a diagonal, cheaply) */
     const int64_t o1 = orient(a, b, c), o2 = orient(a, b, d), o3 = orient(c, d, a), o4 = orient(c, d, b);
     if (o1 && o2 && o3 && o4 && ((o1 < 0) != (o2 < 0)) && ((o3 < 0) != (o4 < 0)))
         return 1;
     return (!o1 && within(a, b, c)) || (!o2 && within(a, b, d)) || (!o3 && within(c, d, a)) || (!o4 && within(c, d, b));
-}
-
-/* The segment d0-d1 meets an edge of polygon v other than those at vertex `skip` (-1 = none) or those that
- * merely share an endpoint with it. */
-static int segment_hits_polygon(const int32_t* d0, const int32_t* d1, int32_t skip, const int32_t* v, int32_t n)
-{
-    for (int32_t k = 0; k < n; ++k) {
-        const int32_t k1 = (k + 1) % n;
-        if (k == skip || k1 == skip)
-            continue;
-        const int32_t* p0 = &v[k * 4];
-        const int32_t* p1 = &v[k1 * 4];
-        if (same_xz(d0, p0) || same_xz(d1, p0) || same_xz(d0, p1) || same_xz(d1, p1))
-            continue;
-        if (segments_meet(d0, d1, p0, p1))
-            return 1;
-    }
-    return 0;
-}
-
-/* The diagonal from outline vertex j to point c leaves j into the polygon's interior (between its two edges). */
-static int in_vertex_cone(const int32_t* v, int32_t n, int32_t j, const int32_t* c)
-{
-    const int32_t* p = &v[j * 4];
-    const int32_t* next = &v[((j + 1) % n) * 4];
-    const int32_t* prev = &v[((j + n - 1) % n) * 4];
-    if (orient(prev, p, next) <= 0) /* convex (or straight) vertex: c strictly inside both edges' half planes */
-        return orient(p, c, prev) < 0 && orient(c, p, next) < 0;
-    /* reflex vertex: c anywhere but inside the outer wedge */
-    return !(orient(p, c, next) <= 0 && orient(c, p, prev) <= 0);
-}
-
-static int point_in_polygon(const int32_t* v, int32_t n, const int32_t* c)
-{
-    int inside = 0;
-    for (int32_t i = 0, j = n - 1; i < n; j = i++) {
-        const int32_t* a = &v[i * 4];
-        const int32_t* b = &v[j * 4];
-        if ((a[2] > c[2]) != (b[2] > c[2]) &&
-            (double)c[0] < (double)(b[0] - a[0]) * (double)(c[2] - a[2]) / (double)(b[2] - a[2]) + a[0])
-            inside = !inside;
-    }
-    return inside;
 }
 
 typedef struct contour_info {
@@ -438,72 +411,333 @@ static int compare_contour_info(const void* pa, const void* pb)
     return a->index < b->index ? -1 : (a->index > b->index);
 }
 
-typedef struct diagonal {
-    int32_t vert;
-    int64_t dist_sq;
-} diagonal;
+/* -- loops as linked lists -- */
 
-static int compare_diagonal(const void* pa, const void* pb)
+/* A point of a loop (simplified or raw) while a region's holes are merged. */
+typedef struct loop_node {
+    int32_t v[4];   /* x, y, z, flags, as in the contour's array */
+    int32_t next, prev;
+    int32_t loop;   /* the group entry it belongs to: see loop_state.piece */
+    int32_t chain;  /* simplified: next vertex in its grid cell; raw: next raw point at the same (x, y, z); -1 ends */
+    uint64_t order; /* order label, increasing along the loop from one node round to the one before it */
+} loop_node;
+
+/* One entry of a region's group: an outline piece or a hole. */
+typedef struct loop_state {
+    int32_t head, count;         /* node of array index 0, and the vertex count */
+    int32_t raw_head, raw_count; /* the same for the raw loop */
+    int32_t piece;               /* outline the loop is part of: itself for an outline; a hole's outline once
+                                    bridged, -1 before (a hole still to come), -2 once dropped */
+    int32_t spliced;             /* an outline that took holes: its arrays are rewritten at the end */
+} loop_state;
+
+/* Labels live in [0, 2^62); each loop starts evenly spaced. */
+#define ORDER_BITS 62
+#define ORDER_END ((uint64_t)1 << ORDER_BITS)
+
+/* a comes before b in the array that starts at head */
+static inline int order_before(const loop_node* nodes, int32_t head, int32_t a, int32_t b)
 {
-    const diagonal* a = (const diagonal*)pa;
-    const diagonal* b = (const diagonal*)pb;
-    if (a->dist_sq != b->dist_sq)
-        return a->dist_sq < b->dist_sq ? -1 : 1;
-    return a->vert < b->vert ? -1 : (a->vert > b->vert);
+    const uint64_t base = nodes[head].order;
+    return nodes[a].order - base < nodes[b].order - base; /* (unsigned: labels below the head's wrap round last) */
 }
 
-/* Index of the first raw point equal to v (x, y, z); simplified points are raw points, so it exists. */
-static int32_t find_raw(const int32_t* raw, int32_t n, const int32_t* v)
+static void order_spread(loop_node* nodes, int32_t first, int32_t count, uint64_t lo, uint64_t hi)
 {
-    for (int32_t k = 0; k < n; ++k)
-        if (raw[k * 4] == v[0] && raw[k * 4 + 1] == v[1] && raw[k * 4 + 2] == v[2])
-            return k;
+    const uint64_t step = (hi - lo) / (uint64_t)(count + 1);
+    for (int32_t k = 0, u = first; k < count; ++k, u = nodes[u].next)
+        nodes[u].order = lo + (uint64_t)(k + 1) * step;
+}
+
+/* Labels the m nodes just linked in between p and s (its old successor), keeping the labels increasing along the
+ * loop from its smallest. Where p's gap has no room, the smallest aligned label range around p that is sparse
+ * enough (at most 2^(bits/2) nodes in 2^bits labels) is relabelled evenly: amortized O(log n) per node. */
+static void order_insert(loop_node* nodes, int32_t p, int32_t m, int32_t s)
+{
+    const uint64_t lo = nodes[p].order;
+    const int s_follows = nodes[s].order > lo; /* else p has the largest label and s the smallest */
+    const uint64_t hi = s_follows ? nodes[s].order : ORDER_END;
+    if (hi - lo > (uint64_t)m) {
+        order_spread(nodes, nodes[p].next, m, lo, hi);
+        return;
+    }
+    /* the range so far: left .. p, the new nodes, s .. the node before right (-1: the largest label is in) */
+    int32_t left = p, right = s_follows ? s : -1;
+    int64_t count = m + 1;
+    for (int bits = 1;; ++bits) {
+        const uint64_t size = (uint64_t)1 << bits, base = lo & ~(size - 1);
+        /* (going back from p, the smallest label ends the walk: s itself when p had the largest, as s's
+         * predecessor is now a new node without a label yet) */
+        while (left != (s_follows ? -1 : s)) {
+            const int32_t u = nodes[left].prev;
+            if (nodes[u].order > nodes[left].order || nodes[u].order < base)
+                break;
+            left = u;
+            ++count;
+        }
+        while (right >= 0 && nodes[right].order < base + size) {
+            const int32_t u = nodes[right].next;
+            ++count;
+            right = nodes[u].order > nodes[right].order ? u : -1;
+        }
+        if (count <= ((int64_t)1 << (bits / 2)) || bits == ORDER_BITS) {
+            order_spread(nodes, left, (int32_t)count, base, base + size);
+            return;
+        }
+    }
+}
+
+/* The loops of a group as arrays a (the outline, from index ia) and b (the hole, from ib) become
+ * a[ia..], a[..ia], b[ib..], b[..ib]: b's loop is linked in before a, with copies a2 of a and b2 of b closing
+ * the bridge; a becomes the head (index 0). */
+static void splice_loops(loop_node* nodes, int32_t a, int32_t b, int32_t a2, int32_t b2, int32_t hole_count)
+{
+    const int32_t pa = nodes[a].prev, pb = nodes[b].prev;
+    nodes[pa].next = a2;
+    nodes[a2].prev = pa;
+    nodes[a2].next = b;
+    nodes[b].prev = a2;
+    nodes[pb].next = b2;
+    nodes[b2].prev = pb;
+    nodes[b2].next = a;
+    nodes[a].prev = b2;
+    order_insert(nodes, pa, hole_count + 2, a);
+}
+
+/* The diagonal from outline vertex j to point c leaves j into the polygon's interior (between its two edges). */
+static int in_vertex_cone(const loop_node* nodes, int32_t j, const int32_t* c)
+{
+    const int32_t* p = nodes[j].v;
+    const int32_t* next = nodes[nodes[j].next].v;
+    const int32_t* prev = nodes[nodes[j].prev].v;
+    if (orient(prev, p, next) <= 0) /* convex (or straight) vertex: c strictly inside both edges' half planes */
+        return orient(p, c, prev) < 0 && orient(c, p, next) < 0;
+    /* reflex vertex: c anywhere but inside the outer wedge */
+    return !(orient(p, c, next) <= 0 && orient(c, p, prev) <= 0);
+}
+
+/* Even-odd test against the loop's edges, each taken as (vertex, the one before it) as the arrays had them. */
+static int point_in_loop(const loop_node* nodes, int32_t head, int32_t count, const int32_t* c)
+{
+    int inside = 0;
+    for (int32_t k = 0, u = head; k < count; ++k, u = nodes[u].next) {
+        const int32_t* a = nodes[u].v;
+        const int32_t* b = nodes[nodes[u].prev].v;
+        if ((a[2] > c[2]) != (b[2] > c[2]) &&
+            (double)c[0] < (double)(b[0] - a[0]) * (double)(c[2] - a[2]) / (double)(b[2] - a[2]) + a[0])
+            inside = !inside;
+    }
+    return inside;
+}
+
+/* -- the merge state of one region -- */
+
+typedef struct grid_segment {
+    int32_t a, b; /* vertex nodes */
+    int32_t loop; /* counts for the loops of loop_state.piece as the loop's */
+} grid_segment;
+
+typedef struct grid_entry {
+    int32_t seg, next;
+} grid_entry;
+
+typedef struct candidate {
+    int64_t dist_sq;
+    int32_t node;
+} candidate;
+
+typedef struct hole_merge {
+    loop_state* loops; /* one per group entry */
+    loop_node* verts;  /* every loop's vertices, then room for two copies per hole */
+    loop_node* raw;    /* the same for the raw points */
+    int32_t nverts, nraw;
+    /* one uniform grid over the group's bounds, for vertices and for edges */
+    int32_t x0, z0, cell, width, height;
+    int32_t* vert_cells; /* first vertex node in each cell */
+    int32_t* edge_cells; /* first entry in each cell */
+    grid_entry* entries; /* a segment has an entry in each cell its bounds cover */
+    int32_t nentries, entry_cap;
+    grid_segment* segs;
+    int32_t nsegs;
+    int32_t* raw_table; /* open addressing on (x, y, z): the first raw node of each position's chain */
+    uint32_t raw_mask;
+    candidate* cands;
+} hole_merge;
+
+static inline int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+
+static inline int32_t loop_piece(const hole_merge* hm, int32_t loop) { return hm->loops[loop].piece; }
+
+static inline uint32_t position_hash(const int32_t* v)
+{
+    return ((uint32_t)v[0] * 73856093u) ^ ((uint32_t)v[1] * 19349663u) ^ ((uint32_t)v[2] * 83492791u);
+}
+
+static void cell_range(const hole_merge* hm, const int32_t* a, const int32_t* b, int32_t* r)
+{
+    r[0] = (nb_mini(a[0], b[0]) - hm->x0) / hm->cell;
+    r[1] = (nb_maxi(a[0], b[0]) - hm->x0) / hm->cell;
+    r[2] = (nb_mini(a[2], b[2]) - hm->z0) / hm->cell;
+    r[3] = (nb_maxi(a[2], b[2]) - hm->z0) / hm->cell;
+}
+
+static nb_status add_segment(nb_context* ctx, hole_merge* hm, int32_t a, int32_t b, int32_t loop)
+{
+    int32_t r[4];
+    cell_range(hm, hm->verts[a].v, hm->verts[b].v, r);
+    const int64_t need = hm->nentries + (int64_t)(r[1] - r[0] + 1) * (r[3] - r[2] + 1);
+    if (need > hm->entry_cap) {
+        /* only bridges come after the first sizing */
+        const int64_t cap = nb_maxi(hm->entry_cap, 64) * (int64_t)2 + need;
+        grid_entry* e = cap <= INT32_MAX ? (grid_entry*)nb_alloc(ctx, (size_t)cap * sizeof(grid_entry)) : NULL;
+        if (!e)
+            return nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, FN_ ": out of memory 'hole edge grid' (%lld)", (long long)cap);
+        memcpy(e, hm->entries, (size_t)hm->nentries * sizeof(grid_entry));
+        nb_free(ctx, hm->entries);
+        hm->entries = e;
+        hm->entry_cap = (int32_t)cap;
+    }
+    const int32_t seg = hm->nsegs++;
+    hm->segs[seg].a = a;
+    hm->segs[seg].b = b;
+    hm->segs[seg].loop = loop;
+    for (int32_t z = r[2]; z <= r[3]; ++z)
+        for (int32_t x = r[0]; x <= r[1]; ++x) {
+            int32_t* cell = &hm->edge_cells[x + z * hm->width];
+            hm->entries[hm->nentries].seg = seg;
+            hm->entries[hm->nentries].next = *cell;
+            *cell = hm->nentries++;
+        }
+    return NB_OK;
+}
+
+static void add_vertex(hole_merge* hm, int32_t u)
+{
+    const int32_t* v = hm->verts[u].v;
+    int32_t* cell = &hm->vert_cells[(v[0] - hm->x0) / hm->cell + (v[2] - hm->z0) / hm->cell * hm->width];
+    hm->verts[u].chain = *cell;
+    *cell = u;
+}
+
+/* The slot of the raw point at v's position: its chain's first node, or -1 in an empty slot. */
+static int32_t* raw_slot(const hole_merge* hm, const int32_t* v)
+{
+    for (uint32_t i = position_hash(v) & hm->raw_mask;; i = (i + 1) & hm->raw_mask) {
+        int32_t* slot = &hm->raw_table[i];
+        if (*slot < 0 || same_xyz(hm->raw[*slot].v, v))
+            return slot;
+    }
+}
+
+/* The diagonal d0-d1 meets an edge of the outline `piece` or of a hole still to come, other than edges that
+ * share an end with it. (The edges at the diagonal's outline vertex are among those.) */
+static int diagonal_blocked(const hole_merge* hm, const int32_t* d0, const int32_t* d1, int32_t piece)
+{
+    int32_t r[4];
+    cell_range(hm, d0, d1, r);
+    for (int32_t z = r[2]; z <= r[3]; ++z)
+        for (int32_t x = r[0]; x <= r[1]; ++x)
+            for (int32_t e = hm->edge_cells[x + z * hm->width]; e >= 0; e = hm->entries[e].next) {
+                const grid_segment* s = &hm->segs[hm->entries[e].seg];
+                const int32_t owner = loop_piece(hm, s->loop);
+                if (owner != piece && owner != -1)
+                    continue;
+                const int32_t* p0 = hm->verts[s->a].v;
+                const int32_t* p1 = hm->verts[s->b].v;
+                if (same_xz(d0, p0) || same_xz(d1, p0) || same_xz(d0, p1) || same_xz(d1, p1))
+                    continue;
+                if (segments_meet(d0, d1, p0, p1))
+                    return 1;
+            }
     return 0;
 }
 
-/* Loop a from index ia back to ia, then loop b from ib back to ib: the two bridge edges a[ia]-b[ib] run both
- * ways, so the result is one polygon whose area is a's minus the hole's. */
-static int32_t* splice_loops(nb_context* ctx, const int32_t* a, int32_t na, int32_t ia, const int32_t* b, int32_t nb,
-                             int32_t ib)
+static int compare_candidate(const void* pa, const void* pb)
 {
-    int32_t* v = (int32_t*)nb_alloc(ctx, (size_t)(na + nb + 2) * 4 * sizeof(int32_t));
-    if (!v)
-        return NULL;
-    const size_t pt = 4 * sizeof(int32_t);
-    int32_t* dst = v;
-    memcpy(dst, &a[(size_t)ia * 4], (size_t)(na - ia) * pt);
-    memcpy(dst + (size_t)(na - ia) * 4, a, (size_t)(ia + 1) * pt); /* back round to a[ia] */
-    dst += (size_t)(na + 1) * 4;
-    memcpy(dst, &b[(size_t)ib * 4], (size_t)(nb - ib) * pt);
-    memcpy(dst + (size_t)(nb - ib) * 4, b, (size_t)(ib + 1) * pt);
-    return v;
+    const candidate* a = (const candidate*)pa;
+    const candidate* b = (const candidate*)pb;
+    if (a->dist_sq != b->dist_sq)
+        return a->dist_sq < b->dist_sq ? -1 : 1;
+    return a->node < b->node ? -1 : (a->node > b->node);
 }
 
-/* Replaces outline's polygon (and raw loop) by outline + hole joined at vertices ia, ib. The hole is emptied. */
-static nb_status splice_hole(nb_context* ctx, nb_contour* outline, int32_t ia, nb_contour* hole, int32_t ib)
+/* Adds the vertices of outline `piece` in grid cell (x, z) in whose cone c lies to the candidates. */
+static void gather_candidates(hole_merge* hm, int32_t x, int32_t z, const int32_t* c, int32_t piece, int32_t* n)
 {
-    int32_t* verts = splice_loops(ctx, outline->verts, outline->nverts, ia, hole->verts, hole->nverts, ib);
-    if (!verts)
-        return nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, FN_ ": out of memory 'verts' (%d)", outline->nverts + hole->nverts + 2);
-    const int32_t ra = find_raw(outline->raw_verts, outline->nraw_verts, &outline->verts[ia * 4]);
-    const int32_t rb = find_raw(hole->raw_verts, hole->nraw_verts, &hole->verts[ib * 4]);
-    int32_t* raw = splice_loops(ctx, outline->raw_verts, outline->nraw_verts, ra, hole->raw_verts, hole->nraw_verts, rb);
-    if (!raw) {
-        nb_free(ctx, verts);
-        return nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, FN_ ": out of memory 'raw_verts' (%d)",
-                       outline->nraw_verts + hole->nraw_verts + 2);
+    for (int32_t u = hm->vert_cells[x + z * hm->width]; u >= 0; u = hm->verts[u].chain) {
+        if (loop_piece(hm, hm->verts[u].loop) != piece || !in_vertex_cone(hm->verts, u, c))
+            continue;
+        const int64_t dx = hm->verts[u].v[0] - c[0], dz = hm->verts[u].v[2] - c[2];
+        hm->cands[*n].dist_sq = dx * dx + dz * dz;
+        hm->cands[*n].node = u;
+        ++*n;
     }
-    nb_free(ctx, outline->verts);
-    nb_free(ctx, outline->raw_verts);
-    outline->verts = verts;
-    outline->nverts += hole->nverts + 2;
-    outline->raw_verts = raw;
-    outline->nraw_verts += hole->nraw_verts + 2;
-    nb_free(ctx, hole->verts);
-    nb_free(ctx, hole->raw_verts);
-    hole->verts = hole->raw_verts = NULL;
-    hole->nverts = hole->nraw_verts = 0;
-    return NB_OK;
+}
+
+/* The bridge's outline end for hole corner c: the nearest vertex of outline `piece` in whose cone c lies and
+ * whose diagonal is clear, the first in the outline's array among equally near ones; -1 if none. Searched in
+ * rings of grid cells around c: once ring r is in, every vertex not yet seen is at least `reach` away, so the
+ * candidates nearer than that are all known and are tried nearest first, one distance at a time. */
+static int32_t find_bridge(hole_merge* hm, const int32_t* c, int32_t piece)
+{
+    const int32_t cell = hm->cell, head = hm->loops[piece].head;
+    const int32_t cx = (c[0] - hm->x0) / cell, cz = (c[2] - hm->z0) / cell;
+    int32_t npending = 0;
+    for (int32_t r = 0;; ++r) {
+        const int32_t xlo = nb_maxi(cx - r, 0), xhi = nb_mini(cx + r, hm->width - 1);
+        for (int32_t z = nb_maxi(cz - r, 0); z <= nb_mini(cz + r, hm->height - 1); ++z) {
+            if (z == cz - r || z == cz + r) {
+                for (int32_t x = xlo; x <= xhi; ++x)
+                    gather_candidates(hm, x, z, c, piece, &npending);
+            } else {
+                if (cx - r >= 0)
+                    gather_candidates(hm, cx - r, z, c, piece, &npending);
+                if (cx + r < hm->width)
+                    gather_candidates(hm, cx + r, z, c, piece, &npending);
+            }
+        }
+        /* the distance to the nearest cell outside the square scanned so far (integer coordinates) */
+        int64_t reach = INT64_MAX;
+        if (cx - r > 0)
+            reach = min64(reach, (int64_t)c[0] - (hm->x0 + (int64_t)(cx - r) * cell) + 1);
+        if (cx + r < hm->width - 1)
+            reach = min64(reach, hm->x0 + (int64_t)(cx + r + 1) * cell - c[0]);
+        if (cz - r > 0)
+            reach = min64(reach, (int64_t)c[2] - (hm->z0 + (int64_t)(cz - r) * cell) + 1);
+        if (cz + r < hm->height - 1)
+            reach = min64(reach, hm->z0 + (int64_t)(cz + r + 1) * cell - c[2]);
+        const int done = reach == INT64_MAX; /* the whole grid is in */
+        const int64_t limit = done ? INT64_MAX : reach * reach;
+        nb_sort(hm->cands, (size_t)npending, sizeof(candidate), compare_candidate);
+        int32_t k = 0;
+        while (k < npending && hm->cands[k].dist_sq < limit) {
+            int32_t best = -1, e = k;
+            for (; e < npending && hm->cands[e].dist_sq == hm->cands[k].dist_sq; ++e) {
+                const int32_t u = hm->cands[e].node;
+                if ((best < 0 || order_before(hm->verts, head, u, best)) && !diagonal_blocked(hm, hm->verts[u].v, c, piece))
+                    best = u;
+            }
+            if (best >= 0)
+                return best;
+            k = e;
+        }
+        memmove(hm->cands, hm->cands + k, (size_t)(npending - k) * sizeof(candidate));
+        npending -= k;
+        if (done)
+            return -1;
+    }
+}
+
+/* First raw point of outline `piece` (in its raw array's order) at v's position; the raw head (index 0) if none,
+ * as the array version had it (a simplified vertex is always a raw point). */
+static int32_t first_raw(const hole_merge* hm, int32_t piece, const int32_t* v)
+{
+    const int32_t head = hm->loops[piece].raw_head;
+    int32_t best = -1;
+    for (int32_t u = *raw_slot(hm, v); u >= 0; u = hm->raw[u].chain)
+        if (loop_piece(hm, hm->raw[u].loop) == piece && (best < 0 || order_before(hm->raw, head, u, best)))
+            best = u;
+    return best >= 0 ? best : head;
 }
 
 static void drop_contour(nb_context* ctx, nb_contour* c)
@@ -514,109 +748,269 @@ static void drop_contour(nb_context* ctx, nb_contour* c)
     c->nverts = c->nraw_verts = 0;
 }
 
-/* Bridges each hole of group[first_hole..n) into the outline that contains it with the shortest diagonal that
- * crosses neither the outline nor a hole still to come. Starts from the hole's leftmost vertex, which sees the
- * outline on its left; if every diagonal from it is blocked, tries the hole's next vertex. */
-static nb_status bridge_holes(nb_context* ctx, nb_contour_set* cset, const contour_info* group, int32_t n,
-                              int32_t first_hole, diagonal* diags)
+static void hole_merge_free(nb_context* ctx, hole_merge* hm)
 {
-    for (int32_t h = first_hole; h < n; ++h) {
-        nb_contour* hole = &cset->conts[group[h].index];
-        if (first_hole == 0) {
-            drop_contour(ctx, hole); /* no outline to cut it from: it would reach later stages inside out */
-            continue;
+    nb_free(ctx, hm->loops);
+    nb_free(ctx, hm->verts);
+    nb_free(ctx, hm->raw);
+    nb_free(ctx, hm->vert_cells);
+    nb_free(ctx, hm->edge_cells);
+    nb_free(ctx, hm->entries);
+    nb_free(ctx, hm->segs);
+    nb_free(ctx, hm->raw_table);
+    nb_free(ctx, hm->cands);
+}
+
+/* Nodes for `count` points in a ring, labelled evenly, from `first` on; returns the node after them. */
+static int32_t add_loop(loop_node* nodes, int32_t first, const int32_t* pts, int32_t count, int32_t loop)
+{
+    const uint64_t step = ORDER_END / (uint64_t)(count + 1);
+    for (int32_t i = 0; i < count; ++i) {
+        loop_node* u = &nodes[first + i];
+        memcpy(u->v, &pts[i * 4], sizeof(u->v));
+        u->next = first + (i + 1 == count ? 0 : i + 1);
+        u->prev = first + (i == 0 ? count - 1 : i - 1);
+        u->loop = loop;
+        u->chain = -1;
+        u->order = (uint64_t)(i + 1) * step;
+    }
+    return first + count;
+}
+
+/* Sets up the merge of group[0..n) (outline pieces before first_hole, then holes): the loops' nodes, the grid of
+ * vertices and edges (a cell per few vertices), the index of raw positions. */
+static NB_NOINLINE nb_status hole_merge_init(nb_context* ctx, hole_merge* hm, const nb_contour_set* cset,
+                                             const contour_info* group, int32_t n, int32_t first_hole)
+{
+    const int32_t holes = n - first_hole;
+    int64_t nverts = 2 * (int64_t)holes, nraw = 2 * (int64_t)holes;
+    int32_t box[4] = { INT32_MAX, INT32_MIN, INT32_MAX, INT32_MIN };
+    for (int32_t k = 0; k < n; ++k) {
+        nverts += cset->conts[group[k].index].nverts;
+        nraw += cset->conts[group[k].index].nraw_verts;
+        box[0] = nb_mini(box[0], group[k].box[0]);
+        box[1] = nb_maxi(box[1], group[k].box[1]);
+        box[2] = nb_mini(box[2], group[k].box[2]);
+        box[3] = nb_maxi(box[3], group[k].box[3]);
+    }
+    if (nverts > INT32_MAX / 4 || nraw > INT32_MAX / 4)
+        return nb_fail(ctx, NB_ERR_TOO_LARGE, FN_ ": region %u has %lld outline points with its holes",
+                       (unsigned)group[0].reg, (long long)nraw);
+    /* cells of about two vertices: side sqrt(2 * area / vertices), grown while long thin bounds would give more */
+    const int64_t span_x = (int64_t)box[1] - box[0] + 1, span_z = (int64_t)box[3] - box[2] + 1;
+    int64_t cell = (int64_t)sqrt(2.0 * (double)span_x * (double)span_z / (double)nverts);
+    cell = cell < 1 ? 1 : cell;
+    while ((span_x / cell + 1) * (span_z / cell + 1) > nverts + 64)
+        cell += cell / 2 + 1;
+    hm->x0 = box[0];
+    hm->z0 = box[2];
+    hm->cell = (int32_t)cell;
+    hm->width = (int32_t)(span_x / cell + 1);
+    hm->height = (int32_t)(span_z / cell + 1);
+    const size_t cells = (size_t)hm->width * (size_t)hm->height;
+    uint32_t table = 64;
+    while (table < 2 * nraw)
+        table *= 2;
+    hm->raw_mask = table - 1;
+    hm->loops = (loop_state*)nb_alloc(ctx, (size_t)n * sizeof(loop_state));
+    if (!hm->loops)
+        return nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, FN_ ": out of memory 'hole loops' (%d)", n);
+    hm->verts = (loop_node*)nb_alloc(ctx, (size_t)nverts * sizeof(loop_node));
+    if (!hm->verts)
+        return nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, FN_ ": out of memory 'hole verts' (%lld)", (long long)nverts);
+    hm->raw = (loop_node*)nb_alloc(ctx, (size_t)nraw * sizeof(loop_node));
+    if (!hm->raw)
+        return nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, FN_ ": out of memory 'hole raw verts' (%lld)", (long long)nraw);
+    hm->cands = (candidate*)nb_alloc(ctx, (size_t)nverts * sizeof(candidate));
+    if (!hm->cands)
+        return nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, FN_ ": out of memory 'hole candidates' (%lld)", (long long)nverts);
+    hm->vert_cells = (int32_t*)nb_alloc(ctx, cells * sizeof(int32_t));
+    hm->edge_cells = hm->vert_cells ? (int32_t*)nb_alloc(ctx, cells * sizeof(int32_t)) : NULL;
+    if (!hm->edge_cells)
+        return nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, FN_ ": out of memory 'hole grid' (%zu)", cells);
+    hm->segs = (grid_segment*)nb_alloc(ctx, (size_t)nverts * sizeof(grid_segment)); /* edges and bridges */
+    if (!hm->segs)
+        return nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, FN_ ": out of memory 'hole edges' (%lld)", (long long)nverts);
+    hm->raw_table = (int32_t*)nb_alloc(ctx, (size_t)table * sizeof(int32_t));
+    if (!hm->raw_table)
+        return nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, FN_ ": out of memory 'hole raw index' (%u)", table);
+    memset(hm->vert_cells, 0xff, cells * sizeof(int32_t));
+    memset(hm->edge_cells, 0xff, cells * sizeof(int32_t));
+    memset(hm->raw_table, 0xff, (size_t)table * sizeof(int32_t));
+
+    int32_t nv = 0, nr = 0;
+    for (int32_t k = 0; k < n; ++k) {
+        const nb_contour* c = &cset->conts[group[k].index];
+        loop_state* l = &hm->loops[k];
+        l->head = nv;
+        l->count = c->nverts;
+        l->raw_head = nr;
+        l->raw_count = c->nraw_verts;
+        l->piece = k < first_hole ? k : -1;
+        l->spliced = 0;
+        nv = add_loop(hm->verts, nv, c->verts, c->nverts, k);
+        nr = add_loop(hm->raw, nr, c->raw_verts, c->nraw_verts, k);
+    }
+    for (int32_t u = 0; u < nv; ++u)
+        add_vertex(hm, u);
+    for (int32_t u = 0; u < nr; ++u) {
+        int32_t* slot = raw_slot(hm, hm->raw[u].v);
+        if (*slot < 0) {
+            *slot = u;
+        } else {
+            hm->raw[u].chain = hm->raw[*slot].chain;
+            hm->raw[*slot].chain = u;
         }
-        /* A region normally has one outline; a split one gets each hole into the piece around it. */
-        nb_contour* outline = &cset->conts[group[0].index];
-        for (int32_t k = 0; k < first_hole && first_hole > 1; ++k) {
-            nb_contour* o = &cset->conts[group[k].index];
-            if (point_in_polygon(o->verts, o->nverts, &hole->verts[group[h].leftmost * 4])) {
-                outline = o;
-                break;
-            }
-        }
-        int32_t ia = -1, ib = group[h].leftmost;
-        for (int32_t tries = 0; tries < hole->nverts; ++tries, ib = (ib + 1) % hole->nverts) {
-            const int32_t* corner = &hole->verts[ib * 4];
-            int32_t nd = 0;
-            for (int32_t j = 0; j < outline->nverts; ++j) {
-                if (!in_vertex_cone(outline->verts, outline->nverts, j, corner))
-                    continue;
-                const int64_t dx = outline->verts[j * 4] - corner[0], dz = outline->verts[j * 4 + 2] - corner[2];
-                diags[nd].vert = j;
-                diags[nd].dist_sq = dx * dx + dz * dz;
-                ++nd;
-            }
-            /* Nearest first. The first is nearly always clear: pick the few first by selection (O(nd) each), and
-             * sort only when many are blocked (a sort per hole was most of the stage in a hall of 1600 pillars). */
-            for (int32_t d = 0; d < nd && ia < 0; ++d) {
-                if (d < 8) {
-                    int32_t m = d;
-                    for (int32_t e = d + 1; e < nd; ++e)
-                        if (compare_diagonal(&diags[e], &diags[m]) < 0)
-                            m = e;
-                    const diagonal t = diags[d];
-                    diags[d] = diags[m];
-                    diags[m] = t;
-                } else if (d == 8) {
-                    nb_sort(diags + d, (size_t)(nd - d), sizeof(diagonal), compare_diagonal);
-                }
-                const int32_t* from = &outline->verts[diags[d].vert * 4];
-                int blocked = segment_hits_polygon(from, corner, diags[d].vert, outline->verts, outline->nverts);
-                for (int32_t k = h; k < n && !blocked; ++k) {
-                    /* (a hole whose bounds the diagonal misses cannot meet it) */
-                    const int32_t* box = group[k].box;
-                    if (nb_maxi(from[0], corner[0]) < box[0] || nb_mini(from[0], corner[0]) > box[1] ||
-                        nb_maxi(from[2], corner[2]) < box[2] || nb_mini(from[2], corner[2]) > box[3])
-                        continue;
-                    const nb_contour* other = &cset->conts[group[k].index];
-                    blocked = segment_hits_polygon(from, corner, -1, other->verts, other->nverts);
-                }
-                if (!blocked)
-                    ia = diags[d].vert;
-            }
-            if (ia >= 0)
-                break; /* keep ib: it is the hole end of the bridge */
-        }
-        if (ia < 0) {
-            /* No clear diagonal (should not happen for a hole inside its outline). Left alone, the hole would be
-             * an inside-out polygon that the triangulation rejects; dropping it has the same effect. */
-            drop_contour(ctx, hole);
-            continue;
-        }
-        const nb_status st = splice_hole(ctx, outline, ia, hole, ib);
+    }
+    /* the edge grid, sized for the loops' edges (the first bridge grows it) */
+    int64_t entries = 0;
+    for (int32_t u = 0; u < nv; ++u) {
+        int32_t r[4];
+        cell_range(hm, hm->verts[u].v, hm->verts[hm->verts[u].next].v, r);
+        entries += (int64_t)(r[1] - r[0] + 1) * (r[3] - r[2] + 1);
+    }
+    if (entries > INT32_MAX)
+        return nb_fail(ctx, NB_ERR_TOO_LARGE, FN_ ": region %u: %lld cells under its edges", (unsigned)group[0].reg,
+                       (long long)entries);
+    hm->entries = (grid_entry*)nb_alloc(ctx, (size_t)entries * sizeof(grid_entry));
+    if (!hm->entries)
+        return nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, FN_ ": out of memory 'hole edge grid' (%lld)", (long long)entries);
+    hm->entry_cap = (int32_t)entries;
+    for (int32_t u = 0; u < nv; ++u) {
+        const nb_status st = add_segment(ctx, hm, u, hm->verts[u].next, hm->verts[u].loop);
         if (st != NB_OK)
             return st;
     }
+    hm->nverts = nv; /* from here on: the nodes in use; the copies go after them */
+    hm->nraw = nr;
     return NB_OK;
 }
 
-static nb_status merge_holes(nb_context* ctx, nb_contour_set* cset)
+/* Copies node u of nodes to a new node of outline `piece`. */
+static int32_t copy_node(loop_node* nodes, int32_t* n, int32_t u, int32_t piece)
+{
+    const int32_t c = (*n)++;
+    nodes[c] = nodes[u];
+    nodes[c].loop = piece;
+    nodes[c].chain = -1;
+    return c;
+}
+
+/* Bridges each hole of group[first_hole..n) into the outline piece around it (group[0..first_hole)) by the rule
+ * at the top of this section, then writes the outlines back to arrays and frees the holes'. */
+static NB_NOINLINE nb_status bridge_holes(nb_context* ctx, nb_contour_set* cset, const contour_info* group, int32_t n,
+                                          int32_t first_hole)
+{
+    hole_merge hm;
+    memset(&hm, 0, sizeof(hm));
+    nb_status st = hole_merge_init(ctx, &hm, cset, group, n, first_hole);
+    if (st != NB_OK)
+        goto cleanup;
+    for (int32_t h = first_hole; h < n; ++h) {
+        loop_state* hole = &hm.loops[h];
+        /* A region normally has one outline; a split one gets each hole into the piece around it. */
+        int32_t o = 0;
+        for (int32_t k = 0; k < first_hole && first_hole > 1; ++k) {
+            if (point_in_loop(hm.verts, hm.loops[k].head, hm.loops[k].count, hm.verts[hole->head + group[h].leftmost].v)) {
+                o = k;
+                break;
+            }
+        }
+        loop_state* outline = &hm.loops[o];
+        int32_t a = -1, ib = group[h].leftmost;
+        for (int32_t tries = 0; tries < hole->count && a < 0; ++tries) {
+            a = find_bridge(&hm, hm.verts[hole->head + ib].v, o);
+            if (a < 0)
+                ib = (ib + 1) % hole->count; /* else keep ib: the hole end of the bridge */
+        }
+        if (a < 0) {
+            /* No clear diagonal (should not happen for a hole inside its outline). Left alone, the hole would be
+             * an inside-out polygon that the triangulation rejects; dropping it has the same effect. */
+            hole->piece = -2;
+            continue;
+        }
+        /* raw ends first, while the outline's raw order is still the one the vertex was chosen in */
+        const nb_contour* hc = &cset->conts[group[h].index];
+        int32_t rb = 0;
+        while (rb < hc->nraw_verts && !same_xyz(&hc->raw_verts[rb * 4], &hc->verts[ib * 4]))
+            ++rb;
+        rb = rb < hc->nraw_verts ? hole->raw_head + rb : hole->raw_head;
+        const int32_t ra = first_raw(&hm, o, hm.verts[a].v);
+
+        const int32_t b = hole->head + ib;
+        const int32_t a2 = copy_node(hm.verts, &hm.nverts, a, o), b2 = copy_node(hm.verts, &hm.nverts, b, o);
+        splice_loops(hm.verts, a, b, a2, b2, hole->count);
+        add_vertex(&hm, a2);
+        add_vertex(&hm, b2);
+        outline->head = a;
+        outline->count += hole->count + 2;
+
+        const int32_t ra2 = copy_node(hm.raw, &hm.nraw, ra, o), rb2 = copy_node(hm.raw, &hm.nraw, rb, o);
+        splice_loops(hm.raw, ra, rb, ra2, rb2, hole->raw_count);
+        hm.raw[ra2].chain = hm.raw[ra].chain; /* same positions: into their chains */
+        hm.raw[ra].chain = ra2;
+        hm.raw[rb2].chain = hm.raw[rb].chain;
+        hm.raw[rb].chain = rb2;
+        outline->raw_head = ra;
+        outline->raw_count += hole->raw_count + 2;
+
+        hole->piece = o;
+        outline->spliced = 1;
+        st = add_segment(ctx, &hm, a, b, o); /* the bridge, both ways one segment */
+        if (st != NB_OK)
+            goto cleanup;
+    }
+
+    /* Back to arrays. Each outline is replaced whole or not at all, so a failure leaves every contour intact. */
+    for (int32_t k = 0; k < first_hole; ++k) {
+        const loop_state* l = &hm.loops[k];
+        if (!l->spliced)
+            continue;
+        nb_contour* c = &cset->conts[group[k].index];
+        int32_t* verts = (int32_t*)nb_alloc(ctx, (size_t)l->count * 4 * sizeof(int32_t));
+        if (!verts) {
+            st = nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, FN_ ": out of memory 'verts' (%d)", l->count);
+            goto cleanup;
+        }
+        int32_t* raw = (int32_t*)nb_alloc(ctx, (size_t)l->raw_count * 4 * sizeof(int32_t));
+        if (!raw) {
+            nb_free(ctx, verts);
+            st = nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, FN_ ": out of memory 'raw_verts' (%d)", l->raw_count);
+            goto cleanup;
+        }
+        for (int32_t i = 0, u = l->head; i < l->count; ++i, u = hm.verts[u].next)
+            memcpy(&verts[i * 4], hm.verts[u].v, 4 * sizeof(int32_t));
+        for (int32_t i = 0, u = l->raw_head; i < l->raw_count; ++i, u = hm.raw[u].next)
+            memcpy(&raw[i * 4], hm.raw[u].v, 4 * sizeof(int32_t));
+        nb_free(ctx, c->verts);
+        nb_free(ctx, c->raw_verts);
+        c->verts = verts;
+        c->nverts = l->count;
+        c->raw_verts = raw;
+        c->nraw_verts = l->raw_count;
+    }
+    for (int32_t h = first_hole; h < n; ++h)
+        drop_contour(ctx, &cset->conts[group[h].index]); /* bridged (its points are in its outline) or dropped */
+
+cleanup:
+    hole_merge_free(ctx, &hm);
+    return st;
+}
+
+nb_status nb_merge_holes(nb_context* ctx, nb_contour_set* cset)
 {
     nb_status st = NB_OK;
     contour_info* info = NULL;
-    diagonal* diags = NULL;
     const int32_t n = cset->nconts;
     int32_t holes = 0;
-    size_t total_verts = 0;
-    for (int32_t i = 0; i < n; ++i) {
+    for (int32_t i = 0; i < n; ++i)
         holes += signed_area2(cset->conts[i].verts, cset->conts[i].nverts) < 0;
-        total_verts += (size_t)cset->conts[i].nverts + 2;
-    }
     if (holes == 0)
         return NB_OK;
 
     info = (contour_info*)nb_alloc(ctx, (size_t)n * sizeof(contour_info));
-    if (!info) {
-        st = nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, FN_ ": out of memory 'holes' (%d)", n);
-        goto cleanup;
-    }
-    /* An outline grows with each hole bridged into it, up to every vertex of its region plus two per bridge. */
-    diags = (diagonal*)nb_alloc(ctx, total_verts * sizeof(diagonal));
-    if (!diags) {
-        st = nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, FN_ ": out of memory 'diagonals' (%zu)", total_verts);
-        goto cleanup;
-    }
+    if (!info)
+        return nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, FN_ ": out of memory 'holes' (%d)", n);
     for (int32_t i = 0; i < n; ++i) {
         const nb_contour* c = &cset->conts[i];
         contour_info* ci = &info[i];
@@ -650,8 +1044,12 @@ static nb_status merge_holes(nb_context* ctx, nb_contour_set* cset)
                 first_hole = end - g;
             ++end;
         }
-        if (first_hole >= 0) {
-            st = bridge_holes(ctx, cset, &info[g], end - g, first_hole, diags);
+        if (first_hole == 0) {
+            /* no outline to cut them from: they would reach later stages inside out */
+            for (int32_t h = g; h < end; ++h)
+                drop_contour(ctx, &cset->conts[info[h].index]);
+        } else if (first_hole > 0) {
+            st = bridge_holes(ctx, cset, &info[g], end - g, first_hole);
             if (st != NB_OK)
                 goto cleanup;
         }
@@ -667,7 +1065,6 @@ static nb_status merge_holes(nb_context* ctx, nb_contour_set* cset)
 
 cleanup:
     nb_free(ctx, info);
-    nb_free(ctx, diags);
     return st;
 }
 
@@ -797,7 +1194,7 @@ nb_status nb_build_contours(nb_context* ctx, const nb_compact_heightfield* chf, 
         }
     }
 
-    st = merge_holes(ctx, cset);
+    st = nb_merge_holes(ctx, cset);
     if (st != NB_OK)
         goto cleanup;
     *out = cset;

@@ -104,6 +104,9 @@ NB_NOINLINE nb_status nb_build_regions_watershed(nb_context*, nb_compact_heightf
 NB_NOINLINE nb_status nb_build_regions_monotone(nb_context*, nb_compact_heightfield*, int32_t, int32_t, int32_t);
 NB_NOINLINE nb_status nb_build_regions_layers(nb_context*, nb_compact_heightfield*, int32_t, int32_t);
 NB_NOINLINE nb_status nb_build_contours(nb_context*, const nb_compact_heightfield*, float, int32_t, nb_contour_set**);
+/* The contour stage's last step (contour.c): bridges each region's holes into its outline and drops the holes'
+ * contours. Separate so that tests/c/test_contour.c can check it against a plain model of the rule. */
+nb_status nb_merge_holes(nb_context* ctx, nb_contour_set* cset);
 NB_NOINLINE nb_status nb_build_poly_mesh(nb_context*, const nb_contour_set*, int32_t, nb_poly_mesh**);
 NB_NOINLINE nb_status nb_build_poly_mesh_detail(nb_context*, const nb_poly_mesh*, const nb_compact_heightfield*, float,
                                                 float, nb_poly_mesh_detail**);

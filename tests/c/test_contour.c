@@ -1,4 +1,5 @@
 /* Contours: tracing region borders, simplification, hole merging, tile borders, out-of-memory paths. */
+#include "../../c/src/nb_internal.h" /* nb_merge_holes, nb_alloc */
 #include "navbake.h"
 #include "nbtest.h"
 #include "obj.h"
@@ -714,6 +715,577 @@ static void test_out_of_memory(void)
     nb_compact_heightfield_destroy(ctx, chf);
 }
 
+/* ---- hole bridging against a plain model of its rule ----
+ * The library bridges holes with linked loops, grids and order labels; the model below does it the plain way,
+ * with arrays and full scans, straight from the rule: holes by (region, leftmost x, z, index); from the hole's
+ * leftmost vertex (the next ones while all are blocked), the outline vertices whose cone holds the corner, by
+ * (squared distance, array index); the first whose diagonal meets no edge of the outline or of a hole not yet
+ * bridged (edges sharing an end position with it aside); splice a[ia..], a[..ia], b[ib..], b[..ib], the raw
+ * loops likewise at the first raw point equal to each end. Both run on the same random layouts and must give
+ * the same arrays. */
+
+typedef struct model_stats {
+    int bridges;
+    int ties;      /* several clear vertices at the winning distance: the array index decided */
+    int retries;   /* the leftmost vertex was blocked */
+    int raw_dups;  /* the outline's raw loop held the bridge end more than once */
+    int dropped;
+} model_stats;
+
+static int64_t m_orient(const int32_t* a, const int32_t* b, const int32_t* c)
+{
+    return (int64_t)(b[0] - a[0]) * (c[2] - a[2]) - (int64_t)(c[0] - a[0]) * (b[2] - a[2]);
+}
+
+static int m_on_segment(const int32_t* a, const int32_t* b, const int32_t* c) /* collinear c within a-b */
+{
+    return (c[0] >= (a[0] < b[0] ? a[0] : b[0])) && (c[0] <= (a[0] > b[0] ? a[0] : b[0])) &&
+           (c[2] >= (a[2] < b[2] ? a[2] : b[2])) && (c[2] <= (a[2] > b[2] ? a[2] : b[2]));
+}
+
+static int m_meet(const int32_t* a, const int32_t* b, const int32_t* c, const int32_t* d)
+{
+    const int64_t o1 = m_orient(a, b, c), o2 = m_orient(a, b, d), o3 = m_orient(c, d, a), o4 = m_orient(c, d, b);
+    if (((o1 > 0 && o2 < 0) || (o1 < 0 && o2 > 0)) && ((o3 > 0 && o4 < 0) || (o3 < 0 && o4 > 0)))
+        return 1;
+    return (o1 == 0 && m_on_segment(a, b, c)) || (o2 == 0 && m_on_segment(a, b, d)) ||
+           (o3 == 0 && m_on_segment(c, d, a)) || (o4 == 0 && m_on_segment(c, d, b));
+}
+
+static int m_same_xz(const int32_t* a, const int32_t* b) { return a[0] == b[0] && a[2] == b[2]; }
+
+/* The diagonal d0-d1 meets an edge of loop v (edges with an end at d0's or d1's position aside). */
+static int m_hits(const int32_t* d0, const int32_t* d1, const int32_t* v, int n)
+{
+    for (int k = 0; k < n; ++k) {
+        const int32_t* p = &v[k * 4];
+        const int32_t* q = &v[((k + 1) % n) * 4];
+        if (!m_same_xz(p, d0) && !m_same_xz(p, d1) && !m_same_xz(q, d0) && !m_same_xz(q, d1) && m_meet(d0, d1, p, q))
+            return 1;
+    }
+    return 0;
+}
+
+static int m_in_cone(const int32_t* v, int n, int j, const int32_t* c)
+{
+    const int32_t* p = &v[j * 4];
+    const int32_t* next = &v[((j + 1) % n) * 4];
+    const int32_t* prev = &v[((j + n - 1) % n) * 4];
+    if (m_orient(prev, p, next) <= 0)
+        return m_orient(p, c, prev) < 0 && m_orient(c, p, next) < 0;
+    return !(m_orient(p, c, next) <= 0 && m_orient(c, p, prev) <= 0);
+}
+
+static int m_inside(const int32_t* v, int n, const int32_t* c) /* even-odd, the library's formula */
+{
+    int in = 0;
+    for (int i = 0, j = n - 1; i < n; j = i++) {
+        const int32_t* a = &v[i * 4];
+        const int32_t* b = &v[j * 4];
+        if ((a[2] > c[2]) != (b[2] > c[2]) &&
+            (double)c[0] < (double)(b[0] - a[0]) * (double)(c[2] - a[2]) / (double)(b[2] - a[2]) + a[0])
+            in = !in;
+    }
+    return in;
+}
+
+static int m_leftmost(const int32_t* v, int n)
+{
+    int best = 0;
+    for (int k = 1; k < n; ++k)
+        if (v[k * 4] < v[best * 4] || (v[k * 4] == v[best * 4] && v[k * 4 + 2] < v[best * 4 + 2]))
+            best = k;
+    return best;
+}
+
+/* a[ia..], a[..ia], b[ib..], b[..ib] into a fresh malloc'd array */
+static int32_t* m_splice(const int32_t* a, int na, int ia, const int32_t* b, int nb, int ib)
+{
+    int32_t* out = (int32_t*)malloc((size_t)(na + nb + 2) * 4 * sizeof(int32_t));
+    int k = 0;
+    for (int i = 0; i <= na; ++i)
+        memcpy(&out[4 * k++], &a[((ia + i) % na) * 4], 4 * sizeof(int32_t));
+    for (int i = 0; i <= nb; ++i)
+        memcpy(&out[4 * k++], &b[((ib + i) % nb) * 4], 4 * sizeof(int32_t));
+    return out;
+}
+
+static int m_first_raw(const int32_t* raw, int n, const int32_t* v, int* occurrences)
+{
+    int first = -1;
+    *occurrences = 0;
+    for (int k = 0; k < n; ++k)
+        if (raw[k * 4] == v[0] && raw[k * 4 + 1] == v[1] && raw[k * 4 + 2] == v[2]) {
+            ++*occurrences;
+            if (first < 0)
+                first = k;
+        }
+    return first < 0 ? 0 : first;
+}
+
+typedef struct m_key {
+    int reg, hole, x, z, index;
+} m_key;
+
+static int m_key_cmp(const void* pa, const void* pb)
+{
+    const m_key* a = (const m_key*)pa;
+    const m_key* b = (const m_key*)pb;
+    if (a->reg != b->reg)
+        return a->reg - b->reg;
+    if (a->hole != b->hole)
+        return a->hole - b->hole;
+    if (a->x != b->x)
+        return a->x < b->x ? -1 : 1;
+    if (a->z != b->z)
+        return a->z < b->z ? -1 : 1;
+    return a->index - b->index;
+}
+
+typedef struct m_diag {
+    int64_t dist;
+    int j;
+} m_diag;
+
+static int m_diag_cmp(const void* pa, const void* pb)
+{
+    const m_diag* a = (const m_diag*)pa;
+    const m_diag* b = (const m_diag*)pb;
+    if (a->dist != b->dist)
+        return a->dist < b->dist ? -1 : 1;
+    return a->j - b->j;
+}
+
+/* The rule on malloc'd contours; bridged and dropped holes end with nverts 0 and are then removed. */
+static void model_merge(nb_contour* conts, int* nconts, model_stats* stats)
+{
+    const int n = *nconts;
+    m_key* keys = (m_key*)malloc((size_t)n * sizeof(m_key));
+    for (int i = 0; i < n; ++i) {
+        const int l = m_leftmost(conts[i].verts, conts[i].nverts);
+        keys[i].reg = conts[i].reg;
+        keys[i].hole = area2(conts[i].verts, conts[i].nverts) < 0;
+        keys[i].x = conts[i].verts[l * 4];
+        keys[i].z = conts[i].verts[l * 4 + 2];
+        keys[i].index = i;
+    }
+    qsort(keys, (size_t)n, sizeof(m_key), m_key_cmp);
+    for (int g = 0, end; g < n; g = end) {
+        int first_hole = -1;
+        for (end = g; end < n && keys[end].reg == keys[g].reg; ++end)
+            if (keys[end].hole && first_hole < 0)
+                first_hole = end;
+        for (int h = first_hole; h >= 0 && h < end; ++h) {
+            nb_contour* hole = &conts[keys[h].index];
+            if (first_hole == g) {
+                ++stats->dropped;
+                hole->nverts = 0;
+                continue;
+            }
+            const int left = m_leftmost(hole->verts, hole->nverts);
+            nb_contour* out = &conts[keys[g].index];
+            for (int k = g; k < first_hole && first_hole > g + 1; ++k)
+                if (m_inside(conts[keys[k].index].verts, conts[keys[k].index].nverts, &hole->verts[left * 4])) {
+                    out = &conts[keys[k].index];
+                    break;
+                }
+            m_diag* diags = (m_diag*)malloc((size_t)out->nverts * sizeof(m_diag));
+            int ia = -1, ib = left;
+            for (int tries = 0; tries < hole->nverts && ia < 0; ++tries) {
+                const int32_t* c = &hole->verts[ib * 4];
+                int nd = 0;
+                for (int j = 0; j < out->nverts; ++j)
+                    if (m_in_cone(out->verts, out->nverts, j, c)) {
+                        const int64_t dx = out->verts[j * 4] - c[0], dz = out->verts[j * 4 + 2] - c[2];
+                        diags[nd].dist = dx * dx + dz * dz;
+                        diags[nd++].j = j;
+                    }
+                qsort(diags, (size_t)nd, sizeof(m_diag), m_diag_cmp);
+                for (int d = 0; d < nd; ++d) {
+                    const int32_t* from = &out->verts[diags[d].j * 4];
+                    int blocked = m_hits(from, c, out->verts, out->nverts);
+                    for (int k = h; k < end && !blocked; ++k)
+                        blocked = m_hits(from, c, conts[keys[k].index].verts, conts[keys[k].index].nverts);
+                    if (blocked)
+                        continue;
+                    ia = diags[d].j;
+                    if (tries > 0)
+                        ++stats->retries;
+                    for (int e = d + 1; e < nd && diags[e].dist == diags[d].dist; ++e) {
+                        const int32_t* f = &out->verts[diags[e].j * 4];
+                        int b = m_hits(f, c, out->verts, out->nverts);
+                        for (int k = h; k < end && !b; ++k)
+                            b = m_hits(f, c, conts[keys[k].index].verts, conts[keys[k].index].nverts);
+                        if (!b) {
+                            ++stats->ties;
+                            break;
+                        }
+                    }
+                    break;
+                }
+                if (ia < 0)
+                    ib = (ib + 1) % hole->nverts;
+            }
+            free(diags);
+            if (ia < 0) {
+                ++stats->dropped;
+                hole->nverts = 0;
+                continue;
+            }
+            ++stats->bridges;
+            int occurrences, unused;
+            const int ra = m_first_raw(out->raw_verts, out->nraw_verts, &out->verts[ia * 4], &occurrences);
+            const int rb = m_first_raw(hole->raw_verts, hole->nraw_verts, &hole->verts[ib * 4], &unused);
+            stats->raw_dups += occurrences > 1;
+            int32_t* v = m_splice(out->verts, out->nverts, ia, hole->verts, hole->nverts, ib);
+            int32_t* r = m_splice(out->raw_verts, out->nraw_verts, ra, hole->raw_verts, hole->nraw_verts, rb);
+            free(out->verts);
+            free(out->raw_verts);
+            out->verts = v;
+            out->raw_verts = r;
+            out->nverts += hole->nverts + 2;
+            out->nraw_verts += hole->nraw_verts + 2;
+            hole->nverts = 0;
+        }
+    }
+    int kept = 0;
+    for (int i = 0; i < n; ++i) {
+        if (conts[i].nverts > 0) {
+            conts[kept++] = conts[i];
+        } else {
+            free(conts[i].verts);
+            free(conts[i].raw_verts);
+        }
+    }
+    *nconts = kept;
+    free(keys);
+}
+
+/* -- random layouts: rectilinear loops on the integer grid -- */
+
+typedef struct layout {
+    int32_t* pts[64]; /* raw points of each loop, then its simplified ones */
+    int32_t* verts[64];
+    int npts[64], nverts[64], reg[64];
+    int nloops;
+} layout;
+
+/* A loop through the corners (x, z pairs, axis-aligned steps): raw points at every integer step, simplified
+ * vertices at the corners and at some of the others. hole: wound as a hole, else as an outline. The arrays start
+ * at a random point. */
+static void add_loop_pts(layout* L, uint32_t* seed, const int* corners, int ncorners, int reg, int hole)
+{
+    int total = 0;
+    for (int i = 0; i < ncorners; ++i) {
+        const int* a = &corners[i * 2];
+        const int* b = &corners[((i + 1) % ncorners) * 2];
+        total += abs(b[0] - a[0]) + abs(b[1] - a[1]);
+    }
+    int32_t* raw = (int32_t*)calloc((size_t)total * 4, sizeof(int32_t));
+    uint8_t* corner = (uint8_t*)calloc((size_t)total, 1);
+    int k = 0;
+    for (int i = 0; i < ncorners; ++i) {
+        const int* a = &corners[i * 2];
+        const int* b = &corners[((i + 1) % ncorners) * 2];
+        const int steps = abs(b[0] - a[0]) + abs(b[1] - a[1]);
+        const int sx = (b[0] > a[0]) - (b[0] < a[0]), sz = (b[1] > a[1]) - (b[1] < a[1]);
+        for (int s = 0; s < steps; ++s) {
+            const int x = a[0] + sx * s, z = a[1] + sz * s;
+            raw[k * 4] = x;
+            raw[k * 4 + 1] = (x * 3 + z * 5) % 4; /* heights, so that raw points are matched on x, y and z */
+            raw[k * 4 + 2] = z;
+            raw[k * 4 + 3] = (int32_t)(nbt_rand(seed) % 3);
+            corner[k++] = s == 0;
+        }
+    }
+    if ((area2(raw, total) < 0) != hole) { /* reverse */
+        for (int i = 0, j = total - 1; i < j; ++i, --j) {
+            int32_t t[4];
+            memcpy(t, &raw[i * 4], sizeof(t));
+            memcpy(&raw[i * 4], &raw[j * 4], sizeof(t));
+            memcpy(&raw[j * 4], t, sizeof(t));
+            const uint8_t c = corner[i];
+            corner[i] = corner[j];
+            corner[j] = c;
+        }
+    }
+    const int shift = (int)(nbt_rand(seed) % (uint32_t)total);
+    int32_t* rot = (int32_t*)malloc((size_t)total * 4 * sizeof(int32_t));
+    int32_t* simp = (int32_t*)malloc((size_t)total * 4 * sizeof(int32_t));
+    int nsimp = 0;
+    for (int i = 0; i < total; ++i) {
+        const int s = (i + shift) % total;
+        memcpy(&rot[i * 4], &raw[s * 4], 4 * sizeof(int32_t));
+        if (corner[s] || nbt_rand(seed) % 5 == 0) {
+            memcpy(&simp[nsimp * 4], &raw[s * 4], 4 * sizeof(int32_t));
+            if (nbt_rand(seed) % 64 == 0)
+                simp[nsimp * 4 + 1] += 7; /* not on the raw loop: the raw splice falls back to its first point */
+            ++nsimp;
+        }
+    }
+    free(raw);
+    free(corner);
+    L->pts[L->nloops] = rot;
+    L->npts[L->nloops] = total;
+    L->verts[L->nloops] = simp;
+    L->nverts[L->nloops] = nsimp;
+    L->reg[L->nloops] = reg;
+    ++L->nloops;
+}
+
+typedef struct rect {
+    int x0, z0, x1, z1;
+} rect;
+
+/* A skyline outline over [x0, x0 + w]: flat bottom at z0, a top of steps between z0 + h/2 and z0 + h, so that it
+ * has reflex corners. top[] receives each column's height (w entries). */
+static void add_skyline(layout* L, uint32_t* seed, int x0, int z0, int w, int h, int reg, int* top)
+{
+    int xs[32], hs[32], runs = 0;
+    for (int x = x0; x < x0 + w && runs < 30; ++runs) {
+        xs[runs] = x;
+        hs[runs] = h / 2 + (int)(nbt_rand(seed) % (uint32_t)(h - h / 2 + 1));
+        x += 1 + (int)(nbt_rand(seed) % 12);
+    }
+    xs[runs] = x0 + w;
+    int corners[2 * 70], n = 0;
+    corners[n++] = x0, corners[n++] = z0;
+    corners[n++] = x0 + w, corners[n++] = z0;
+    for (int i = runs - 1; i >= 0; --i) {
+        xs[i + 1] = xs[i + 1] > x0 + w ? x0 + w : xs[i + 1];
+        corners[n++] = xs[i + 1], corners[n++] = z0 + hs[i];
+        corners[n++] = xs[i], corners[n++] = z0 + hs[i];
+        for (int c = xs[i]; c < xs[i + 1]; ++c)
+            top[c - x0] = hs[i];
+    }
+    add_loop_pts(L, seed, corners, n / 2, reg, 0);
+}
+
+/* Up to `count` rectangular holes inside a skyline (top[] from add_skyline): scattered, in rows (each bridged
+ * into the one before), touching another hole's corner or side, or touching the outline. */
+static void add_holes(layout* L, uint32_t* seed, int x0, int z0, int w, const int* top, int reg, int count)
+{
+    rect placed[64];
+    int np = 0;
+    for (int tries = 0; np < count && L->nloops < 60 && tries < 400; ++tries) {
+        rect r;
+        const int mode = (int)(nbt_rand(seed) % 8);
+        const int rw = 1 + (int)(nbt_rand(seed) % 4), rh = 1 + (int)(nbt_rand(seed) % 4);
+        if (np > 0 && mode < 4) {
+            const rect* o = &placed[nbt_rand(seed) % (uint32_t)np];
+            switch (mode) {
+            case 0: r.x0 = o->x1, r.z0 = o->z1; break;                  /* corner to corner, up */
+            case 1: r.x0 = o->x1, r.z0 = o->z0 - rh; break;             /* corner to corner, down */
+            case 2: r.x0 = o->x1 + 1 + (int)(nbt_rand(seed) % 2), r.z0 = o->z0; break; /* a row */
+            default: r.x0 = o->x1, r.z0 = o->z0 + (int)(nbt_rand(seed) % 3) - 1; break; /* side by side */
+            }
+        } else {
+            r.x0 = x0 + (mode == 7 ? 0 : 1) + (int)(nbt_rand(seed) % (uint32_t)w);
+            r.z0 = z0 + (mode == 6 ? 0 : 1) + (int)(nbt_rand(seed) % (uint32_t)top[0]);
+        }
+        r.x1 = r.x0 + rw;
+        r.z1 = r.z0 + rh;
+        int ok = r.x0 >= x0 && r.x1 <= x0 + w && r.z0 >= z0;
+        for (int c = r.x0; ok && c < r.x1; ++c)
+            ok = r.z1 <= z0 + top[c - x0];
+        for (int k = 0; ok && k < np; ++k)
+            ok = !(r.x0 < placed[k].x1 && placed[k].x0 < r.x1 && r.z0 < placed[k].z1 && placed[k].z0 < r.z1);
+        if (!ok)
+            continue;
+        placed[np++] = r;
+        const int corners[8] = { r.x0, r.z0, r.x1, r.z0, r.x1, r.z1, r.x0, r.z1 };
+        add_loop_pts(L, seed, corners, 4, reg, 1);
+    }
+}
+
+static void random_layout(layout* L, uint32_t* seed)
+{
+    memset(L, 0, sizeof(*L));
+    int top[256];
+    const int w = 20 + (int)(nbt_rand(seed) % 60), h = 12 + (int)(nbt_rand(seed) % 40);
+    add_skyline(L, seed, 0, 0, w, h, 1, top);
+    add_holes(L, seed, 0, 0, w, top, 1, 1 + (int)(nbt_rand(seed) % 40));
+    const int extra = (int)(nbt_rand(seed) % 4);
+    if (extra == 1) { /* a second region beside it */
+        add_skyline(L, seed, w + 3, 0, 30, 20, 2, top);
+        add_holes(L, seed, w + 3, 0, 30, top, 2, 8);
+    } else if (extra == 2) { /* region 3 in two pieces, the second around more holes */
+        add_skyline(L, seed, w + 3, 0, 15, 20, 3, top);
+        add_holes(L, seed, w + 3, 0, 15, top, 3, 4);
+        add_skyline(L, seed, w + 22, 5, 25, 20, 3, top);
+        add_holes(L, seed, w + 22, 5, 25, top, 3, 8);
+    } else if (extra == 3) { /* a hole with no outline in its region: dropped */
+        const int corners[8] = { w + 5, 2, w + 7, 2, w + 7, 5, w + 5, 5 };
+        add_loop_pts(L, seed, corners, 4, 4, 1);
+    }
+}
+
+static void free_layout(layout* L)
+{
+    for (int k = 0; k < L->nloops; ++k) {
+        free(L->pts[k]);
+        free(L->verts[k]);
+    }
+}
+
+/* The layout as a contour set of context c (its loops in a random order), or as malloc'd contours (model). */
+static nb_contour_set* layout_set(nb_context* c, const layout* L, const int* order)
+{
+    nb_contour_set* cs = (nb_contour_set*)nb_calloc(c, 1, sizeof(*cs));
+    CHECK(cs != NULL);
+    if (!cs)
+        return NULL;
+    cs->conts = (nb_contour*)nb_calloc(c, (size_t)L->nloops, sizeof(nb_contour));
+    CHECK(cs->conts != NULL);
+    for (int i = 0; cs->conts && i < L->nloops; ++i) {
+        const int k = order[i];
+        nb_contour* ct = &cs->conts[cs->nconts++];
+        ct->reg = (uint16_t)L->reg[k];
+        ct->area = NB_WALKABLE_AREA;
+        ct->nverts = L->nverts[k];
+        ct->nraw_verts = L->npts[k];
+        ct->verts = (int32_t*)nb_alloc(c, (size_t)ct->nverts * 4 * sizeof(int32_t));
+        ct->raw_verts = (int32_t*)nb_alloc(c, (size_t)ct->nraw_verts * 4 * sizeof(int32_t));
+        CHECK(ct->verts && ct->raw_verts);
+        if (ct->verts)
+            memcpy(ct->verts, L->verts[k], (size_t)ct->nverts * 4 * sizeof(int32_t));
+        if (ct->raw_verts)
+            memcpy(ct->raw_verts, L->pts[k], (size_t)ct->nraw_verts * 4 * sizeof(int32_t));
+    }
+    return cs;
+}
+
+static nb_contour* layout_model(const layout* L, const int* order, int* n, model_stats* stats)
+{
+    nb_contour* conts = (nb_contour*)calloc((size_t)L->nloops, sizeof(nb_contour));
+    for (int i = 0; i < L->nloops; ++i) {
+        const int k = order[i];
+        conts[i].reg = (uint16_t)L->reg[k];
+        conts[i].area = NB_WALKABLE_AREA;
+        conts[i].nverts = L->nverts[k];
+        conts[i].nraw_verts = L->npts[k];
+        conts[i].verts = (int32_t*)malloc((size_t)conts[i].nverts * 4 * sizeof(int32_t));
+        conts[i].raw_verts = (int32_t*)malloc((size_t)conts[i].nraw_verts * 4 * sizeof(int32_t));
+        memcpy(conts[i].verts, L->verts[k], (size_t)conts[i].nverts * 4 * sizeof(int32_t));
+        memcpy(conts[i].raw_verts, L->pts[k], (size_t)conts[i].nraw_verts * 4 * sizeof(int32_t));
+    }
+    *n = L->nloops;
+    model_merge(conts, n, stats);
+    return conts;
+}
+
+/* Same contours, same arrays (order included). */
+static int same_contours(const nb_contour_set* cs, const nb_contour* want, int n)
+{
+    if (cs->nconts != n)
+        return 0;
+    for (int i = 0; i < n; ++i) {
+        const nb_contour* a = &cs->conts[i];
+        const nb_contour* b = &want[i];
+        if (a->reg != b->reg || a->nverts != b->nverts || a->nraw_verts != b->nraw_verts ||
+            memcmp(a->verts, b->verts, (size_t)a->nverts * 4 * sizeof(int32_t)) != 0 ||
+            memcmp(a->raw_verts, b->raw_verts, (size_t)a->nraw_verts * 4 * sizeof(int32_t)) != 0)
+            return 0;
+    }
+    return 1;
+}
+
+static void free_model(nb_contour* conts, int n)
+{
+    for (int i = 0; i < n; ++i) {
+        free(conts[i].verts);
+        free(conts[i].raw_verts);
+    }
+    free(conts);
+}
+
+static void random_order(int* order, int n, uint32_t* seed)
+{
+    for (int i = 0; i < n; ++i)
+        order[i] = i;
+    for (int i = n - 1; i > 0; --i) {
+        const int j = (int)(nbt_rand(seed) % (uint32_t)(i + 1));
+        const int t = order[i];
+        order[i] = order[j];
+        order[j] = t;
+    }
+}
+
+static void test_holes_match_model(void)
+{
+    model_stats stats;
+    memset(&stats, 0, sizeof(stats));
+    int mismatches = 0;
+    uint32_t seed = 12345;
+    for (int round = 0; round < 600; ++round) {
+        layout L;
+        random_layout(&L, &seed);
+        int order[64], n = 0;
+        random_order(order, L.nloops, &seed);
+        nb_contour* want = layout_model(&L, order, &n, &stats);
+        nb_contour_set* cs = layout_set(ctx, &L, order);
+        if (cs) {
+            CHECK_INT(nb_merge_holes(ctx, cs), NB_OK);
+            if (!same_contours(cs, want, n) && ++mismatches <= 3)
+                fprintf(stderr, "  layout %d (%d loops): bridged differently from the model\n", round, L.nloops);
+        }
+        nb_contour_set_destroy(ctx, cs);
+        free_model(want, n);
+        free_layout(&L);
+    }
+    CHECK_INT(mismatches, 0);
+    /* the layouts reach every case the array order decides, and the others */
+    CHECK(stats.bridges > 10000);
+    CHECK(stats.ties > 500);
+    CHECK(stats.raw_dups > 500);
+    CHECK(stats.retries > 100);
+    CHECK(stats.dropped > 50);
+    printf("  test_holes_match_model: %d bridges, %d ties, %d raw duplicates, %d retries, %d dropped\n",
+           stats.bridges, stats.ties, stats.raw_dups, stats.retries, stats.dropped);
+}
+
+static void test_holes_out_of_memory(void)
+{
+    /* Every allocation of the merge fails in turn: an out-of-memory status naming the function, nothing leaked,
+     * every contour still whole (destroyable); then the merge as without failures. */
+    uint32_t seed = 777;
+    layout L;
+    random_layout(&L, &seed);
+    while (L.nloops < 30) {
+        free_layout(&L);
+        random_layout(&L, &seed);
+    }
+    int order[64], n = 0;
+    random_order(order, L.nloops, &seed);
+    model_stats stats;
+    memset(&stats, 0, sizeof(stats));
+    nb_contour* want = layout_model(&L, order, &n, &stats);
+    int failures = 0;
+    for (long fail = 1; fail < 200; ++fail) {
+        nbt_alloc a;
+        nb_context* c = nbt_failing_context(&a, 0);
+        if (!c)
+            break;
+        nb_contour_set* cs = layout_set(c, &L, order);
+        a.fail_at = a.calls + fail;
+        const nb_status st = cs ? nb_merge_holes(c, cs) : NB_ERR_OUT_OF_MEMORY;
+        if (st == NB_OK) {
+            CHECK(same_contours(cs, want, n));
+        } else {
+            ++failures;
+            CHECK_STATUS(c, st, NB_ERR_OUT_OF_MEMORY, "nb_build_contours: out of memory");
+        }
+        nb_contour_set_destroy(c, cs);
+        nb_context_destroy(c);
+        CHECK_INT(a.live, 0);
+        if (st == NB_OK)
+            break;
+    }
+    CHECK(failures >= 10);
+    free_model(want, n);
+    free_layout(&L);
+}
+
 /* A real level: default config, watershed regions. */
 static void check_level(const char* name, int reference_contours)
 {
@@ -781,6 +1353,8 @@ int main(void)
     RUN(test_pillar_hole_is_merged);
     RUN(test_two_holes_and_a_neighbour);
     RUN(test_hole_goes_to_the_piece_around_it);
+    RUN(test_holes_match_model);
+    RUN(test_holes_out_of_memory);
     RUN(test_max_edge_len_splits_walls_only);
     RUN(test_area_border);
     RUN(test_corner_height_is_highest_floor);
