@@ -1318,7 +1318,7 @@ nb_status nb_build_poly_mesh(nb_context* ctx, const nb_contour_set* cset, int32_
     /* ---- neighbours ---- */
     const int max_index = cset->border_size > 0 ? PORTAL - 1 : MAX_MESH_VERTS;
     if (mesh->npolys > max_index) {
-        st = nb_fail(ctx, NB_ERR_TOO_LARGE, FN_ ": %d polygons, more than the %d a mesh can link; use tiles",
+        st = nb_fail(ctx, NB_ERR_TOO_LARGE, FN_ ": %d polygons, more than the %d a mesh can link; use tiles, or smaller ones (tile_size)",
                      mesh->npolys, max_index);
         goto cleanup;
     }

@@ -194,6 +194,8 @@ void nb_bytes_free(nb_context* ctx, void* data) { nb_free(ctx, data); }
 /* ================================================================================================ */
 
 #define FN_BUILD "nb_tile_build"
+/* What a bake can change when a tile holds too much (the TypeScript layer names the field as its config does). */
+#define TILE_HINT "bake in tiles, or smaller ones (tile_size), or raise cell_size"
 
 /* The tile side (0 = -x, 1 = +z, 2 = +x, 3 = -z) a point lies beyond, 0xff when inside the xz bounds; a point
  * beyond a corner takes the axis it overshoots most. */
@@ -312,6 +314,10 @@ static nb_status check_build_params(nb_context* ctx, const nb_tile_params* tp, i
                        NB_MAX_VERTS_PER_POLY, pm->nvp);
     if (tp->link_count > 0 && !tp->links)
         return nb_fail(ctx, NB_ERR_NULL_ARG, FN_BUILD ": links is NULL but link_count is %u", tp->link_count);
+    /* Before the polygons are read: past the limit, neighbour indices collide with the portal codes (0x8000 | side). */
+    if (pm->npolys > NB_MAX_POLYS_PER_TILE)
+        return nb_fail(ctx, NB_ERR_TOO_LARGE, FN_BUILD ": %d polygons exceed the %d a tile holds; " TILE_HINT,
+                       pm->npolys, NB_MAX_POLYS_PER_TILE);
     for (int k = 0; k < 3; ++k) {
         if (!isfinite(pm->bmin[k]) || !isfinite(pm->bmax[k]))
             return nb_fail(ctx, NB_ERR_NONFINITE, FN_BUILD ": poly_mesh bounds are not finite (axis %c)", "xyz"[k]);
@@ -414,8 +420,8 @@ static nb_status check_build_params(nb_context* ctx, const nb_tile_params* tp, i
 
     const uint64_t npolys = (uint64_t)pm->npolys + noff;
     if (npolys > NB_MAX_POLYS_PER_TILE)
-        return nb_fail(ctx, NB_ERR_TOO_LARGE, FN_BUILD ": %llu polygons (%d ground + %u links) exceed %d per tile",
-                       (unsigned long long)npolys, pm->npolys, noff, NB_MAX_POLYS_PER_TILE);
+        return nb_fail(ctx, NB_ERR_TOO_LARGE, FN_BUILD ": %llu polygons (%d ground + %u links) exceed the %d a tile "
+                       "holds; " TILE_HINT, (unsigned long long)npolys, pm->npolys, noff, NB_MAX_POLYS_PER_TILE);
     const uint64_t nverts = (uint64_t)pm->nverts + 2ull * noff;
     if (nverts >= NB_MESH_NULL_IDX)
         return nb_fail(ctx, NB_ERR_TOO_LARGE, FN_BUILD ": %llu vertices exceed %d per tile",

@@ -724,6 +724,40 @@ static void test_too_many_polygons(void)
     free(m.regs);
 }
 
+/* A solo bake of a big level: its polygon mesh links polygons past index 0x7fff, where neighbour indices read as
+ * portal codes. The count is refused first, with what to change, not as a bad neighbour code. */
+static void test_too_many_linked_polygons(void)
+{
+    const int n = 40000;
+    nb_poly_mesh m;
+    memset(&m, 0, sizeof(m));
+    uint16_t verts[9] = { 0, 0, 0, 0, 0, 1, 1, 0, 0 };
+    m.verts = verts;
+    m.nverts = 3;
+    m.nvp = 3;
+    m.polys = (uint16_t*)malloc((size_t)n * 6 * sizeof(uint16_t));
+    m.flags = (uint16_t*)calloc((size_t)n, sizeof(uint16_t));
+    m.areas = (uint8_t*)calloc((size_t)n, 1);
+    for (int p = 0; p < n; ++p) {
+        const uint16_t poly[6] = { 0, 1, 2, (uint16_t)((p + 1) % n), (uint16_t)((p + n - 1) % n), 0xffff };
+        memcpy(&m.polys[p * 6], poly, sizeof(poly));
+    }
+    m.npolys = n;
+    m.bmax[0] = m.bmax[1] = m.bmax[2] = 1.0f;
+    m.cell_size = 0.3f;
+    m.cell_height = 0.2f;
+    nb_tile_params tp;
+    memset(&tp, 0, sizeof(tp));
+    tp.poly_mesh = &m;
+    uint8_t* blob;
+    size_t size;
+    CHECK_STATUS(ctx, nb_tile_build(ctx, &tp, &blob, &size), NB_ERR_TOO_LARGE, "40000 polygons exceed the 32768");
+    CHECK(strstr(nb_context_message(ctx), "tile_size") != NULL);
+    free(m.polys);
+    free(m.flags);
+    free(m.areas);
+}
+
 static void test_empty_tile(void)
 {
     small_mesh s;
@@ -807,6 +841,7 @@ int main(void)
     RUN(test_build_errors);
     RUN(test_detail_mismatch_is_rejected);
     RUN(test_too_many_polygons);
+    RUN(test_too_many_linked_polygons);
     RUN(test_empty_tile);
     RUN(test_out_of_memory);
     if (have_dungeon)

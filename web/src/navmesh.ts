@@ -435,7 +435,11 @@ export class NavMesh {
     return h.w.tileCount(h.nav);
   }
 
-  /** Frees the wasm memory. Idempotent; any later call throws NavBakeError NB_ERR_DISPOSED. */
+  /**
+   * Frees the wasm memory. Idempotent; any later call throws NavBakeError NB_ERR_DISPOSED. Call it when done: the
+   * garbage collector does not see wasm memory, so a forgotten navmesh is freed (by a FinalizationRegistry) only
+   * when its small JavaScript object happens to be collected, and wasm memory never shrinks.
+   */
   dispose(): void {
     const h = this.#h;
     if (!h) return;
