@@ -285,6 +285,45 @@ describe('queries', () => {
     long.dispose();
   });
 
+  it('findPaths: short and long pairs mixed over two chunks equal findPath one by one (the pairs that overflow run again)', async () => {
+    // the 600 m strip: crossings 'all' gives about a point per metre. Short pairs fit the first buffer, the long
+    // ones overflow it, wherever they fall in a chunk of 4096 pairs; each pair must come back as findPath gives it.
+    const L = 600;
+    const strip = { positions: new Float32Array([0, 0, 0, 0, 0, 6, L, 0, 6, L, 0, 0]), indices: new Uint32Array([0, 1, 2, 0, 2, 3]) };
+    const long = await bake(strip, { tileSize: 16, edgeMaxLen: 1 }, { workers: false });
+    const n = 4096 + 300;
+    const pairs = new Float32Array(n * 6);
+    // every 8th pair long, and those around the chunk's ends: over 512 x 570 points in the first chunk, more than
+    // the buffer's first size even after earlier batches grew it (4096 pairs x 64 points)
+    const longAt = new Set([0, 4095, 4096, 4097, n - 1]);
+    for (let i = 3; i < n; i += 8) longAt.add(i);
+    const none = (i: number) => Math.imul(i, 2654435761) >>> 28 === 3; // a sixteenth of the pairs, in no period
+    for (let i = 0; i < n; i++) {
+      const x = 1 + ((i * 37) % 500);
+      pairs.set(longAt.has(i) ? [1 + (i % 20), 0, 2, L - 1 - (i % 10), 0, 4] : [x, 0, 1 + (i % 4), x + 1 + (i % 9), 0, 3], i * 6);
+      if (none(i)) pairs[i * 6 + 2] = 50; // a start off the strip: status 'none', among the 'complete' ones
+    }
+    const counted = long.findPaths(pairs.subarray(0, 4096 * 6), { crossings: 'all' });
+    expect(counted.offsets[4096]).toBeGreaterThan(4096 * 64);
+    for (const details of [false, true]) {
+      const b = long.findPaths(pairs, { crossings: 'all', details });
+      expect(b.offsets[n]).toBe(b.points.length / 3);
+      for (let i = 0; i < n; i++) {
+        const one = long.findPath(pairs.subarray(i * 6, i * 6 + 3), pairs.subarray(i * 6 + 3, i * 6 + 6), { crossings: 'all' });
+        const [o0, o1] = [b.offsets[i], b.offsets[i + 1]];
+        if (longAt.has(i) && !none(i)) expect(o1 - o0, `pair ${i}`).toBeGreaterThan(500);
+        expect(PATH_STATUS[b.status[i]], `pair ${i}`).toBe(one.status);
+        expect(b.lengths[i], `pair ${i}`).toBe(one.length);
+        expect(b.points.subarray(o0 * 3, o1 * 3), `pair ${i}`).toEqual(one.points);
+        if (details) {
+          expect(b.pointFlags!.subarray(o0, o1), `pair ${i}`).toEqual(one.pointFlags);
+          expect(b.pointRefs!.subarray(o0, o1), `pair ${i}`).toEqual(one.pointRefs);
+        }
+      }
+    }
+    long.dispose();
+  });
+
   it('filters: excluding the only flag leaves no path; area costs change lengths only through the route', () => {
     const a = nav.randomPoint({ seed: 7 })!;
     const b = nav.randomPoint()!;

@@ -1002,8 +1002,10 @@ export class Wasm {
 
   /**
    * The batch runs in chunks of PATH_CHUNK pairs through buffers sized for one chunk, so the wasm heap (which
-   * never shrinks) grows by a chunk's worth, not by the whole batch's, and a chunk whose points overflow the
-   * buffer is the only one run again.
+   * never shrinks) grows by a chunk's worth, not by the whole batch's. The points buffer starts at the points per
+   * pair of the last batch (16 to 64). When a chunk's points overflow it, C has written the pairs that fit (a
+   * prefix) and counted the rest: only the pairs from the first that did not fit are searched again, into a
+   * buffer of the size counted.
    */
   findPaths(q: number, filter: number, pairs: Float32Array, half: ArrayLike<number>, options: number, details = false): PathBatch & Partial<PathDetails> {
     const n = Math.floor(pairs.length / 6);
@@ -1027,41 +1029,48 @@ export class Wasm {
       ptrs.push(offs);
       const needed = this.scratch + S_REF;
       const h = this.putVec(this.scratch + S_HALF, half);
-      let capacity = Math.max(16, c * 16);
+      let capacity = Math.max(16, Math.ceil(c * Math.min(this.pointsPerPair, 64)));
       points = this.alloc(capacity * perPoint);
       let total = 0;
-      let i = 0;
-      do {
+      for (let i = 0; i < n; ) {
         const k = Math.min(PATH_CHUNK, n - i);
         this.m.HEAPF32.set(pairs.subarray(i * 6, (i + k) * 6), pp >> 2);
-        const run = () => {
+        for (let a = 0; a < k; ) {
+          // pairs a..k-1 of the chunk; offsets come back counted from the first of them
           const refs = details ? points + capacity * 12 : 0;
           const flags = details ? refs + capacity * 4 : 0;
-          return [this.m._nbw_find_paths(q, pp, k, h, filter, options, st, lens, offs, points, flags, refs, capacity, needed), refs, flags];
-        };
-        let [r, refs, flags] = run();
-        if (r !== 0 && this.statusName(r) === 'NB_ERR_BUFFER_TOO_SMALL') {
-          this.m._nbw_context_clear_error(this.ctx);
-          capacity = this.m.HEAPU32[needed >> 2];
-          this.m._free(points);
-          points = 0;
-          points = this.alloc(capacity * perPoint);
-          [r, refs, flags] = run();
+          const r = this.m._nbw_find_paths(q, pp + a * 24, k - a, h, filter, options, st + a, lens + a * 4, offs, points, flags, refs, capacity, needed);
+          const o = this.m.HEAPU32.subarray(offs >> 2, (offs >> 2) + k - a + 1);
+          let done = k - a;
+          if (r !== 0 && this.statusName(r) === 'NB_ERR_BUFFER_TOO_SMALL') {
+            this.m._nbw_context_clear_error(this.ctx);
+            done = 0;
+            while (done < k - a && o[done + 1] <= capacity) done++;
+          } else {
+            this.check(r);
+          }
+          const m = o[done];
+          for (let j = 1; j <= done; j++) offsets[i + a + j] = total + o[j];
+          parts.push([
+            this.f32(points, m * 3),
+            details ? this.m.HEAPU8.slice(flags, flags + m) : null,
+            details ? this.m.HEAPU32.slice(refs >> 2, (refs >> 2) + m) : null,
+          ]);
+          total += m;
+          if (done < k - a) {
+            const rest = this.m.HEAPU32[needed >> 2] - m; // the points of the pairs not written
+            this.m._free(points);
+            points = 0;
+            capacity = Math.max(capacity, rest);
+            points = this.alloc(capacity * perPoint);
+          }
+          a += done;
         }
-        this.check(r);
         status.set(this.m.HEAPU8.subarray(st, st + k), i);
         lengths.set(this.m.HEAPF32.subarray(lens >> 2, (lens >> 2) + k), i);
-        const o = this.m.HEAPU32.subarray(offs >> 2, (offs >> 2) + k + 1);
-        const m = o[k];
-        for (let j = 1; j <= k; j++) offsets[i + j] = total + o[j];
-        parts.push([
-          this.f32(points, m * 3),
-          details ? this.m.HEAPU8.slice(flags, flags + m) : null,
-          details ? this.m.HEAPU32.slice(refs >> 2, (refs >> 2) + m) : null,
-        ]);
-        total += m;
         i += k;
-      } while (i < n);
+      }
+      if (n > 0) this.pointsPerPair = Math.max(16, total / n);
       const out: PathBatch & Partial<PathDetails> = { status, lengths, offsets, points: join(parts.map((p) => p[0]), Float32Array) };
       if (details) {
         out.pointFlags = join(parts.map((p) => p[1]!), Uint8Array);
@@ -1073,6 +1082,9 @@ export class Wasm {
       for (const p of ptrs) this.m._free(p);
     }
   }
+
+  /** Points per pair that the next batch's buffer starts with: the last batch's average, 16 to 64. */
+  private pointsPerPair = 16;
 
   /** findPath's block: pair, status, length, offsets, then points (xyz), refs and flags for `cap` points. */
   private one = { ptr: 0, cap: 0 };
