@@ -1,7 +1,7 @@
 // Bake-time area volumes (box, cylinder, convex: area 0 carves, 1..63 marks) and off-mesh links, passed to the C
 // bake the same way solo and tiled, in workers and on the main thread.
 import { afterAll, describe, expect, it } from 'vitest';
-import { bake, NavBakeError, PATH_POINT, terminateWorkers, type Geometry, type NavBakeConfig, type NavMesh } from '../../web/dist/index.js';
+import { bake, NavBakeError, PATH_POINT, terminateWorkers, type Geometry, type NavBakeConfig, type NavMesh, type QueryFilter } from '../../web/dist/index.js';
 import { resolve } from 'node:path';
 import { loadMesh, meshesDir } from './helpers';
 
@@ -66,6 +66,34 @@ describe('area volumes', () => {
         expect(maxZ).toBeGreaterThan(7.5);
         nav.dispose();
       }
+    });
+
+    it(`${kind}: each query uses the filter it is given, whatever the calls before gave (one object changed, or others)`, async () => {
+      const nav = await bake({ ...floors([0, 0, 30, 10]), volumes: [{ type: 'box', min: [10, -1, -1], max: [20, 1, 8], area: 5 }] }, config, { workers: false });
+      const A = [2, 0, 3] as const;
+      const B = [28, 0, 3] as const;
+      const direct = nav.findPath(A, B).length;
+      const length = (filter?: QueryFilter) => {
+        const r = nav.findPath(A, B, filter ? { filter } : undefined);
+        return r.status === 'none' ? 'none' : r.length;
+      };
+      const detour = length({ areaCost: { 5: 20 } });
+      expect(detour).toBeGreaterThan(direct + 3);
+      const f: QueryFilter = { areaCost: { 5: 20 } };
+      const steps: [() => QueryFilter | undefined, number | 'none'][] = [
+        [() => f, detour],
+        [() => ((f.areaCost = { 5: 1 }), f), direct], // the same object, changed
+        [() => ((f.areaCost = { 5: 20 }), f), detour],
+        [() => ({ includeFlags: 0xffff }), direct], // a cost not given is 1 again
+        [() => ({ areaCost: [, , , , , 20] as number[] }), detour],
+        [() => ({ areaCost: { 5: 20 }, excludeFlags: 1 }), 'none'],
+        [() => ({ areaCost: { 5: 20 } }), detour], // the flags back to their defaults
+        [() => undefined, direct],
+        [() => ({ areaCost: { 5: 20 }, includeFlags: 2 }), 'none'],
+        [() => f, detour],
+      ];
+      for (const [i, [filter, want]] of steps.entries()) expect(length(filter()), `step ${i}`).toBe(want);
+      nav.dispose();
     });
 
     it(`${kind}: a carving box (or cylinder) cuts a corridor`, async () => {

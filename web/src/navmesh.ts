@@ -8,7 +8,6 @@ import type { ObstacleUpdate, TileCaches, UpdateOptions } from './obstacles.js';
 import { mainWasm } from './runtime.js';
 import type { Volume } from './volumes.js';
 import {
-  costEntries,
   PATH_STATUS,
   type OffMeshLinkInfo,
   type PathBatch,
@@ -137,7 +136,11 @@ interface Handle {
   query: number;
   /** search nodes of `query`'s pool */
   queryNodes: number;
+  /** the filter of queries given none */
   filter: number;
+  /** the filter of queries given one, and the values it holds (see filterValues) */
+  custom: number;
+  customValues: Float64Array | null;
 }
 
 /** The smallest node pool a query gets; C's default. */
@@ -167,9 +170,10 @@ export function liveNavMeshes(): number {
 function release(h: Handle): void {
   if (h.nav) live--;
   if (h.filter) h.w.filterDestroy(h.filter);
+  if (h.custom) h.w.filterDestroy(h.custom);
   if (h.query) h.w.queryDestroy(h.query);
   if (h.nav) h.w.destroyNavmesh(h.nav);
-  h.filter = h.query = h.nav = 0;
+  h.filter = h.custom = h.query = h.nav = 0;
 }
 
 const registry = new FinalizationRegistry<Handle>(release);
@@ -213,25 +217,58 @@ const RANDOM_OPTIONS = [...QUERY_OPTIONS, 'seed', 'center', 'radius'] as const;
 /** An integer tile coordinate (int32, as C stores them). */
 const tileCoord = (where: string, v: number) => intIn(where, v, -0x80000000, 0x7fffffff);
 
-/** A query filter, checked: area ids 0..63 with number costs (C refuses negative and non-finite ones), flags 16-bit. */
-function queryFilter(where: string, f: unknown): QueryFilter {
+/**
+ * A query filter's values as C holds them: the 64 area costs (float32; 1 where none is given), then includeFlags
+ * and excludeFlags. A NavMesh keeps the last filter's values with its wasm filter, which is written again only where
+ * they change: a query given the same filter (the same object or another with equal values) pays for the checks
+ * below, not for a new wasm filter (64 costs: about 15 us a call before).
+ */
+const FILTER_VALUES = 66;
+const filterDefaults = (): Float64Array => {
+  const v = new Float64Array(FILTER_VALUES).fill(1, 0, 64);
+  v[64] = 0xffff;
+  return v;
+};
+/** filterValues' output, reused from call to call (queries run one at a time). */
+const filterScratch = new Float64Array(FILTER_VALUES);
+const MAX_F32 = 3.4028234663852886e38;
+
+/** A query filter, checked (area ids 0..63 with costs >= 0 in float32, flags 16-bit), into filterScratch. */
+function filterValues(where: string, f: unknown): Float64Array {
   if (f === null || typeof f !== 'object') throw invalid(`${where} must be an object { areaCost?, includeFlags?, excludeFlags? } (got ${shown(f)})`);
   knownKeys(where, f, ['areaCost', 'includeFlags', 'excludeFlags']);
   const { areaCost, includeFlags, excludeFlags } = f as QueryFilter;
+  const out = filterScratch.fill(1, 0, 64);
   if (areaCost != null) {
     if (typeof areaCost !== 'object') throw invalid(`${where}.areaCost must be an array or an object of costs by area id (got ${shown(areaCost)})`);
-    const n = (areaCost as ArrayLike<unknown>).length;
-    if (typeof n === 'number' && lengthOf(`${where}.areaCost`, areaCost as ArrayLike<unknown>) > 64) {
-      throw invalid(`${where}.areaCost has ${n} entries; area ids are 0..63`);
-    }
-    for (const [k, c] of costEntries(areaCost)) {
-      if (!/^\d+$/.test(k) || Number(k) > 63) throw invalid(`${where}.areaCost: '${k}' is not an area id 0..63`);
-      if (c !== undefined && f32(`${where}.areaCost[${k}]`, c) < 0) throw invalid(`${where}.areaCost[${k}] must be >= 0 (got ${c})`);
+    const list = areaCost as ArrayLike<unknown>;
+    const n = list.length;
+    if (typeof n === 'number') {
+      if (!(Number.isInteger(n) && n >= 0 && n <= 64) && lengthOf(`${where}.areaCost`, list) > 64) {
+        throw invalid(`${where}.areaCost has ${n} entries; area ids are 0..63`);
+      }
+      for (let i = 0; i < n; i++) {
+        const c = list[i];
+        if (c !== undefined) out[i] = areaCostOf(where, i, c); // a hole: cost 1
+      }
+    } else {
+      for (const [k, c] of Object.entries(areaCost)) {
+        if (!/^\d+$/.test(k) || Number(k) > 63) throw invalid(`${where}.areaCost: '${k}' is not an area id 0..63`);
+        if (c !== undefined) out[Number(k)] = areaCostOf(where, k, c);
+      }
     }
   }
-  if (includeFlags !== undefined) intIn(`${where}.includeFlags`, includeFlags, 0, 0xffff);
-  if (excludeFlags !== undefined) intIn(`${where}.excludeFlags`, excludeFlags, 0, 0xffff);
-  return f as QueryFilter;
+  out[64] = includeFlags === undefined ? 0xffff : intIn(`${where}.includeFlags`, includeFlags, 0, 0xffff);
+  out[65] = excludeFlags === undefined ? 0 : intIn(`${where}.excludeFlags`, excludeFlags, 0, 0xffff);
+  return out;
+}
+
+/** One area's cost as C stores it (float32), >= 0; the messages are built only for a bad one. */
+function areaCostOf(where: string, k: number | string, c: unknown): number {
+  if (typeof c === 'number' && c >= 0 && c <= MAX_F32) return Math.fround(c);
+  const x = f32(`${where}.areaCost[${k}]`, c);
+  if (x < 0) throw invalid(`${where}.areaCost[${k}] must be >= 0 (got ${c})`);
+  return x;
 }
 
 // Set by NavMesh's static block (declared first: the block runs when the class is defined).
@@ -273,7 +310,7 @@ export class NavMesh {
   /** @internal use bake() or NavMesh.load() */
   constructor(token: typeof ADOPT, w: Wasm, nav: number) {
     if (token !== ADOPT) throw new TypeError('NavMesh: use bake() or NavMesh.load()');
-    this.#h = { w, nav, query: 0, queryNodes: 0, filter: 0 };
+    this.#h = { w, nav, query: 0, queryNodes: 0, filter: 0, custom: 0, customValues: null };
     live++;
     registry.register(this, this.#h, this);
   }
@@ -615,7 +652,7 @@ export class NavMesh {
     if (!(half[0] > 0 && half[1] > 0 && half[2] > 0)) {
       half.forEach((h, k) => positive(`${at(method, 'options.halfExtents')}[${k}]`, h)); // names the first bad one
     }
-    const filter = opts.filter == null ? null : queryFilter(at(method, 'options.filter'), opts.filter);
+    const values = opts.filter == null ? null : filterValues(at(method, 'options.filter'), opts.filter);
     // The pool grows with the navmesh (tiles added by a tiled bake, loadTile...); it is never shrunk.
     const nodes = queryNodesFor(h.w.polyCount(h.nav), h.w.tileCount(h.nav));
     if (h.query && nodes > h.queryNodes) {
@@ -626,16 +663,16 @@ export class NavMesh {
       h.query = h.w.queryCreate(h.nav, nodes);
       h.queryNodes = nodes;
     }
-    if (!filter) {
+    if (!values) {
       if (!h.filter) h.filter = h.w.filterCreate();
       return fn(h.w, h.query, h.filter, half);
     }
-    const f = h.w.filterCreate(filter);
-    try {
-      return fn(h.w, h.query, f, half);
-    } finally {
-      h.w.filterDestroy(f);
+    if (!h.custom) {
+      h.custom = h.w.filterCreate();
+      h.customValues = filterDefaults(); // a new wasm filter's
     }
+    h.w.filterUpdate(h.custom, values, h.customValues!);
+    return fn(h.w, h.query, h.custom, half);
   }
 }
 

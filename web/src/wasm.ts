@@ -186,13 +186,6 @@ export interface QueryFilter {
   excludeFlags?: number | undefined;
 }
 
-/** QueryFilter.areaCost as [area id, cost] pairs, whether it is an array (holes give undefined) or an object. */
-export function costEntries(cost: object): [string, unknown][] {
-  return typeof (cost as ArrayLike<unknown>).length === 'number'
-    ? Array.from(cost as ArrayLike<unknown>, (c, i) => [String(i), c])
-    : Object.entries(cost);
-}
-
 /** Batch path results; pair i's points are `points[3 * offsets[i] .. 3 * offsets[i + 1]]`. */
 export interface PathBatch {
   /** Per pair: 0 = none (no polygon near an end), 1 = partial, 2 = complete (see {@link PATH_STATUS}). */
@@ -973,17 +966,29 @@ export class Wasm {
     this.m._nbw_query_destroy(this.ctx, q);
   }
 
-  filterCreate(f?: QueryFilter): number {
+  /** A query filter with C's defaults (every area cost 1, includeFlags 0xffff, excludeFlags 0). */
+  filterCreate(): number {
     const p = this.m._nbw_filter_create();
     if (!p) throw new NavBakeError('NB_ERR_OUT_OF_MEMORY', 'navbake: out of memory (query filter)');
-    if (f) {
-      const cost = f.areaCost;
-      if (cost) {
-        for (const [k, c] of costEntries(cost)) if (c !== undefined) this.m._nbw_filter_set_cost(p, Number(k), c as number); // a hole: cost 1
-      }
-      this.m._nbw_filter_set_flags(p, f.includeFlags ?? 0xffff, f.excludeFlags ?? 0);
-    }
     return p;
+  }
+
+  /**
+   * Sets a filter to `values` (64 area costs, includeFlags, excludeFlags: checked already) where they differ from
+   * `held`, the values it holds, which are then updated.
+   */
+  filterUpdate(p: number, values: Float64Array, held: Float64Array): void {
+    for (let i = 0; i < 64; i++) {
+      if (values[i] !== held[i]) {
+        this.m._nbw_filter_set_cost(p, i, values[i]);
+        held[i] = values[i];
+      }
+    }
+    if (values[64] !== held[64] || values[65] !== held[65]) {
+      this.m._nbw_filter_set_flags(p, values[64], values[65]);
+      held[64] = values[64];
+      held[65] = values[65];
+    }
   }
 
   filterDestroy(f: number): void {
