@@ -6,6 +6,7 @@
 
 #include <emscripten.h>
 #include <emscripten/emmalloc.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -192,12 +193,28 @@ EMSCRIPTEN_KEEPALIVE int nbw_find_paths(nb_query* q, const float* pairs, uint32_
                                        point_flags, point_refs, capacity, needed);
 }
 
-/* out: [t, nx, ny, nz] */
+/* The polygons a raycast records to find the one it stops on: rays rarely cross more than a few dozen. */
+#define RAY_PATH 1024
+static nb_poly_ref ray_path[RAY_PATH];
+
+/* out: [t, nx, ny, nz, y]: y is the surface's height where the walk stops, on the last polygon it entered (the
+ * walk is in xz, so where floors stack that may be another floor than end's); NaN past RAY_PATH polygons. */
 EMSCRIPTEN_KEEPALIVE int nbw_raycast(nb_query* q, nb_poly_ref start_ref, const float* start, const float* end,
                                      const nb_query_filter* filter, float* out)
 {
     int32_t n = 0;
-    return (int)nb_query_raycast(q, start_ref, start, end, filter, &out[0], &out[1], NULL, &n, 0);
+    const nb_status st = nb_query_raycast(q, start_ref, start, end, filter, &out[0], &out[1], ray_path, &n, RAY_PATH);
+    out[4] = NAN;
+    if (st != NB_OK || n < 1 || n >= RAY_PATH)
+        return (int)st;
+    const float t = out[0] < 0.0f ? 0.0f : out[0] > 1.0f ? 1.0f : out[0];
+    const float at[3] = { start[0] + (end[0] - start[0]) * t, start[1] + (end[1] - start[1]) * t,
+                          start[2] + (end[2] - start[2]) * t };
+    float on[3];
+    int over;
+    if (nb_query_closest_point_on_poly(q, ray_path[n - 1], at, on, &over) == NB_OK)
+        out[4] = on[1];
+    return (int)st;
 }
 
 EMSCRIPTEN_KEEPALIVE int nbw_random_point(nb_query* q, const nb_query_filter* filter, uint64_t* rng, nb_poly_ref* ref,

@@ -334,6 +334,37 @@ describe('queries', () => {
     expect(costly.length).toBeCloseTo(cheap.length, 3); // one area everywhere: the same route
   });
 
+  it('raycast: the point where the walk stops lies on the surface walked, also on a slope and under a bridge', async () => {
+    // a ramp rising 0.3 m per metre along x (0..20), and a bridge 3 m over the ground floor beyond it (x 24..30)
+    const quad = (p: number[], o: number) => [o, o + 1, o + 2, o, o + 2, o + 3].map((i) => i + p.length / 3 - o);
+    const positions: number[] = [];
+    const indices: number[] = [];
+    for (const q of [
+      [0, 0, 0, 0, 0, 10, 20, 6, 10, 20, 6, 0], // the ramp
+      [22, 0, 0, 22, 0, 10, 34, 0, 10, 34, 0, 0], // the ground floor
+      [24, 3, 0, 24, 3, 10, 30, 3, 10, 30, 3, 0], // the bridge over it
+    ]) {
+      indices.push(...quad(positions, 0));
+      positions.push(...q);
+    }
+    const level = await bake({ positions: new Float32Array(positions), indices: new Uint32Array(indices) }, { agentRadius: 0.3 }, { workers: false });
+    // up the ramp into its far end: the heights given are the start's, the surface rises to about 5.9
+    const up = level.raycast([2, 0.6, 5], [40, 0.6, 5])!;
+    expect(up.hit).toBe(true);
+    expect(up.point[0]).toBeGreaterThan(19);
+    expect(Math.abs(up.point[1] - 0.3 * up.point[0])).toBeLessThan(0.25);
+    // from the ground floor to a point on the bridge: the walk stays on the ground and gets under it, no wall
+    const under = level.raycast([23, 0, 5], [27, 3, 5])!;
+    expect(under.hit).toBe(false);
+    expect(under.point[0]).toBeCloseTo(27, 4);
+    expect(Math.abs(under.point[1])).toBeLessThan(0.25);
+    // and on the bridge itself it stays on the bridge
+    const over = level.raycast([25, 3, 5], [27, 3, 5])!;
+    expect(over.hit).toBe(false);
+    expect(Math.abs(over.point[1] - 3)).toBeLessThan(0.25);
+    level.dispose();
+  });
+
   it('nearestPoint, raycast, moveAlong, distanceToWall agree with each other', () => {
     const p = nav.randomPoint({ seed: 11 })!;
     const near = nav.nearestPoint([p[0], p[1] + 0.5, p[2]])!;

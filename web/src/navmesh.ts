@@ -56,13 +56,18 @@ export interface PathResult extends PathDetails {
   length: number;
 }
 
-/** raycast's result: how far a straight walk over the surface got. */
+/**
+ * raycast's result: how far a straight walk over the surface got. The walk is in xz, as Detour's raycast: start's
+ * height picks the polygon it starts on, end's height is not used. Where floors stack, a walk on the ground can
+ * pass under a bridge and reach end's x and z below it without a hit: compare `point[1]` with end's height (or
+ * use findPath) where that matters.
+ */
 export interface RaycastResult {
-  /** true when a wall stops the ray before end */
+  /** true when a wall stops the ray before end's x and z */
   hit: boolean;
   /** fraction of start..end walked before the wall (1 when no hit) */
   t: number;
-  /** where the ray stops */
+  /** where the ray stops: x and z on the segment, y the height of the surface walked there */
   point: Vec3;
   /** normal of the wall hit (xz), [0, 0, 0] when no hit */
   normal: Vec3;
@@ -547,7 +552,9 @@ export class NavMesh {
       if (!from) return null;
       const r = w.raycast(q, f, from.ref, s, e);
       const t = Math.min(Math.max(r.t, 0), 1);
-      const point: Vec3 = [s[0] + (e[0] - s[0]) * t, s[1] + (e[1] - s[1]) * t, s[2] + (e[2] - s[2]) * t];
+      // on the surface where the walk stops (the segment's own height only past C's record of the polygons walked)
+      const y = Number.isNaN(r.y) ? s[1] + (e[1] - s[1]) * t : r.y;
+      const point: Vec3 = [s[0] + (e[0] - s[0]) * t, y, s[2] + (e[2] - s[2]) * t];
       return { hit: r.t < 1, t: r.t, point, normal: r.normal };
     });
   }

@@ -1134,13 +1134,13 @@ export class Wasm {
     }
   }
 
-  /** t (1 = reached end) and the wall normal at the hit. */
-  raycast(q: number, filter: number, ref: number, start: ArrayLike<number>, end: ArrayLike<number>): { t: number; normal: Vec3 } {
+  /** t (1 = reached end), the wall normal at the hit, and the surface's height where the walk stops (NaN: unknown). */
+  raycast(q: number, filter: number, ref: number, start: ArrayLike<number>, end: ArrayLike<number>): { t: number; normal: Vec3; y: number } {
     const s = this.scratch;
     this.check(this.m._nbw_raycast(q, ref, this.putVec(s + S_A, start), this.putVec(s + S_B, end), filter, s + S_OUT));
     const i = (s + S_OUT) >> 2;
     const h = this.m.HEAPF32;
-    return { t: h[i], normal: [h[i + 1], h[i + 2], h[i + 3]] };
+    return { t: h[i], normal: [h[i + 1], h[i + 2], h[i + 3]], y: h[i + 4] };
   }
 
   /** A random point (area-weighted), or around center within radius when given; advances rng. */
