@@ -324,6 +324,40 @@ describe('queries', () => {
     long.dispose();
   });
 
+  it('maxNodes bounds the search: a path that needs more polygons stops partial, nearer the end; enough gives the same path', () => {
+    nav.seedRandom(5);
+    let checked = 0;
+    for (let i = 0; i < 200 && checked < 20; i++) {
+      const a = nav.randomPoint()!;
+      const b = nav.randomPoint()!;
+      const full = nav.findPath(a, b, { crossings: 'all' });
+      if (full.status !== 'complete') continue;
+      const polys = new Set(full.pointRefs.subarray(0, full.pointRefs.length - 1)).size; // the corridor
+      if (polys < 6) continue;
+      checked++;
+      expect(nav.findPath(a, b, { crossings: 'all', maxNodes: 1 << 22 })).toEqual(full);
+      // too few nodes to reach the end: partial, along polygons the search had nodes for
+      const k = 3;
+      const cut = nav.findPath(a, b, { crossings: 'all', maxNodes: k });
+      expect(cut.status).toBe('partial');
+      expect(new Set(cut.pointRefs.subarray(0, cut.pointRefs.length - 1)).size).toBeLessThanOrEqual(k);
+      expect(Array.from(cut.points.subarray(0, 3))).toEqual(Array.from(full.points.subarray(0, 3)));
+      const last = cut.points.subarray(cut.points.length - 3);
+      expect(Math.hypot(last[0] - b[0], last[2] - b[2])).toBeLessThan(Math.hypot(a[0] - b[0], a[2] - b[2]));
+      // the batch takes the same option, pair for pair
+      const batch = nav.findPaths(new Float32Array([...a, ...b, ...a, ...b]), { crossings: 'all', maxNodes: k });
+      expect(batch.points.subarray(0, batch.offsets[1] * 3)).toEqual(cut.points);
+      expect(PATH_STATUS[batch.status[1]]).toBe('partial');
+      // and the default again after it
+      expect(nav.findPath(a, b, { crossings: 'all' })).toEqual(full);
+    }
+    expect(checked).toBe(20);
+    for (const bad of [0, 1.5, (1 << 22) + 1, -1]) {
+      expect(() => nav.findPath([0, 0, 0], [1, 0, 1], { maxNodes: bad })).toThrow(/findPath: options\.maxNodes must be an integer 1\.\.4194304/);
+    }
+    expect(() => nav.findPaths(new Float32Array(6), { maxNodes: 0 })).toThrow(/findPaths: options\.maxNodes/);
+  });
+
   it('filters: excluding the only flag leaves no path; area costs change lengths only through the route', () => {
     const a = nav.randomPoint({ seed: 7 })!;
     const b = nav.randomPoint()!;

@@ -106,7 +106,7 @@ describe('queries', () => {
 
   it('a misspelt option is refused by name, not ignored (nearestPoint found nothing with halfExtent)', async () => {
     await expectCode(() => nav.nearestPoint(A, any({ halfExtent: [1, 100, 1] })), INVALID, /nearestPoint: options has no option 'halfExtent' \(its options: halfExtents, filter\)/);
-    await expectCode(() => nav.findPath(A, B, any({ crossing: 'all' })), INVALID, /findPath: options has no option 'crossing' \(its options: halfExtents, filter, crossings\)/);
+    await expectCode(() => nav.findPath(A, B, any({ crossing: 'all' })), INVALID, /findPath: options has no option 'crossing' \(its options: halfExtents, filter, crossings, maxNodes\)/);
     await expectCode(() => nav.findPaths(new Float32Array(6), any({ filters: {} })), INVALID, /findPaths: options has no option 'filters'/);
     await expectCode(() => nav.raycast(A, B, any({ filter: { excludeFlag: 1 } })), INVALID, /raycast: options\.filter has no option 'excludeFlag' \(its options: areaCost, includeFlags, excludeFlags\)/);
     await expectCode(() => nav.randomPoint(any({ centre: A })), INVALID, /randomPoint: options has no option 'centre' \(its options: halfExtents, filter, seed, center, radius\)/);

@@ -35,6 +35,14 @@ export interface QueryOptions {
 export interface PathOptions extends QueryOptions {
   /** Extra path points: where the path enters another area, or at every polygon edge. @default 'none' */
   crossings?: 'none' | 'area' | 'all' | undefined;
+  /**
+   * At most this many search nodes for each path (about one per polygon visited; integer 1..4194304): a search
+   * that runs out stops with status 'partial', at the visited polygon nearest to the end, as Detour's does. It
+   * bounds what a path to an unreachable end costs: without it the search visits every polygon it can reach
+   * before it says 'partial' (about 2 ms on 10,000 polygons, 15 ms on 70,000).
+   * @default enough for every polygon of the navmesh: the search never runs out
+   */
+  maxNodes?: number | undefined;
 }
 
 /** findPaths' options. */
@@ -141,6 +149,9 @@ interface Handle {
   query: number;
   /** search nodes of `query`'s pool */
   queryNodes: number;
+  /** the query of paths given maxNodes, and its node count */
+  limited: number;
+  limitedNodes: number;
   /** the filter of queries given none */
   filter: number;
   /** the filter of queries given one, and the values it holds (see filterValues) */
@@ -150,6 +161,8 @@ interface Handle {
 
 /** The smallest node pool a query gets; C's default. */
 const MIN_QUERY_NODES = 2048;
+/** The largest one C makes (QUERY_MAX_NODES). */
+const MAX_QUERY_NODES = 1 << 22;
 
 /**
  * Search nodes for a navmesh of `polygons` polygons in `tiles` tiles (a power of two, at least 2048): one per polygon
@@ -177,8 +190,9 @@ function release(h: Handle): void {
   if (h.filter) h.w.filterDestroy(h.filter);
   if (h.custom) h.w.filterDestroy(h.custom);
   if (h.query) h.w.queryDestroy(h.query);
+  if (h.limited) h.w.queryDestroy(h.limited);
   if (h.nav) h.w.destroyNavmesh(h.nav);
-  h.filter = h.custom = h.query = h.nav = 0;
+  h.filter = h.custom = h.query = h.limited = h.nav = 0;
 }
 
 const registry = new FinalizationRegistry<Handle>(release);
@@ -215,7 +229,7 @@ function pathOptions<T extends PathOptions>(method: string, opts: T | null | und
   if (crossings === undefined) throw invalid(`${at(method, 'options.crossings')} must be 'none', 'area' or 'all' (got ${shown(o.crossings)})`);
   return [o, crossings];
 }
-const PATH_OPTIONS = [...QUERY_OPTIONS, 'crossings'] as const;
+const PATH_OPTIONS = [...QUERY_OPTIONS, 'crossings', 'maxNodes'] as const;
 const PATHS_OPTIONS = [...PATH_OPTIONS, 'details'] as const;
 const RANDOM_OPTIONS = [...QUERY_OPTIONS, 'seed', 'center', 'radius'] as const;
 
@@ -315,7 +329,7 @@ export class NavMesh {
   /** @internal use bake() or NavMesh.load() */
   constructor(token: typeof ADOPT, w: Wasm, nav: number) {
     if (token !== ADOPT) throw new TypeError('NavMesh: use bake() or NavMesh.load()');
-    this.#h = { w, nav, query: 0, queryNodes: 0, filter: 0, custom: 0, customValues: null };
+    this.#h = { w, nav, query: 0, queryNodes: 0, limited: 0, limitedNodes: 0, filter: 0, custom: 0, customValues: null };
     live++;
     registry.register(this, this.#h, this);
   }
@@ -660,6 +674,8 @@ export class NavMesh {
       half.forEach((h, k) => positive(`${at(method, 'options.halfExtents')}[${k}]`, h)); // names the first bad one
     }
     const values = opts.filter == null ? null : filterValues(at(method, 'options.filter'), opts.filter);
+    const limit = (opts as PathOptions).maxNodes;
+    const maxNodes = limit === undefined ? 0 : intIn(at(method, 'options.maxNodes'), limit, 1, MAX_QUERY_NODES);
     // The pool grows with the navmesh (tiles added by a tiled bake, loadTile...); it is never shrunk.
     const nodes = queryNodesFor(h.w.polyCount(h.nav), h.w.tileCount(h.nav));
     if (h.query && nodes > h.queryNodes) {
@@ -670,16 +686,23 @@ export class NavMesh {
       h.query = h.w.queryCreate(h.nav, nodes);
       h.queryNodes = nodes;
     }
+    if (maxNodes && maxNodes !== h.limitedNodes) {
+      if (h.limited) h.w.queryDestroy(h.limited);
+      h.limited = 0;
+      h.limited = h.w.queryCreate(h.nav, maxNodes);
+      h.limitedNodes = maxNodes;
+    }
+    const q = maxNodes ? h.limited : h.query;
     if (!values) {
       if (!h.filter) h.filter = h.w.filterCreate();
-      return fn(h.w, h.query, h.filter, half);
+      return fn(h.w, q, h.filter, half);
     }
     if (!h.custom) {
       h.custom = h.w.filterCreate();
       h.customValues = filterDefaults(); // a new wasm filter's
     }
     h.w.filterUpdate(h.custom, values, h.customValues!);
-    return fn(h.w, h.query, h.custom, half);
+    return fn(h.w, q, h.custom, half);
   }
 }
 
