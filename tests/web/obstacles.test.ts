@@ -173,17 +173,31 @@ describe('live obstacles', () => {
     expect(bad.code).toBe('NB_ERR_NONFINITE');
     expect(bad.message).toMatch(/addObstacle: volume\.max\[1\]/);
     expect(nav.pendingTiles).toBe(pending);
-    // two updates at once run one after the other; each rebuilds what was dirty when it was called
+    // two updates at once: the first leaves its work to the second, which rebuilds what was dirty for both, once
     const u1 = nav.update();
     nav.addObstacle({ type: 'box', min: [path[0] - 1, path[1] - 1, path[2] - 1], max: [path[0] + 1, path[1] + 1, path[2] + 1] });
     const both = nav.pendingTiles; // the start of the path is far from the middle: other tiles
     expect(both).toBeGreaterThan(pending);
     const u2 = nav.update();
     const [r1, r2] = await Promise.all([u1, u2]);
-    expect(r1.tiles.length).toBe(pending);
-    expect(r2.tiles.length).toBe(both - pending);
+    expect(r1).toBe(r2);
+    expect(r2.tiles.length).toBe(both);
     expect(nav.pendingTiles).toBe(0);
     expect((await nav.update()).tiles).toEqual([]);
+    // a later call with a signal may be aborted: the call before it does its own work
+    nav.addObstacle(far);
+    const first = nav.addObstacle(blocker(path, 1.5));
+    const atOwn = nav.pendingTiles;
+    const own = nav.update();
+    nav.updateObstacle(first, { type: 'box', min: [path[0] - 2, path[1] - 1, path[2] - 2], max: [path[0] + 2, path[1] + 1, path[2] + 2] });
+    const aborted = new AbortController();
+    const other = expect(nav.update({ signal: aborted.signal })).rejects.toThrow('moved on');
+    aborted.abort(new Error('moved on'));
+    const ownResult = await own;
+    expect(ownResult.tiles.length).toBe(atOwn);
+    await other;
+    expect(nav.pendingTiles).toBeGreaterThan(0); // the tiles of the change after `own` wait
+    await nav.update();
     // A tile dirtied again while an update waits is still rebuilt by it, with the obstacles of its call: every
     // change made before the call applies once the call resolves (it used to be left out, so paths could cross an
     // obstacle added and updated before the await); the tile stays pending for the later change.
@@ -210,6 +224,37 @@ describe('live obstacles', () => {
       expect(r1.touches(new Float32Array([p[0] + 1, p[1], p[2] + 1, p[0] + tileWidth, p[1], p[2] + 1]))).toBe(false);
     }
     nav.dispose();
+  });
+
+  it('a burst of changes, each followed by an update() not awaited, rebuilds each tile once, to the same bytes', async () => {
+    for (const workers of [2, false] as const) {
+      const nav = await bake(dungeon, config, { workers: 2, obstacles: true });
+      const stepwise = await bake(dungeon, config, { workers: 2, obstacles: true });
+      nav.seedRandom(9);
+      const spots = Array.from({ length: 30 }, () => nav.randomPoint()!);
+      const box = (c: number[], h: number) => ({ type: 'box' as const, min: [c[0] - h, c[1] - 1, c[2] - h], max: [c[0] + h, c[1] + 2, c[2] + h] });
+      const id = nav.addObstacle(box(spots[0], 1));
+      const dirtied = new Set<string>();
+      const calls: Promise<{ tiles: [number, number][] }>[] = [];
+      for (const [i, c] of spots.entries()) {
+        nav.updateObstacle(id, box(c, 1 + (i % 3) * 0.5));
+        calls.push(nav.update({ workers }));
+      }
+      const results = await Promise.all(calls);
+      for (const r of results) for (const [x, z] of r.tiles) dirtied.add(`${x},${z}`);
+      expect(new Set(results).size).toBe(1); // every call resolved with the one rebuild
+      expect(results[0].tiles.length).toBe(dirtied.size); // each tile once
+      expect(nav.pendingTiles).toBe(0);
+      // the same edits, each update awaited
+      const sid = stepwise.addObstacle(box(spots[0], 1));
+      for (const [i, c] of spots.entries()) {
+        stepwise.updateObstacle(sid, box(c, 1 + (i % 3) * 0.5));
+        await stepwise.update({ workers });
+      }
+      expect(nav.save()).toEqual(stepwise.save());
+      nav.dispose();
+      stepwise.dispose();
+    }
   });
 
   it('update({ signal }): aborting stops it, swaps nothing in, and leaves the tiles pending', async () => {

@@ -449,7 +449,9 @@ export class NavMesh {
   /**
    * Rebuilds the tiles the obstacle changes touched (only those), from their caches, in the worker pool, then
    * swaps them all in at once: on failure nothing changes and the tiles stay pending. Calls run one after
-   * another. Paths are lists of points, so an old path stays a list of points: re-plan those for which
+   * another, each applying every change made before it; a call whose turn comes while a later call (without a
+   * signal) waits leaves its work to that one and resolves with its result, so a burst of changes each followed
+   * by an update() not awaited rebuilds each tile once. Paths are lists of points, so an old path stays a list of points: re-plan those for which
    * `result.touches(points)` is true (polygon refs of rebuilt tiles become stale).
    */
   update(opts?: UpdateOptions | null): Promise<ObstacleUpdate> {

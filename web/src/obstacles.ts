@@ -59,6 +59,13 @@ function segmentHitsRect(ax: number, az: number, bx: number, bz: number, r: read
   return clip(-dx, ax - r[0]) && clip(dx, r[2] - ax) && clip(-dz, az - r[1]) && clip(dz, r[3] - az);
 }
 
+/** An update() call waiting for its turn, and what it resolves with. */
+interface QueuedUpdate {
+  signal: AbortSignal | undefined;
+  next: QueuedUpdate | null;
+  result: Promise<ObstacleUpdate> | null;
+}
+
 /** Where a navmesh's caches, obstacles and dirty tiles live (one per NavMesh baked with obstacles: true). */
 export class TileCaches {
   readonly caches: Map<number, Uint8Array> = new Map();
@@ -69,6 +76,8 @@ export class TileCaches {
   private generation = 0;
   private nextId = 1;
   private chain: Promise<unknown> = Promise.resolve();
+  /** the latest update() call not yet at its turn (a call before it may leave its work to it) */
+  private last: QueuedUpdate | null = null;
   /** the rebuilds running in workers now (dispose() cancels them) */
   private readonly running = new Set<TaskHandle>();
 
@@ -114,7 +123,8 @@ export class TileCaches {
 
   /**
    * Rebuilds the tiles dirtied by the changes made so far into nav, with the obstacles as they are now; changes
-   * made later wait for the next call. Calls run one after another.
+   * made later wait for the next call. Calls run one after another; a call may leave its work to a later one
+   * waiting behind it (see below).
    */
   update(nav: () => number, options?: UpdateOptions | null): Promise<ObstacleUpdate> {
     const opts = optionsObject<UpdateOptions>('navbake.update: options', options, ['workers', 'signal']);
@@ -124,8 +134,26 @@ export class TileCaches {
     // What is dirty now, and the obstacles as they are now: what this call applies, whatever comes later.
     const dirty = [...this.pending];
     const obstacles = [...this.obstacles.values()]; // id order: later ones win where they overlap
-    const run = this.chain.then(() => this.rebuild(nav, opts, dirty, obstacles));
-    this.chain = run.catch(() => undefined);
+    // Calls run one after another. A call whose turn comes while a later call without a signal waits behind it
+    // leaves its work to that one, which rebuilds everything this call would (what was dirty then and is still
+    // pending, with the obstacles as they were then or later), and resolves with its result: a burst of changes,
+    // each followed by an update() not awaited, rebuilds each tile once instead of once per call after it.
+    const call: QueuedUpdate = { signal, next: null, result: null };
+    if (this.last) this.last.next = call;
+    this.last = call;
+    let endTurn = (): void => undefined;
+    const turn = new Promise<void>((resolve) => (endTurn = resolve));
+    const run = this.chain.then(() => {
+      const later = call.next;
+      if (this.last === call) this.last = null;
+      if (later && !later.signal && !signal?.aborted) {
+        endTurn();
+        return later.result!;
+      }
+      return this.rebuild(nav, opts, dirty, obstacles).finally(endTurn);
+    });
+    call.result = run;
+    this.chain = turn;
     if (!signal) return run;
     // Aborted while calls before it run: reject now (its turn then finds the signal aborted and does nothing).
     return new Promise<ObstacleUpdate>((resolve, reject) => {
