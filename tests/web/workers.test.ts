@@ -410,10 +410,11 @@ describe('a worker that dies', () => {
     const pool = new BakePool(() => wasmModule(), 3);
     expect(pool.keepIdle).toBe(availableParallelism());
     pool.keepIdle = 1;
-    pool.retireAfterMs = 100;
+    // long enough that no worker retires before the three bakes are all done, on a loaded machine too
+    pool.retireAfterMs = 1000;
     await Promise.all([0, 1, 2].map(() => pool.run({ ...req, positions: quad.slice() }, []).promise));
     expect(pool.size).toBe(3);
-    for (let i = 0; i < 100 && pool.size > 1; i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 250 && pool.size > 1; i++) await new Promise((r) => setTimeout(r, 20));
     expect([pool.size, pool.retired]).toEqual([1, 2]);
     await new Promise((r) => setTimeout(r, 300));
     expect(pool.size).toBe(1); // the one kept stays
