@@ -95,42 +95,49 @@ static inline int front_family(int dir) { return dir & 1; } /* -x, +x move rows;
 static inline int front_side(int dir) { return dir == 1 || dir == 2 ? SIDE_HI : SIDE_LO; }
 static inline int side_front(int family, int side) { return family == 0 ? (side ? 2 : 0) : (side ? 1 : 3); }
 
-static inline int in_region(const wavefront* wf, int x, int z)
-{
-    const wf_lines* rows = &wf->lines[0];
-    return z >= rows->first && z <= rows->last && x >= rows->lo[z] && x <= rows->hi[z];
-}
+/* Slopes a / d with d = 1..WINDOW compare exactly as the integers a * (SLOPE_SCALE / d), SLOPE_SCALE being the
+ * least common multiple of 1..WINDOW: the scans below multiply by a table entry instead of cross-multiplying by the
+ * running minimum's denominator. */
+#define SLOPE_SCALE 720720
+_Static_assert(WINDOW == 16, "SLOPE_SCALE must be lcm(1..WINDOW)");
+static const int32_t slope_unit[WINDOW + 1] = { 0,     720720, 360360, 240240, 180180, 144144, 120120, 102960, 90090,
+                                                80080, 72072,  65520,  60060,  55440,  51480,  48048,  45045 };
 
-/* After side value f(c) = sign * v[c] moved outwards (or line c was added at an end): is every run of WINDOW + 1
- * lines through c still digitally concave? A run is digitally concave when no triple i < j < k in it has f(j) a
- * whole cell or more below the chord from i to k. Every run was before, and raising f(c) only helps where c is the
- * middle of a triple, so only triples with c as an end need checking: for c = i, each k must see the chord's
- * slope (f(k) - f(c)) / (k - c) below every (f(j) + 1 - f(c)) / (j - c) of the j between; mirrored for c = k.
- * Exact integer arithmetic, O(WINDOW). Returns -1, or the line j of a failing triple (the one too low: only its
- * rise can lift this refusal). */
-static int side_ok(const int32_t* v, int sign, int first, int last, int c)
+/* One half of the check below: the triples c, c + step * j, c + step * k (0 < j < k <= reach) of side
+ * f = sign * v, with f(c) = sign * vc. Returns -1 when they all pass, else the line j of the first failing k (the
+ * first of the smallest slope). sign and step are constants where it is inlined. */
+static inline int side_half(const int32_t* v, int sign, int step, int c, int32_t vc, int reach)
 {
-    const int64_t fc = (int64_t)sign * v[c];
-    for (int step = -1; step <= 1; step += 2) {
-        const int reach = step < 0 ? nb_mini(WINDOW, c - first) : nb_mini(WINDOW, last - c);
-        if (reach < 2)
-            continue;
-        /* smallest (f(j) + 1 - fc) / dj so far, from j = c +- 1 on */
-        int64_t min_num = (int64_t)sign * v[c + step] + 1 - fc, min_den = 1;
-        int min_line = c + step;
-        for (int d = 2; d <= reach; ++d) {
-            const int i = c + step * d;
-            const int64_t t = (int64_t)sign * v[i] - fc, tm = t * min_den, md = min_num * d;
-            if (tm >= md)
-                return min_line;
-            if (tm + min_den < md) {
-                min_num = t + 1;
-                min_den = d;
-                min_line = i;
-            }
+    const int32_t* p = v + c;
+    int64_t min_slope = (int64_t)(sign * (p[step] - vc) + 1) * SLOPE_SCALE; /* smallest (f(j) + 1 - f(c)) / j */
+    int min_j = 1;
+    for (int d = 2; d <= reach; ++d) {
+        const int64_t slope = (int64_t)(sign * (p[step * d] - vc)) * slope_unit[d];
+        if (slope >= min_slope)
+            return c + step * min_j;
+        if (slope + slope_unit[d] < min_slope) {
+            min_slope = slope + slope_unit[d];
+            min_j = d;
         }
     }
     return -1;
+}
+
+/* After side value f(c) = sign * v[c] moved outwards to sign * vc (or line c was added at an end; first..last
+ * include it), is every run of WINDOW + 1 lines through c still digitally concave? v[c] itself is not read: the
+ * caller applies the move only when every check passes. A run is digitally concave when no triple i < j < k in it
+ * has f(j) a whole cell or more below the chord from i to k. Every run was before, and raising f(c) only helps
+ * where c is the middle of a triple, so only triples with c as an end need checking: for c = i, each k must see
+ * the chord's slope (f(k) - f(c)) / (k - c) below every (f(j) + 1 - f(c)) / (j - c) of the j between; mirrored for
+ * c = k. Exact integer arithmetic, O(WINDOW). Returns -1, or the line j of a failing triple (the one too low: only
+ * its rise can lift this refusal). */
+static inline int side_ok(const int32_t* v, int sign, int first, int last, int c, int32_t vc)
+{
+    const int below = nb_mini(WINDOW, c - first), above = nb_mini(WINDOW, last - c);
+    int bad = below < 2 ? -1 : side_half(v, sign, -1, c, vc, below);
+    if (bad < 0 && above >= 2)
+        bad = side_half(v, sign, 1, c, vc, above);
+    return bad;
 }
 
 static inline uint64_t line_key(const wavefront* wf, int dir, uint32_t line)
@@ -196,54 +203,66 @@ static void side_moved(wavefront* wf, int family, int side, int32_t j)
         activate(wf, dir, j);
 }
 
-/* Which end of its line (family, line) cell position pos would extend: END_LO, END_HI, END_NEW (a new line next to
- * the region), or -1 when it would leave a gap. */
-static int line_end(const wf_lines* ln, int line, int pos)
-{
-    if (line >= ln->first && line <= ln->last) {
-        if (pos == ln->hi[line] + 1)
-            return END_HI;
-        if (pos == ln->lo[line] - 1)
-            return END_LO;
-        return -1;
-    }
-    return line == ln->last + 1 || line == ln->first - 1 ? END_NEW : -1;
-}
-
 /* Tries to add span s in cell (x, z) to the region; see the file comment for the rules. On ADD_SHAPE, *block gets
  * family << 2 | side << 1 and *block_line the line that must move first. */
 static int try_add(wavefront* wf, int x, int z, uint32_t s, int* block, int32_t* block_line)
 {
     const uint32_t* nbr = wf->nbr;
-    const uint16_t id = wf->id;
-    if (wf->reg[s] != 0 || wf->chf->areas[s] != wf->area || in_region(wf, x, z))
+    if (wf->reg[s] != 0 || wf->chf->areas[s] != wf->area)
         return ADD_NEVER;
-    int end[2];
+    /* Which end of its row and of its column the cell extends (END_NEW: a new line next to the region). The
+     * region's rows and columns describe one set of cells, so only the row can find the cell inside already (the
+     * region holds another span of this column). */
     const int line[2] = { z, x }, pos[2] = { x, z };
+    int end[2];
     for (int f = 0; f < 2; ++f) {
-        end[f] = line_end(&wf->lines[f], line[f], pos[f]);
-        if (end[f] < 0)
+        const wf_lines* ln = &wf->lines[f];
+        const int l = line[f], p = pos[f];
+        if (l >= ln->first && l <= ln->last) {
+            if (p == ln->hi[l] + 1)
+                end[f] = END_HI;
+            else if (p == ln->lo[l] - 1)
+                end[f] = END_LO;
+            else
+                return p >= ln->lo[l] && p <= ln->hi[l] ? ADD_NEVER : ADD_GAP;
+        } else if (l == ln->last + 1 || l == ln->first - 1) {
+            end[f] = END_NEW;
+        } else {
             return ADD_GAP;
+        }
     }
-    for (int dir = 0; dir < 4; ++dir) {
-        if (!in_region(wf, x + nb_dir_offset_x(dir), z + nb_dir_offset_z(dir)))
+    /* The region's cells next to this one are the ends it extends: -x of a row's new hi end, +x of a new lo end,
+     * -z and +z likewise for the column. Each must be linked both ways with s (one span per column, no internal
+     * walls), else the cells can never be one region. */
+    for (int f = 0; f < 2; ++f) {
+        if (end[f] == END_NEW)
             continue;
-        const uint32_t o = nbr[(size_t)s * 4 + dir];
-        if (o == NB_NO_SPAN || wf->reg[o] != id || nbr[(size_t)o * 4 + ((dir + 2) & 3)] != s)
-            return ADD_NEVER; /* the region's span there is another floor: the cells can never be one region */
+        const int hi = end[f] == END_HI;
+        const int dir = f == 0 ? (hi ? 0 : 2) : (hi ? 3 : 1);
+        const uint32_t o = hi ? wf->lines[f].hi_span[line[f]] : wf->lines[f].lo_span[line[f]];
+        if (nbr[(size_t)s * 4 + dir] != o || nbr[(size_t)o * 4 + ((dir + 2) & 3)] != s)
+            return ADD_NEVER;
     }
 
-    /* Apply to both families, check the sides that moved, undo on refusal. */
-    int32_t saved[2][6];
+    /* Check the sides that would move (rows' hi then lo, then the columns'), then apply. */
+    int bad = -1;
+    for (int f = 0; f < 2 && bad < 0; ++f) {
+        const wf_lines* ln = &wf->lines[f];
+        const int first = nb_mini(ln->first, line[f]), last = nb_maxi(ln->last, line[f]);
+        if (end[f] != END_LO && (bad = side_ok(ln->hi, 1, first, last, line[f], pos[f])) >= 0)
+            *block = f << 2 | SIDE_HI << 1;
+        if (bad < 0 && end[f] != END_HI && (bad = side_ok(ln->lo, -1, first, last, line[f], pos[f])) >= 0)
+            *block = f << 2 | SIDE_LO << 1;
+    }
+    if (bad >= 0) {
+        *block_line = bad;
+        return ADD_SHAPE;
+    }
+
+    wf->reg[s] = wf->id;
     for (int f = 0; f < 2; ++f) {
         wf_lines* ln = &wf->lines[f];
         const int l = line[f];
-        saved[f][0] = ln->first;
-        saved[f][1] = ln->last;
-        saved[f][2] = ln->lo[l];
-        saved[f][3] = ln->hi[l];
-        saved[f][4] = (int32_t)ln->lo_span[l];
-        saved[f][5] = (int32_t)ln->hi_span[l];
         if (end[f] == END_NEW) {
             ln->lo[l] = ln->hi[l] = pos[f];
             ln->lo_span[l] = ln->hi_span[l] = s;
@@ -259,30 +278,6 @@ static int try_add(wavefront* wf, int x, int z, uint32_t s, int* block, int32_t*
             ln->lo_span[l] = s;
         }
     }
-    int bad = -1;
-    for (int f = 0; f < 2 && bad < 0; ++f) {
-        const wf_lines* ln = &wf->lines[f];
-        if (end[f] != END_LO && (bad = side_ok(ln->hi, 1, ln->first, ln->last, line[f])) >= 0)
-            *block = f << 2 | SIDE_HI << 1;
-        if (bad < 0 && end[f] != END_HI && (bad = side_ok(ln->lo, -1, ln->first, ln->last, line[f])) >= 0)
-            *block = f << 2 | SIDE_LO << 1;
-    }
-    if (bad >= 0) {
-        for (int f = 0; f < 2; ++f) {
-            wf_lines* ln = &wf->lines[f];
-            const int l = line[f];
-            ln->first = saved[f][0];
-            ln->last = saved[f][1];
-            ln->lo[l] = saved[f][2];
-            ln->hi[l] = saved[f][3];
-            ln->lo_span[l] = (uint32_t)saved[f][4];
-            ln->hi_span[l] = (uint32_t)saved[f][5];
-        }
-        *block_line = bad;
-        return ADD_SHAPE;
-    }
-
-    wf->reg[s] = id;
     for (int f = 0; f < 2; ++f) {
         if (end[f] != END_HI)
             side_moved(wf, f, SIDE_LO, line[f]);
