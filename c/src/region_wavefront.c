@@ -45,7 +45,7 @@
  * DONE: its cell can never join. */
 enum { LINE_NONE = 0, LINE_ACTIVE, LINE_PARKED, LINE_GAP, LINE_DONE };
 enum { ADD_OK, ADD_SHAPE, ADD_GAP, ADD_NEVER };
-enum { END_LO, END_HI, END_NEW };
+enum { END_LO, END_HI, END_NEW }; /* and END_GAP, END_INSIDE below */
 enum { SIDE_LO = 0, SIDE_HI = 1 };
 
 /* One family of lines: rows (indexed by z, cells along x) or columns (indexed by x, cells along z). */
@@ -66,6 +66,7 @@ typedef struct wf_front {
     uint32_t* keep;  /* next round: lines still moving, in order */
     uint64_t* added; /* next round: lines (re)started, as distance << 32 | line */
     uint32_t ncur, nkeep, nadded;
+    uint32_t ngap; /* lines in LINE_GAP (mostly none: try_add skips looking for gaps it closed) */
     int32_t node0; /* this front's first waiting-list node */
 } wf_front;
 
@@ -103,24 +104,47 @@ _Static_assert(WINDOW == 16, "SLOPE_SCALE must be lcm(1..WINDOW)");
 static const int32_t slope_unit[WINDOW + 1] = { 0,     720720, 360360, 240240, 180180, 144144, 120120, 102960, 90090,
                                                 80080, 72072,  65520,  60060,  55440,  51480,  48048,  45045 };
 
-/* One half of the check below: the triples c, c + step * j, c + step * k (0 < j < k <= reach) of side
- * f = sign * v, with f(c) = sign * vc. Returns -1 when they all pass, else the line j of the first failing k (the
- * first of the smallest slope). sign and step are constants where it is inlined. */
-static inline int side_half(const int32_t* v, int sign, int step, int c, int32_t vc, int reach)
+/* One half of the check below: do the triples c, c + step * j, c + step * k (0 < j < k <= reach) of side
+ * f = sign * v, with f(c) = sign * vc, all pass? p = v + c; sign and step are constants where it is inlined. */
+static NB_ALWAYS_INLINE int side_half_ok(const int32_t* p, int sign, int step, int32_t vc, int reach)
 {
-    const int32_t* p = v + c;
     int64_t min_slope = (int64_t)(sign * (p[step] - vc) + 1) * SLOPE_SCALE; /* smallest (f(j) + 1 - f(c)) / j */
+    if (reach == WINDOW) { /* the usual case inside a large region: unrolled, the table entries become constants */
+#pragma GCC unroll 16
+        for (int d = 2; d <= WINDOW; ++d) {
+            const int64_t slope = (int64_t)(sign * (p[step * d] - vc)) * slope_unit[d];
+            if (slope >= min_slope)
+                return 0;
+            if (slope + slope_unit[d] < min_slope)
+                min_slope = slope + slope_unit[d];
+        }
+        return 1;
+    }
+    for (int d = 2; d <= reach; ++d) {
+        const int64_t slope = (int64_t)(sign * (p[step * d] - vc)) * slope_unit[d];
+        if (slope >= min_slope)
+            return 0;
+        if (slope + slope_unit[d] < min_slope)
+            min_slope = slope + slope_unit[d];
+    }
+    return 1;
+}
+
+/* The same scan after a refusal, for the line j of the first failing triple (the first of the smallest slope). */
+static NB_NOINLINE int side_half_block(const int32_t* p, int sign, int step, int32_t vc, int reach)
+{
+    int64_t min_slope = (int64_t)(sign * (p[step] - vc) + 1) * SLOPE_SCALE;
     int min_j = 1;
     for (int d = 2; d <= reach; ++d) {
         const int64_t slope = (int64_t)(sign * (p[step * d] - vc)) * slope_unit[d];
         if (slope >= min_slope)
-            return c + step * min_j;
+            return step * min_j;
         if (slope + slope_unit[d] < min_slope) {
             min_slope = slope + slope_unit[d];
             min_j = d;
         }
     }
-    return -1;
+    return 0; /* not reached: called only when side_half_ok failed */
 }
 
 /* After side value f(c) = sign * v[c] moved outwards to sign * vc (or line c was added at an end; first..last
@@ -130,14 +154,25 @@ static inline int side_half(const int32_t* v, int sign, int step, int c, int32_t
  * where c is the middle of a triple, so only triples with c as an end need checking: for c = i, each k must see
  * the chord's slope (f(k) - f(c)) / (k - c) below every (f(j) + 1 - f(c)) / (j - c) of the j between; mirrored for
  * c = k. Exact integer arithmetic, O(WINDOW). Returns -1, or the line j of a failing triple (the one too low: only
- * its rise can lift this refusal). */
-static inline int side_ok(const int32_t* v, int sign, int first, int last, int c, int32_t vc)
+ * its rise can lift this refusal; lines below c are checked first). */
+static NB_ALWAYS_INLINE int side_ok(const int32_t* v, int sign, int first, int last, int c, int32_t vc)
 {
     const int below = nb_mini(WINDOW, c - first), above = nb_mini(WINDOW, last - c);
-    int bad = below < 2 ? -1 : side_half(v, sign, -1, c, vc, below);
-    if (bad < 0 && above >= 2)
-        bad = side_half(v, sign, 1, c, vc, above);
-    return bad;
+    if (below >= 2 && !side_half_ok(v + c, sign, -1, vc, below))
+        return c + side_half_block(v + c, sign, -1, vc, below);
+    if (above >= 2 && !side_half_ok(v + c, sign, 1, vc, above))
+        return c + side_half_block(v + c, sign, 1, vc, above);
+    return -1;
+}
+
+/* side_ok of the hi sides (f = v) and of the lo sides (f = -v): one copy each, the sign a constant. */
+static NB_NOINLINE int hi_side_ok(const int32_t* v, int first, int last, int c, int32_t vc)
+{
+    return side_ok(v, 1, first, last, c, vc);
+}
+static NB_NOINLINE int lo_side_ok(const int32_t* v, int first, int last, int c, int32_t vc)
+{
+    return side_ok(v, -1, first, last, c, vc);
 }
 
 static inline uint64_t line_key(const wavefront* wf, int dir, uint32_t line)
@@ -166,6 +201,8 @@ static void activate(wavefront* wf, int dir, int32_t line)
     wf_front* f = &wf->fronts[dir];
     if (f->state[line] == LINE_PARKED)
         wait_unlink(&wf->wait, f->node0 + line);
+    else if (f->state[line] == LINE_GAP)
+        --f->ngap;
     f->state[line] = LINE_ACTIVE;
     f->added[f->nadded++] = line_key(wf, dir, (uint32_t)line);
 }
@@ -184,12 +221,10 @@ static void park(wavefront* wf, int dir, int32_t line, int family, int side, int
     w->head[l] = node;
 }
 
-/* Side `side` of line j (family) moved: the lines waiting on it, and that line's own front on that side (its next
- * cell changed), get another try next round. */
-static void side_moved(wavefront* wf, int family, int side, int32_t j)
+/* Activates the lines waiting in list l. */
+static NB_NOINLINE void wake(wavefront* wf, int32_t l)
 {
     wf_wait* w = &wf->wait;
-    const int32_t l = w->list0[family][side] + j;
     while (w->head[l] >= 0) {
         const int32_t node = w->head[l];
         int dir = 3;
@@ -197,103 +232,137 @@ static void side_moved(wavefront* wf, int family, int side, int32_t j)
             --dir;
         activate(wf, dir, node - wf->fronts[dir].node0);
     }
+}
+
+/* Side `side` of line j (family) moved: the lines waiting on it, and that line's own front on that side (its next
+ * cell changed), get another try next round. */
+static NB_ALWAYS_INLINE void side_moved(wavefront* wf, int family, int side, int32_t j)
+{
+    const int32_t l = wf->wait.list0[family][side] + j;
+    if (wf->wait.head[l] >= 0)
+        wake(wf, l);
     const int dir = side_front(family, side);
     const uint8_t st = wf->fronts[dir].state[j];
     if (st == LINE_NONE || st == LINE_PARKED || st == LINE_GAP)
         activate(wf, dir, j);
 }
 
+/* Which end of line l (of the family ln) the cell at position p along it would extend: END_LO, END_HI, END_NEW (a
+ * new line next to the region), END_GAP (it would leave a gap) or END_INSIDE (the line holds that cell already). */
+enum { END_GAP = -1, END_INSIDE = -2 };
+static NB_ALWAYS_INLINE int cell_end(const wf_lines* ln, int l, int p)
+{
+    if (l >= ln->first && l <= ln->last) {
+        if (p == ln->hi[l] + 1)
+            return END_HI;
+        if (p == ln->lo[l] - 1)
+            return END_LO;
+        return p >= ln->lo[l] && p <= ln->hi[l] ? END_INSIDE : END_GAP;
+    }
+    return l == ln->last + 1 || l == ln->first - 1 ? END_NEW : END_GAP;
+}
+
+/* Is span s linked both ways with the region's span next to it along family f (line l, extended at end)? That
+ * span is the end the cell extends: -x of a row's new hi end, +x of a new lo end, -z and +z for a column. */
+static NB_ALWAYS_INLINE int end_linked(const wavefront* wf, int f, int l, int end, uint32_t s)
+{
+    if (end == END_NEW)
+        return 1;
+    const int hi = end == END_HI;
+    const int dir = f == 0 ? (hi ? 0 : 2) : (hi ? 3 : 1);
+    const uint32_t o = hi ? wf->lines[f].hi_span[l] : wf->lines[f].lo_span[l];
+    return wf->nbr[(size_t)s * 4 + dir] == o && wf->nbr[(size_t)o * 4 + ((dir + 2) & 3)] == s;
+}
+
+/* Would the sides of family f stay convex with line l extended at end to position p? Returns -1, or the line that
+ * must move first with *block = f << 2 | side << 1. The hi side is checked before the lo side. */
+static NB_ALWAYS_INLINE int ends_ok(const wavefront* wf, int f, int l, int end, int p, int* block)
+{
+    const wf_lines* ln = &wf->lines[f];
+    const int first = nb_mini(ln->first, l), last = nb_maxi(ln->last, l);
+    int bad;
+    if (end != END_LO && (bad = hi_side_ok(ln->hi, first, last, l, p)) >= 0) {
+        *block = f << 2 | SIDE_HI << 1;
+        return bad;
+    }
+    if (end != END_HI && (bad = lo_side_ok(ln->lo, first, last, l, p)) >= 0) {
+        *block = f << 2 | SIDE_LO << 1;
+        return bad;
+    }
+    return -1;
+}
+
+/* Extends line l of family f at end to position p (span s) and wakes what waited on that. */
+static NB_ALWAYS_INLINE void move_end(wavefront* wf, int f, int l, int end, int p, uint32_t s)
+{
+    wf_lines* ln = &wf->lines[f];
+    if (end != END_HI) {
+        ln->lo[l] = p;
+        ln->lo_span[l] = s;
+    }
+    if (end != END_LO) {
+        ln->hi[l] = p;
+        ln->hi_span[l] = s;
+    }
+    if (end == END_NEW) {
+        if (l > ln->last)
+            ln->last = l;
+        else
+            ln->first = l;
+    }
+}
+
+/* After line l of family f took the cell at position p: wakes what waited on the sides that moved, and the lines
+ * next to it that waited for exactly this cell to close their gap (their next cell lies on this cell's crossing
+ * line). */
+static NB_ALWAYS_INLINE void end_moved(wavefront* wf, int f, int l, int end, int p)
+{
+    if (end != END_HI)
+        side_moved(wf, f, SIDE_LO, l);
+    if (end != END_LO)
+        side_moved(wf, f, SIDE_HI, l);
+    const int hi_dir = side_front(f, SIDE_HI), lo_dir = side_front(f, SIDE_LO);
+    if (!wf->fronts[hi_dir].ngap && !wf->fronts[lo_dir].ngap)
+        return;
+    const wf_lines* ln = &wf->lines[f];
+    for (int k = l - 1; k <= l + 1; k += 2)
+        if (k >= ln->first && k <= ln->last) {
+            if (ln->hi[k] + 1 == p && wf->fronts[hi_dir].state[k] == LINE_GAP)
+                activate(wf, hi_dir, k);
+            if (ln->lo[k] - 1 == p && wf->fronts[lo_dir].state[k] == LINE_GAP)
+                activate(wf, lo_dir, k);
+        }
+}
+
 /* Tries to add span s in cell (x, z) to the region; see the file comment for the rules. On ADD_SHAPE, *block gets
  * family << 2 | side << 1 and *block_line the line that must move first. */
 static int try_add(wavefront* wf, int x, int z, uint32_t s, int* block, int32_t* block_line)
 {
-    const uint32_t* nbr = wf->nbr;
     if (wf->reg[s] != 0 || wf->chf->areas[s] != wf->area)
         return ADD_NEVER;
-    /* Which end of its row and of its column the cell extends (END_NEW: a new line next to the region). The
-     * region's rows and columns describe one set of cells, so only the row can find the cell inside already (the
+    /* The region's rows and columns describe one set of cells, so only the row can find the cell inside already (the
      * region holds another span of this column). */
-    const int line[2] = { z, x }, pos[2] = { x, z };
-    int end[2];
-    for (int f = 0; f < 2; ++f) {
-        const wf_lines* ln = &wf->lines[f];
-        const int l = line[f], p = pos[f];
-        if (l >= ln->first && l <= ln->last) {
-            if (p == ln->hi[l] + 1)
-                end[f] = END_HI;
-            else if (p == ln->lo[l] - 1)
-                end[f] = END_LO;
-            else
-                return p >= ln->lo[l] && p <= ln->hi[l] ? ADD_NEVER : ADD_GAP;
-        } else if (l == ln->last + 1 || l == ln->first - 1) {
-            end[f] = END_NEW;
-        } else {
-            return ADD_GAP;
-        }
-    }
-    /* The region's cells next to this one are the ends it extends: -x of a row's new hi end, +x of a new lo end,
-     * -z and +z likewise for the column. Each must be linked both ways with s (one span per column, no internal
-     * walls), else the cells can never be one region. */
-    for (int f = 0; f < 2; ++f) {
-        if (end[f] == END_NEW)
-            continue;
-        const int hi = end[f] == END_HI;
-        const int dir = f == 0 ? (hi ? 0 : 2) : (hi ? 3 : 1);
-        const uint32_t o = hi ? wf->lines[f].hi_span[line[f]] : wf->lines[f].lo_span[line[f]];
-        if (nbr[(size_t)s * 4 + dir] != o || nbr[(size_t)o * 4 + ((dir + 2) & 3)] != s)
-            return ADD_NEVER;
-    }
-
-    /* Check the sides that would move (rows' hi then lo, then the columns'), then apply. */
-    int bad = -1;
-    for (int f = 0; f < 2 && bad < 0; ++f) {
-        const wf_lines* ln = &wf->lines[f];
-        const int first = nb_mini(ln->first, line[f]), last = nb_maxi(ln->last, line[f]);
-        if (end[f] != END_LO && (bad = side_ok(ln->hi, 1, first, last, line[f], pos[f])) >= 0)
-            *block = f << 2 | SIDE_HI << 1;
-        if (bad < 0 && end[f] != END_HI && (bad = side_ok(ln->lo, -1, first, last, line[f], pos[f])) >= 0)
-            *block = f << 2 | SIDE_LO << 1;
-    }
+    const int row_end = cell_end(&wf->lines[0], z, x);
+    if (row_end < 0)
+        return row_end == END_INSIDE ? ADD_NEVER : ADD_GAP;
+    const int col_end = cell_end(&wf->lines[1], x, z);
+    if (col_end < 0)
+        return ADD_GAP;
+    /* one span per column, no internal walls */
+    if (!end_linked(wf, 0, z, row_end, s) || !end_linked(wf, 1, x, col_end, s))
+        return ADD_NEVER;
+    int bad = ends_ok(wf, 0, z, row_end, x, block);
+    if (bad < 0)
+        bad = ends_ok(wf, 1, x, col_end, z, block);
     if (bad >= 0) {
         *block_line = bad;
         return ADD_SHAPE;
     }
-
     wf->reg[s] = wf->id;
-    for (int f = 0; f < 2; ++f) {
-        wf_lines* ln = &wf->lines[f];
-        const int l = line[f];
-        if (end[f] == END_NEW) {
-            ln->lo[l] = ln->hi[l] = pos[f];
-            ln->lo_span[l] = ln->hi_span[l] = s;
-            if (l > ln->last)
-                ln->last = l;
-            else
-                ln->first = l;
-        } else if (end[f] == END_HI) {
-            ln->hi[l] = pos[f];
-            ln->hi_span[l] = s;
-        } else {
-            ln->lo[l] = pos[f];
-            ln->lo_span[l] = s;
-        }
-    }
-    for (int f = 0; f < 2; ++f) {
-        if (end[f] != END_HI)
-            side_moved(wf, f, SIDE_LO, line[f]);
-        if (end[f] != END_LO)
-            side_moved(wf, f, SIDE_HI, line[f]);
-        /* A line of this family next to the cell whose next cell lies on this cell's crossing line waited for
-         * exactly this cell to close its gap. */
-        const wf_lines* ln = &wf->lines[f];
-        for (int l = line[f] - 1; l <= line[f] + 1; l += 2)
-            if (l >= ln->first && l <= ln->last) {
-                if (ln->hi[l] + 1 == pos[f] && wf->fronts[side_front(f, SIDE_HI)].state[l] == LINE_GAP)
-                    activate(wf, side_front(f, SIDE_HI), l);
-                if (ln->lo[l] - 1 == pos[f] && wf->fronts[side_front(f, SIDE_LO)].state[l] == LINE_GAP)
-                    activate(wf, side_front(f, SIDE_LO), l);
-            }
-    }
+    move_end(wf, 0, z, row_end, x, s);
+    move_end(wf, 1, x, col_end, z, s);
+    end_moved(wf, 0, z, row_end, x);
+    end_moved(wf, 1, x, col_end, z);
     return ADD_OK;
 }
 
@@ -313,8 +382,10 @@ static int advance(wavefront* wf, int dir, int line)
                                   : try_add(wf, line, pos, s, &block, &block_line);
     if (r == ADD_SHAPE)
         park(wf, dir, line, block >> 2, (block >> 1) & 1, block_line);
-    else if (r == ADD_GAP)
+    else if (r == ADD_GAP) {
         wf->fronts[dir].state[line] = LINE_GAP;
+        ++wf->fronts[dir].ngap;
+    }
     else if (r == ADD_NEVER)
         wf->fronts[dir].state[line] = LINE_DONE;
     return r == ADD_OK;
@@ -401,6 +472,8 @@ static uint32_t grow_region(wavefront* wf, uint32_t seed, int sx, int sz)
                 wf->wait.head[wf->wait.list0[f][side] + l] = -1;
             }
     }
+    for (int dir = 0; dir < 4; ++dir)
+        wf->fronts[dir].ngap = 0;
     return taken;
 }
 
