@@ -54,6 +54,8 @@ typedef struct wf_lines {
     int32_t* hi;       /* highest */
     uint32_t* lo_span; /* the region's span in those cells */
     uint32_t* hi_span;
+    uint64_t* lo_same; /* bit l (lines l and l + 1 both in the region): lo[l] == lo[l + 1]; see side_half_ok */
+    uint64_t* hi_same; /* bit l: hi[l] == hi[l + 1] */
     int32_t first, last; /* the region holds lines first..last */
 } wf_lines;
 
@@ -82,7 +84,6 @@ typedef struct wf_wait {
 
 typedef struct wavefront {
     const nb_compact_heightfield* chf;
-    const uint32_t* nbr; /* 4 neighbour span indices per span, NB_NO_SPAN for none */
     uint16_t* reg;
     wf_lines lines[2];   /* [0] rows, [1] columns */
     wf_front fronts[4];
@@ -104,10 +105,62 @@ _Static_assert(WINDOW == 16, "SLOPE_SCALE must be lcm(1..WINDOW)");
 static const int32_t slope_unit[WINDOW + 1] = { 0,     720720, 360360, 240240, 180180, 144144, 120120, 102960, 90090,
                                                 80080, 72072,  65520,  60060,  55440,  51480,  48048,  45045 };
 
-/* One half of the check below: do the triples c, c + step * j, c + step * k (0 < j < k <= reach) of side
- * f = sign * v, with f(c) = sign * vc, all pass? p = v + c; sign and step are constants where it is inlined. */
-static NB_ALWAYS_INLINE int side_half_ok(const int32_t* p, int sign, int step, int32_t vc, int reach)
+static inline int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* n bits (1..31) of a bit array from bit i on. */
+static NB_ALWAYS_INLINE uint32_t get_bits(const uint64_t* bits, int i, int n)
 {
+    const int off = i & 63;
+    uint64_t x = bits[i >> 6] >> off;
+    if (off + n > 64)
+        x |= bits[(i >> 6) + 1] << (64 - off);
+    return (uint32_t)x & ((1u << n) - 1);
+}
+
+/* Sets bit i of a same-value array: do lines i and i + 1 have equal values in v? */
+static NB_ALWAYS_INLINE void put_same(uint64_t* same, const int32_t* v, int i)
+{
+    const uint64_t bit = (uint64_t)1 << (i & 63);
+    same[i >> 6] = (same[i >> 6] & ~bit) | (v[i] == v[i + 1] ? bit : 0);
+}
+
+/* A run a..b of the lines c + step * d that all have side value f(c) + g, given m, the smallest scaled
+ * (f(j) + 1 - f(c)) / j of the lines before it (INT64_MAX for none): do its lines pass as k (see side_ok), with
+ * every j before them? Lowers m by the run's lines. Within a run (g + 1) / j and g / k move monotonically, so one
+ * line of it is checked and one lowers m: for g >= 0 the slope g / k falls along the run (its first line is the
+ * steepest, and every k of the run passes against the j of the run before it); for g < 0 it rises (its last line is
+ * the steepest, against the j before the run and the run's first). */
+static NB_ALWAYS_INLINE int run_ok(int64_t g, int a, int b, int64_t* m)
+{
+    if (g >= 0) {
+        if (g * slope_unit[a] >= *m)
+            return 0;
+        *m = min64(*m, (g + 1) * slope_unit[b]);
+        return 1;
+    }
+    *m = min64(*m, (g + 1) * slope_unit[a]);
+    return g * slope_unit[b] < *m;
+}
+
+/* One half of the check below: do the triples c, c + step * j, c + step * k (0 < j < k <= reach) of side
+ * f = sign * v, with f(c) = sign * vc, all pass? That is the scan k = 2..reach against the smallest
+ * (f(j) + 1 - f(c)) / j before k. Most halves are one or two runs of equal values (a flat side, the step where a
+ * front is half way through a round, a shallow diagonal): the same-value bits tell, and such a half takes a run
+ * at a time (run_ok), reading one value per run. sign and step are constants where it is inlined. */
+static NB_ALWAYS_INLINE int side_half_ok(const int32_t* v, const uint64_t* same, int sign, int step, int c, int32_t vc,
+                                         int reach)
+{
+    /* bit d - 1 (+ step) or bit reach - 1 - d (- step): lines d and d + 1 of the half (lines c + step * d) differ */
+    const uint32_t differ = ~(step > 0 ? get_bits(same, c + 1, reach - 1) : get_bits(same, c - reach, reach - 1)) &
+                            ((1u << (reach - 1)) - 1);
+    const int32_t* p = v + c;
+    if (differ == 0) /* one run: passes unless it lies two or more below f(c) (then k = reach fails against j = 1) */
+        return sign * (p[step] - vc) >= -1;
+    if ((differ & (differ - 1)) == 0) { /* two runs: 1..t and t + 1..reach */
+        const int bit = __builtin_ctz(differ), t = step > 0 ? bit + 1 : reach - 1 - bit;
+        int64_t m = INT64_MAX;
+        return run_ok(sign * (p[step] - vc), 1, t, &m) && run_ok(sign * (p[step * (t + 1)] - vc), t + 1, reach, &m);
+    }
     int64_t min_slope = (int64_t)(sign * (p[step] - vc) + 1) * SLOPE_SCALE; /* smallest (f(j) + 1 - f(c)) / j */
     if (reach == WINDOW) { /* the usual case inside a large region: unrolled, the table entries become constants */
 #pragma GCC unroll 16
@@ -144,7 +197,7 @@ static NB_NOINLINE int side_half_block(const int32_t* p, int sign, int step, int
             min_j = d;
         }
     }
-    return 0; /* not reached: called only when side_half_ok failed */
+    return step; /* not reached (called when side_half_ok failed); a line of the region keeps the waiting lists sound */
 }
 
 /* After side value f(c) = sign * v[c] moved outwards to sign * vc (or line c was added at an end; first..last
@@ -155,24 +208,25 @@ static NB_NOINLINE int side_half_block(const int32_t* p, int sign, int step, int
  * the chord's slope (f(k) - f(c)) / (k - c) below every (f(j) + 1 - f(c)) / (j - c) of the j between; mirrored for
  * c = k. Exact integer arithmetic, O(WINDOW). Returns -1, or the line j of a failing triple (the one too low: only
  * its rise can lift this refusal; lines below c are checked first). */
-static NB_ALWAYS_INLINE int side_ok(const int32_t* v, int sign, int first, int last, int c, int32_t vc)
+static NB_ALWAYS_INLINE int side_ok(const int32_t* v, const uint64_t* same, int sign, int first, int last, int c,
+                                    int32_t vc)
 {
     const int below = nb_mini(WINDOW, c - first), above = nb_mini(WINDOW, last - c);
-    if (below >= 2 && !side_half_ok(v + c, sign, -1, vc, below))
+    if (below >= 2 && !side_half_ok(v, same, sign, -1, c, vc, below))
         return c + side_half_block(v + c, sign, -1, vc, below);
-    if (above >= 2 && !side_half_ok(v + c, sign, 1, vc, above))
+    if (above >= 2 && !side_half_ok(v, same, sign, 1, c, vc, above))
         return c + side_half_block(v + c, sign, 1, vc, above);
     return -1;
 }
 
 /* side_ok of the hi sides (f = v) and of the lo sides (f = -v): one copy each, the sign a constant. */
-static NB_NOINLINE int hi_side_ok(const int32_t* v, int first, int last, int c, int32_t vc)
+static NB_NOINLINE int hi_side_ok(const wf_lines* ln, int first, int last, int c, int32_t vc)
 {
-    return side_ok(v, 1, first, last, c, vc);
+    return side_ok(ln->hi, ln->hi_same, 1, first, last, c, vc);
 }
-static NB_NOINLINE int lo_side_ok(const int32_t* v, int first, int last, int c, int32_t vc)
+static NB_NOINLINE int lo_side_ok(const wf_lines* ln, int first, int last, int c, int32_t vc)
 {
-    return side_ok(v, -1, first, last, c, vc);
+    return side_ok(ln->lo, ln->lo_same, -1, first, last, c, vc);
 }
 
 static inline uint64_t line_key(const wavefront* wf, int dir, uint32_t line)
@@ -262,16 +316,27 @@ static NB_ALWAYS_INLINE int cell_end(const wf_lines* ln, int l, int p)
     return l == ln->last + 1 || l == ln->first - 1 ? END_NEW : END_GAP;
 }
 
-/* Is span s linked both ways with the region's span next to it along family f (line l, extended at end)? That
- * span is the end the cell extends: -x of a row's new hi end, +x of a new lo end, -z and +z for a column. */
-static NB_ALWAYS_INLINE int end_linked(const wavefront* wf, int f, int l, int end, uint32_t s)
+/* The span linked to span s of column col towards dir, NB_NO_SPAN for none. Read from the links where needed: a
+ * table of all four per span would cost more to build than the few lookups per cell the growth makes. */
+static inline uint32_t linked_span(const nb_compact_heightfield* chf, int col, uint32_t s, int dir)
+{
+    const nb_compact_span* sp = &chf->spans[s];
+    return nb_span_con(sp, dir) == NB_NOT_CONNECTED ? NB_NO_SPAN : nb_region_neighbour(chf, col, sp, dir);
+}
+
+/* Is span s in cell (x, z) linked both ways with the region's span next to it along family f (line l, extended at
+ * end)? That span is the end the cell extends: -x of a row's new hi end, +x of a new lo end, -z and +z for a
+ * column. */
+static NB_ALWAYS_INLINE int end_linked(const wavefront* wf, int f, int l, int end, int x, int z, uint32_t s)
 {
     if (end == END_NEW)
         return 1;
     const int hi = end == END_HI;
     const int dir = f == 0 ? (hi ? 0 : 2) : (hi ? 3 : 1);
     const uint32_t o = hi ? wf->lines[f].hi_span[l] : wf->lines[f].lo_span[l];
-    return wf->nbr[(size_t)s * 4 + dir] == o && wf->nbr[(size_t)o * 4 + ((dir + 2) & 3)] == s;
+    const int col = x + z * wf->chf->width;
+    const int ocol = col + nb_dir_offset_x(dir) + nb_dir_offset_z(dir) * wf->chf->width;
+    return linked_span(wf->chf, col, s, dir) == o && linked_span(wf->chf, ocol, o, (dir + 2) & 3) == s;
 }
 
 /* Would the sides of family f stay convex with line l extended at end to position p? Returns -1, or the line that
@@ -281,11 +346,11 @@ static NB_ALWAYS_INLINE int ends_ok(const wavefront* wf, int f, int l, int end, 
     const wf_lines* ln = &wf->lines[f];
     const int first = nb_mini(ln->first, l), last = nb_maxi(ln->last, l);
     int bad;
-    if (end != END_LO && (bad = hi_side_ok(ln->hi, first, last, l, p)) >= 0) {
+    if (end != END_LO && (bad = hi_side_ok(ln, first, last, l, p)) >= 0) {
         *block = f << 2 | SIDE_HI << 1;
         return bad;
     }
-    if (end != END_HI && (bad = lo_side_ok(ln->lo, first, last, l, p)) >= 0) {
+    if (end != END_HI && (bad = lo_side_ok(ln, first, last, l, p)) >= 0) {
         *block = f << 2 | SIDE_LO << 1;
         return bad;
     }
@@ -309,6 +374,19 @@ static NB_ALWAYS_INLINE void move_end(wavefront* wf, int f, int l, int end, int 
             ln->last = l;
         else
             ln->first = l;
+    }
+    /* the same-value bits of the pairs (l - 1, l) and (l, l + 1) */
+    if (l > ln->first) {
+        if (end != END_HI)
+            put_same(ln->lo_same, ln->lo, l - 1);
+        if (end != END_LO)
+            put_same(ln->hi_same, ln->hi, l - 1);
+    }
+    if (l < ln->last) {
+        if (end != END_HI)
+            put_same(ln->lo_same, ln->lo, l);
+        if (end != END_LO)
+            put_same(ln->hi_same, ln->hi, l);
     }
 }
 
@@ -349,7 +427,7 @@ static int try_add(wavefront* wf, int x, int z, uint32_t s, int* block, int32_t*
     if (col_end < 0)
         return ADD_GAP;
     /* one span per column, no internal walls */
-    if (!end_linked(wf, 0, z, row_end, s) || !end_linked(wf, 1, x, col_end, s))
+    if (!end_linked(wf, 0, z, row_end, x, z, s) || !end_linked(wf, 1, x, col_end, x, z, s))
         return ADD_NEVER;
     int bad = ends_ok(wf, 0, z, row_end, x, block);
     if (bad < 0)
@@ -372,9 +450,10 @@ static int advance(wavefront* wf, int dir, int line)
     const int f = front_family(dir);
     const wf_lines* ln = &wf->lines[f];
     const int hi = front_side(dir) == SIDE_HI;
-    const int pos = hi ? ln->hi[line] + 1 : ln->lo[line] - 1;
+    const int at = hi ? ln->hi[line] : ln->lo[line], pos = hi ? at + 1 : at - 1;
     const uint32_t from = hi ? ln->hi_span[line] : ln->lo_span[line];
-    const uint32_t s = wf->nbr[(size_t)from * 4 + dir];
+    const int w = wf->chf->width;
+    const uint32_t s = linked_span(wf->chf, f == 0 ? at + line * w : line + at * w, from, dir);
     int block = 0;
     int32_t block_line = 0;
     const int r = s == NB_NO_SPAN ? ADD_NEVER
@@ -385,8 +464,7 @@ static int advance(wavefront* wf, int dir, int line)
     else if (r == ADD_GAP) {
         wf->fronts[dir].state[line] = LINE_GAP;
         ++wf->fronts[dir].ngap;
-    }
-    else if (r == ADD_NEVER)
+    } else if (r == ADD_NEVER)
         wf->fronts[dir].state[line] = LINE_DONE;
     return r == ADD_OK;
 }
@@ -497,7 +575,6 @@ nb_status nb_build_regions_wavefront(nb_context* ctx, nb_compact_heightfield* ch
     wavefront wf;
     memset(&wf, 0, sizeof(wf));
     wf.chf = chf;
-    uint32_t* nbr = (uint32_t*)nb_alloc(ctx, (size_t)n * 4 * sizeof(uint32_t) + 1);
     wf.reg = (uint16_t*)nb_calloc(ctx, (size_t)n + 1, sizeof(uint16_t));
     uint32_t* order = (uint32_t*)nb_alloc(ctx, ((size_t)n + 1) * sizeof(uint32_t));
     uint32_t* column = (uint32_t*)nb_alloc(ctx, ((size_t)n + 1) * sizeof(uint32_t));
@@ -508,15 +585,17 @@ nb_status nb_build_regions_wavefront(nb_context* ctx, nb_compact_heightfield* ch
     uint8_t* states = (uint8_t*)nb_calloc(ctx, nlines * 2 + 1, 1);
     /* Waiting lists: heads (one per side of each line), then next, prev and list per node (one per front line). */
     int32_t* waits = (int32_t*)nb_alloc(ctx, (nlines * 8 + 1) * sizeof(int32_t));
-    if (!nbr || !wf.reg || !order || !column || !bucket || !words || !added || !states || !waits) {
+    /* Same-value bits: lo and hi of the rows, then of the columns (a spare word each for get_bits). */
+    const size_t row_words = (size_t)h / 64 + 2, col_words = (size_t)w / 64 + 2;
+    uint64_t* same = (uint64_t*)nb_calloc(ctx, 2 * (row_words + col_words), sizeof(uint64_t));
+    if (!wf.reg || !order || !column || !bucket || !words || !added || !states || !waits || !same) {
         st = nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "%s: out of memory '%s' (%u)", fn,
-                     !nbr ? "neighbours" : !wf.reg ? "reg" : !order ? "order" : !column ? "columns"
-                     : !bucket ? "buckets" : !words ? "lines" : !added ? "added" : !states ? "states" : "waits",
-                     !bucket ? ndist : (!nbr || !wf.reg || !order || !column) ? n : (uint32_t)nlines);
+                     !wf.reg ? "reg" : !order ? "order" : !column ? "columns"
+                     : !bucket ? "buckets" : !words ? "lines" : !added ? "added" : !states ? "states"
+                     : !waits ? "waits" : "same",
+                     !bucket ? ndist : (!wf.reg || !order || !column) ? n : (uint32_t)nlines);
         goto cleanup;
     }
-    nb_region_build_neighbours(chf, nbr);
-    wf.nbr = nbr;
     {
         uint32_t* p = words;
         for (int f = 0; f < 2; ++f) {
@@ -527,6 +606,8 @@ nb_status nb_build_regions_wavefront(nb_context* ctx, nb_compact_heightfield* ch
             ln->lo_span = p + 2 * len;
             ln->hi_span = p + 3 * len;
             p += 4 * len;
+            ln->lo_same = same + (f == 0 ? 0 : 2 * row_words);
+            ln->hi_same = ln->lo_same + (f == 0 ? row_words : col_words);
         }
         for (size_t i = 0; i < nlines * 8; ++i)
             waits[i] = -1;
@@ -608,7 +689,6 @@ nb_status nb_build_regions_wavefront(nb_context* ctx, nb_compact_heightfield* ch
     }
 
 cleanup:
-    nb_free(ctx, nbr);
     nb_free(ctx, wf.reg);
     nb_free(ctx, order);
     nb_free(ctx, column);
@@ -617,5 +697,6 @@ cleanup:
     nb_free(ctx, added);
     nb_free(ctx, states);
     nb_free(ctx, waits);
+    nb_free(ctx, same);
     return st;
 }

@@ -416,6 +416,121 @@ static void test_out_of_memory(void)
     nb_bake_result_release(ctx, &res);
 }
 
+/* ---- pinned output: obstacle fields ---- */
+
+/* An obstacle field: discs and slanted walls of every slope scattered over a w x h floor, two areas split by a
+ * diagonal, and a second floor above one band (stacked columns, unlinked). The sides of its regions are flat,
+ * diagonal, curved and broken, in every mix the side checks take shortcuts for. */
+typedef struct obstacle_field {
+    int w, h, discs, walls;
+    int disc[24][3];  /* x, z, radius^2 */
+    int wall[24][6];  /* a, b, c, thickness, extent, centre: |a x + b z - c| < thickness, |b x - a z - centre| < extent * thickness */
+} obstacle_field;
+
+static int nb_test_absi(int a) { return a < 0 ? -a : a; }
+
+static uint32_t lcg(uint32_t* s) { return *s = *s * 1664525u + 1013904223u, *s >> 8; }
+
+static void make_field(obstacle_field* f, int w, int h, uint32_t seed)
+{
+    f->w = w;
+    f->h = h;
+    f->discs = 6 + (int)(lcg(&seed) % 18);
+    f->walls = 6 + (int)(lcg(&seed) % 18);
+    for (int i = 0; i < f->discs; ++i) {
+        const int r = 2 + (int)(lcg(&seed) % 14);
+        f->disc[i][0] = (int)(lcg(&seed) % (uint32_t)w);
+        f->disc[i][1] = (int)(lcg(&seed) % (uint32_t)h);
+        f->disc[i][2] = r * r;
+    }
+    for (int i = 0; i < f->walls; ++i) {
+        const int a = (int)(lcg(&seed) % 13) - 6, b = (int)(lcg(&seed) % 13) - 6;
+        const int cx = (int)(lcg(&seed) % (uint32_t)w), cz = (int)(lcg(&seed) % (uint32_t)h);
+        int* wl = f->wall[i];
+        wl[0] = a;
+        wl[1] = b == 0 && a == 0 ? 1 : b;
+        wl[2] = a * cx + wl[1] * cz;
+        wl[3] = nb_test_absi(a) + nb_test_absi(wl[1]); /* about a cell thick */
+        wl[4] = 10 + (int)(lcg(&seed) % 60);         /* about this many cells long each way */
+        wl[5] = wl[1] * cx - a * cz;
+    }
+}
+
+static int field_open(const obstacle_field* f, int x, int z)
+{
+    if (x < 1 || z < 1 || x >= f->w - 1 || z >= f->h - 1)
+        return 0;
+    for (int i = 0; i < f->discs; ++i) {
+        const int dx = x - f->disc[i][0], dz = z - f->disc[i][1];
+        if (dx * dx + dz * dz < f->disc[i][2])
+            return 0;
+    }
+    for (int i = 0; i < f->walls; ++i) {
+        const int* wl = f->wall[i];
+        if (nb_test_absi(wl[0] * x + wl[1] * z - wl[2]) < wl[3] &&
+            nb_test_absi(wl[1] * x - wl[0] * z - wl[5]) < wl[4] * wl[3])
+            return 0;
+    }
+    return 1;
+}
+
+static nb_compact_heightfield* make_field_floor(const obstacle_field* f)
+{
+    nb_heightfield* hf = make_hf(f->w, f->h);
+    for (int z = 0; z < f->h; ++z)
+        for (int x = 0; x < f->w; ++x) {
+            if (!field_open(f, x, z))
+                continue;
+            const uint8_t area = 3 * x + 2 * z < 2 * f->w ? NB_WALKABLE_AREA : 7;
+            CHECK_INT(nb_heightfield_add_span(ctx, hf, x, z, 0, 5, area, 1), NB_OK);
+            if (z > f->h / 3 && z < f->h / 2)
+                CHECK_INT(nb_heightfield_add_span(ctx, hf, x, z, 30, 35, NB_WALKABLE_AREA, 1), NB_OK);
+        }
+    return compact(hf);
+}
+
+static uint64_t region_hash(const nb_compact_heightfield* chf)
+{
+    uint64_t hash = 1469598103934665603ull; /* FNV-1a over the span ids and the id count */
+    for (uint32_t i = 0; i < chf->span_count; ++i)
+        hash = (hash ^ chf->spans[i].reg) * 1099511628211ull;
+    return (hash ^ chf->max_regions) * 1099511628211ull;
+}
+
+static void test_pinned_output(void)
+{
+    /* Region ids of obstacle fields, raw and cleaned up, as the partition gave them when its side checks were a
+     * plain scan of every line (before the same-value runs and the unrolled scans): any change to how the growth
+     * decides must leave every id as it was. A change that means to alter the partition updates these. */
+    static const struct { int w, h; uint32_t seed; uint64_t raw, cleaned; } pinned[] = {
+        { 120, 90, 1, 0xabad07277b2d21a6ull, 0x2a4a56e4a1408bd8ull },
+        { 160, 160, 2, 0xfac4bc8d6bcedf48ull, 0xb10c4c5c98090725ull },
+        { 200, 130, 3, 0x1cd3515b5e0a094cull, 0xae5f94d593ca12e5ull },
+        { 90, 210, 4, 0x9724db0a0ed58322ull, 0x98b92558c3b99c8aull },
+        { 256, 256, 5, 0xf9df8fbfde5b1b75ull, 0x6a365c28f4014a6cull },
+        { 140, 140, 6, 0x0fc46e9a23033b14ull, 0x1c3077d17d562b35ull },
+    };
+    for (size_t t = 0; t < sizeof(pinned) / sizeof(pinned[0]); ++t) {
+        obstacle_field f;
+        memset(&f, 0, sizeof(f));
+        make_field(&f, pinned[t].w, pinned[t].h, pinned[t].seed);
+        nb_compact_heightfield* chf = make_field_floor(&f);
+        CHECK_STATUS(ctx, nb_build_regions_wavefront(ctx, chf, 0, 0, 0), NB_OK, "");
+        inv r = check_partition(chf, 0, 1);
+        check_inv(&r, "obstacle field");
+        CHECK_INT(r.not_convex, 0);
+        const uint64_t raw = region_hash(chf);
+        CHECK_STATUS(ctx, nb_build_regions_wavefront(ctx, chf, 4, 64, 400), NB_OK, "");
+        const uint64_t cleaned = region_hash(chf);
+        if (raw != pinned[t].raw || cleaned != pinned[t].cleaned)
+            fprintf(stderr, "  field %d: raw 0x%016llxull, cleaned 0x%016llxull (%d regions)\n", (int)t,
+                    (unsigned long long)raw, (unsigned long long)cleaned, r.regions);
+        CHECK(raw == pinned[t].raw);
+        CHECK(cleaned == pinned[t].cleaned);
+        nb_compact_heightfield_destroy(ctx, chf);
+    }
+}
+
 static int stop_at_third(void* user, nb_stage stage, uint32_t done, uint32_t total)
 {
     int* calls = (int*)user;
@@ -560,6 +675,7 @@ int main(void)
     RUN(test_long_sliver);
     RUN(test_tile_border);
     RUN(test_levels);
+    RUN(test_pinned_output);
     RUN(test_out_of_memory);
     RUN(test_cancel);
     RUN(test_too_many_regions);
