@@ -142,25 +142,10 @@ static NB_ALWAYS_INLINE int run_ok(int64_t g, int a, int b, int64_t* m)
     return g * slope_unit[b] < *m;
 }
 
-/* One half of the check below: do the triples c, c + step * j, c + step * k (0 < j < k <= reach) of side
- * f = sign * v, with f(c) = sign * vc, all pass? That is the scan k = 2..reach against the smallest
- * (f(j) + 1 - f(c)) / j before k. Most halves are one or two runs of equal values (a flat side, the step where a
- * front is half way through a round, a shallow diagonal): the same-value bits tell, and such a half takes a run
- * at a time (run_ok), reading one value per run. sign and step are constants where it is inlined. */
-static NB_ALWAYS_INLINE int side_half_ok(const int32_t* v, const uint64_t* same, int sign, int step, int c, int32_t vc,
-                                         int reach)
+/* The per-line scan of one half of side_ok (below): k = 2..reach against the smallest (f(j) + 1 - f(c)) / j before
+ * k, over p[step * d] = v[c + step * d]. */
+static NB_ALWAYS_INLINE int half_scan_ok(const int32_t* p, int sign, int step, int32_t vc, int reach)
 {
-    /* bit d - 1 (+ step) or bit reach - 1 - d (- step): lines d and d + 1 of the half (lines c + step * d) differ */
-    const uint32_t differ = ~(step > 0 ? get_bits(same, c + 1, reach - 1) : get_bits(same, c - reach, reach - 1)) &
-                            ((1u << (reach - 1)) - 1);
-    const int32_t* p = v + c;
-    if (differ == 0) /* one run: passes unless it lies two or more below f(c) (then k = reach fails against j = 1) */
-        return sign * (p[step] - vc) >= -1;
-    if ((differ & (differ - 1)) == 0) { /* two runs: 1..t and t + 1..reach */
-        const int bit = __builtin_ctz(differ), t = step > 0 ? bit + 1 : reach - 1 - bit;
-        int64_t m = INT64_MAX;
-        return run_ok(sign * (p[step] - vc), 1, t, &m) && run_ok(sign * (p[step * (t + 1)] - vc), t + 1, reach, &m);
-    }
     int64_t min_slope = (int64_t)(sign * (p[step] - vc) + 1) * SLOPE_SCALE; /* smallest (f(j) + 1 - f(c)) / j */
     if (reach == WINDOW) { /* the usual case inside a large region: unrolled, the table entries become constants */
 #pragma GCC unroll 16
@@ -181,6 +166,36 @@ static NB_ALWAYS_INLINE int side_half_ok(const int32_t* v, const uint64_t* same,
             min_slope = slope + slope_unit[d];
     }
     return 1;
+}
+
+/* half_scan_ok out of line, a copy per sign and step (it takes the halves of three or more runs, a quarter). */
+static NB_NOINLINE int half_scan(const int32_t* p, int sign, int step, int32_t vc, int reach)
+{
+    if (sign > 0)
+        return step > 0 ? half_scan_ok(p, 1, 1, vc, reach) : half_scan_ok(p, 1, -1, vc, reach);
+    return step > 0 ? half_scan_ok(p, -1, 1, vc, reach) : half_scan_ok(p, -1, -1, vc, reach);
+}
+
+/* One half of the check below: do the triples c, c + step * j, c + step * k (0 < j < k <= reach) of side
+ * f = sign * v, with f(c) = sign * vc, all pass? Most halves are one or two runs of equal values (a flat side, the
+ * step where a front is half way through a round, a shallow diagonal): the same-value bits tell, and such a half
+ * is decided a run at a time (run_ok), reading one value per run; the others take the per-line scan. sign and step
+ * are constants where it is inlined. */
+static NB_ALWAYS_INLINE int side_half_ok(const int32_t* v, const uint64_t* same, int sign, int step, int c, int32_t vc,
+                                         int reach)
+{
+    /* bit d - 1 (+ step) or bit reach - 1 - d (- step): lines d and d + 1 of the half (lines c + step * d) differ */
+    const uint32_t differ = ~(step > 0 ? get_bits(same, c + 1, reach - 1) : get_bits(same, c - reach, reach - 1)) &
+                            ((1u << (reach - 1)) - 1);
+    const int32_t* p = v + c;
+    if (differ == 0) /* one run: passes unless it lies two or more below f(c) (then k = reach fails against j = 1) */
+        return sign * (p[step] - vc) >= -1;
+    if ((differ & (differ - 1)) == 0) { /* two runs: 1..t and t + 1..reach */
+        const int bit = __builtin_ctz(differ), t = step > 0 ? bit + 1 : reach - 1 - bit;
+        int64_t m = INT64_MAX;
+        return run_ok(sign * (p[step] - vc), 1, t, &m) && run_ok(sign * (p[step * (t + 1)] - vc), t + 1, reach, &m);
+    }
+    return half_scan(p, sign, step, vc, reach);
 }
 
 /* The same scan after a refusal, for the line j of the first failing triple (the first of the smallest slope). */
@@ -217,16 +232,6 @@ static NB_ALWAYS_INLINE int side_ok(const int32_t* v, const uint64_t* same, int 
     if (above >= 2 && !side_half_ok(v, same, sign, 1, c, vc, above))
         return c + side_half_block(v + c, sign, 1, vc, above);
     return -1;
-}
-
-/* side_ok of the hi sides (f = v) and of the lo sides (f = -v): one copy each, the sign a constant. */
-static NB_NOINLINE int hi_side_ok(const wf_lines* ln, int first, int last, int c, int32_t vc)
-{
-    return side_ok(ln->hi, ln->hi_same, 1, first, last, c, vc);
-}
-static NB_NOINLINE int lo_side_ok(const wf_lines* ln, int first, int last, int c, int32_t vc)
-{
-    return side_ok(ln->lo, ln->lo_same, -1, first, last, c, vc);
 }
 
 static inline uint64_t line_key(const wavefront* wf, int dir, uint32_t line)
@@ -346,11 +351,11 @@ static NB_ALWAYS_INLINE int ends_ok(const wavefront* wf, int f, int l, int end, 
     const wf_lines* ln = &wf->lines[f];
     const int first = nb_mini(ln->first, l), last = nb_maxi(ln->last, l);
     int bad;
-    if (end != END_LO && (bad = hi_side_ok(ln, first, last, l, p)) >= 0) {
+    if (end != END_LO && (bad = side_ok(ln->hi, ln->hi_same, 1, first, last, l, p)) >= 0) {
         *block = f << 2 | SIDE_HI << 1;
         return bad;
     }
-    if (end != END_HI && (bad = lo_side_ok(ln, first, last, l, p)) >= 0) {
+    if (end != END_HI && (bad = side_ok(ln->lo, ln->lo_same, -1, first, last, l, p)) >= 0) {
         *block = f << 2 | SIDE_LO << 1;
         return bad;
     }
@@ -473,6 +478,14 @@ static int advance(wavefront* wf, int dir, int line)
 static void start_round(wavefront* wf, int dir)
 {
     wf_front* f = &wf->fronts[dir];
+    if (f->nadded == 0) { /* the usual round: the lines that moved, as they are */
+        uint32_t* t = f->cur;
+        f->cur = f->keep;
+        f->keep = t;
+        f->ncur = f->nkeep;
+        f->nkeep = 0;
+        return;
+    }
     /* Shell sort (gaps 1, 4, 13, ...): usually a handful of keys, occasionally a few hundred. */
     uint64_t* a = f->added;
     const uint32_t m = f->nadded;
@@ -496,6 +509,21 @@ static void start_round(wavefront* wf, int dir)
     }
     f->ncur = n;
     f->nkeep = f->nadded = 0;
+}
+
+/* The column of span s: the last whose first span is at or before s (the columns hold their spans in column order,
+ * as nb_compact_heightfield_build lays them out). Only the seeds need it: a binary search each. */
+static int span_column(const nb_compact_heightfield* chf, uint32_t s)
+{
+    int lo = 0, hi = chf->width * chf->height - 1;
+    while (lo < hi) {
+        const int mid = lo + (hi - lo + 1) / 2;
+        if (chf->cells[mid].index <= s)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
 }
 
 /* Grows region wf->id from span seed in cell (sx, sz) until no front can move. Returns the spans it took. */
@@ -577,7 +605,6 @@ nb_status nb_build_regions_wavefront(nb_context* ctx, nb_compact_heightfield* ch
     wf.chf = chf;
     wf.reg = (uint16_t*)nb_calloc(ctx, (size_t)n + 1, sizeof(uint16_t));
     uint32_t* order = (uint32_t*)nb_alloc(ctx, ((size_t)n + 1) * sizeof(uint32_t));
-    uint32_t* column = (uint32_t*)nb_alloc(ctx, ((size_t)n + 1) * sizeof(uint32_t));
     uint32_t* bucket = (uint32_t*)nb_calloc(ctx, (size_t)ndist + 1, sizeof(uint32_t));
     /* Per line: lo, hi, lo_span, hi_span (both families), cur and keep (both fronts of each family). */
     uint32_t* words = (uint32_t*)nb_alloc(ctx, (nlines * 8 + 1) * sizeof(uint32_t));
@@ -588,12 +615,11 @@ nb_status nb_build_regions_wavefront(nb_context* ctx, nb_compact_heightfield* ch
     /* Same-value bits: lo and hi of the rows, then of the columns (a spare word each for get_bits). */
     const size_t row_words = (size_t)h / 64 + 2, col_words = (size_t)w / 64 + 2;
     uint64_t* same = (uint64_t*)nb_calloc(ctx, 2 * (row_words + col_words), sizeof(uint64_t));
-    if (!wf.reg || !order || !column || !bucket || !words || !added || !states || !waits || !same) {
+    if (!wf.reg || !order || !bucket || !words || !added || !states || !waits || !same) {
         st = nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "%s: out of memory '%s' (%u)", fn,
-                     !wf.reg ? "reg" : !order ? "order" : !column ? "columns"
-                     : !bucket ? "buckets" : !words ? "lines" : !added ? "added" : !states ? "states"
+                     !wf.reg ? "reg" : !order ? "order" : !bucket ? "buckets" : !words ? "lines" : !added ? "added" : !states ? "states"
                      : !waits ? "waits" : "same",
-                     !bucket ? ndist : (!wf.reg || !order || !column) ? n : (uint32_t)nlines);
+                     !bucket ? ndist : (!wf.reg || !order) ? n : (uint32_t)nlines);
         goto cleanup;
     }
     {
@@ -642,16 +668,11 @@ nb_status nb_build_regions_wavefront(nb_context* ctx, nb_compact_heightfield* ch
      * (counting sort) ---- */
     const uint16_t* dist = chf->dist;
     uint32_t total = 0;
-    for (int col = 0; col < w * h; ++col) {
-        const nb_compact_cell c = chf->cells[col];
-        for (uint32_t i = c.index; i < c.index + c.count; ++i) {
-            column[i] = (uint32_t)col;
-            if (chf->areas[i] != NB_NULL_AREA && !wf.reg[i]) {
-                ++bucket[ndist - 1 - nb_mini(dist[i], (int)ndist - 1) + 1];
-                ++total;
-            }
+    for (uint32_t i = 0; i < n; ++i)
+        if (chf->areas[i] != NB_NULL_AREA && !wf.reg[i]) {
+            ++bucket[ndist - 1 - nb_mini(dist[i], (int)ndist - 1) + 1];
+            ++total;
         }
-    }
     for (uint32_t b = 1; b <= ndist; ++b)
         bucket[b] += bucket[b - 1];
     for (uint32_t i = 0; i < n; ++i)
@@ -675,7 +696,8 @@ nb_status nb_build_regions_wavefront(nb_context* ctx, nb_compact_heightfield* ch
             goto cleanup;
         }
         wf.id = next_id++;
-        done += grow_region(&wf, seed, (int)(column[seed] % (uint32_t)w), (int)(column[seed] / (uint32_t)w));
+        const int col = span_column(chf, seed);
+        done += grow_region(&wf, seed, col % w, col / w);
     }
     st = nb_report(ctx, NB_STAGE_REGIONS, total, total ? total : 1);
     if (st != NB_OK)
@@ -691,7 +713,6 @@ nb_status nb_build_regions_wavefront(nb_context* ctx, nb_compact_heightfield* ch
 cleanup:
     nb_free(ctx, wf.reg);
     nb_free(ctx, order);
-    nb_free(ctx, column);
     nb_free(ctx, bucket);
     nb_free(ctx, words);
     nb_free(ctx, added);

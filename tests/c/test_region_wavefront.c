@@ -411,7 +411,7 @@ static void test_out_of_memory(void)
         if (st == NB_OK)
             break;
     }
-    CHECK(failures >= 10); /* the stage's nine buffers and the clean-up's */
+    CHECK(failures >= 10); /* the stage's eight buffers and the clean-up's */
     free(expect);
     nb_bake_result_release(ctx, &res);
 }
