@@ -19,7 +19,10 @@
  * in the region), which a staircase of any slope satisfies. Checked incrementally and within WINDOW lines of each
  * change (side_ok), which keeps the cost per cell bounded: every run of WINDOW + 1 consecutive rows or columns of a
  * region is digitally convex, while bends over longer runs (a curve of radius above about WINDOW^2 / 2 cells) may
- * pass.
+ * pass. The check compares slopes exactly as integers scaled by lcm(1..WINDOW), and takes the lines beside the
+ * change a run of equal values at a time: each side keeps a bit per pair of neighbouring lines telling whether
+ * their values are equal, and most checks (a flat side, a front half way through its round, a shallow diagonal)
+ * see one or two runs, decided with a value or two instead of a scan of 2 x WINDOW lines.
  *
  * Clean-up as in the other partitions (islands below min_region_area dropped, regions below merge_region_area
  * merged into a neighbour), except that a larger region with no wall around it stays (nb_region_merge_small):
@@ -32,8 +35,8 @@
  * Cost. A line whose next cell is taken, a wall or another area stops for good. One refused by the shape waits on
  * the line whose value was too low (only that line's rise can lift the refusal); one refused for a gap waits for
  * the neighbouring line to reach the gap. So a line is offered a cell again only when something it depends on
- * moved: per added cell the work is O(WINDOW), near-linear in the spans (a 12 x 55550 corridor is one region of
- * 55550 short rounds).
+ * moved: per added cell the work is O(WINDOW) at most, near-linear in the spans (a 12 x 55550 corridor is one
+ * region of 55550 short rounds). Neighbour spans are read from the compact links where needed (no table of all).
  *
  * Seeds are deterministic: the free span farthest from the walls (distance field), ties by lowest span index. */
 #include "region_internal.h"
@@ -45,7 +48,9 @@
  * DONE: its cell can never join. */
 enum { LINE_NONE = 0, LINE_ACTIVE, LINE_PARKED, LINE_GAP, LINE_DONE };
 enum { ADD_OK, ADD_SHAPE, ADD_GAP, ADD_NEVER };
-enum { END_LO, END_HI, END_NEW }; /* and END_GAP, END_INSIDE below */
+/* Which end of a line a cell extends (cell_end): a new line next to the region, or not at all: it would leave a
+ * gap, or the line holds that cell already (another span of its column). */
+enum { END_INSIDE = -2, END_GAP = -1, END_LO, END_HI, END_NEW };
 enum { SIDE_LO = 0, SIDE_HI = 1 };
 
 /* One family of lines: rows (indexed by z, cells along x) or columns (indexed by x, cells along z). */
@@ -306,9 +311,7 @@ static NB_ALWAYS_INLINE void side_moved(wavefront* wf, int family, int side, int
         activate(wf, dir, j);
 }
 
-/* Which end of line l (of the family ln) the cell at position p along it would extend: END_LO, END_HI, END_NEW (a
- * new line next to the region), END_GAP (it would leave a gap) or END_INSIDE (the line holds that cell already). */
-enum { END_GAP = -1, END_INSIDE = -2 };
+/* Which end of line l (of the family ln) the cell at position p along it would extend (END_*). */
 static NB_ALWAYS_INLINE int cell_end(const wf_lines* ln, int l, int p)
 {
     if (l >= ln->first && l <= ln->last) {
@@ -362,7 +365,7 @@ static NB_ALWAYS_INLINE int ends_ok(const wavefront* wf, int f, int l, int end, 
     return -1;
 }
 
-/* Extends line l of family f at end to position p (span s) and wakes what waited on that. */
+/* Extends line l of family f at end to position p (span s), and updates its same-value bits. */
 static NB_ALWAYS_INLINE void move_end(wavefront* wf, int f, int l, int end, int p, uint32_t s)
 {
     wf_lines* ln = &wf->lines[f];
