@@ -620,8 +620,8 @@ nb_status nb_build_regions_wavefront(nb_context* ctx, nb_compact_heightfield* ch
     uint64_t* same = (uint64_t*)nb_calloc(ctx, 2 * (row_words + col_words), sizeof(uint64_t));
     if (!wf.reg || !order || !bucket || !words || !added || !states || !waits || !same) {
         st = nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "%s: out of memory '%s' (%u)", fn,
-                     !wf.reg ? "reg" : !order ? "order" : !bucket ? "buckets" : !words ? "lines" : !added ? "added" : !states ? "states"
-                     : !waits ? "waits" : "same",
+                     !wf.reg ? "reg" : !order ? "order" : !bucket ? "buckets" : !words ? "lines"
+                     : !added ? "added" : !states ? "states" : !waits ? "waits" : "same",
                      !bucket ? ndist : (!wf.reg || !order) ? n : (uint32_t)nlines);
         goto cleanup;
     }

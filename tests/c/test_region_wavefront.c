@@ -1,7 +1,7 @@
 /* Wavefront partition (seed 004): invariants (coverage, connectivity, one span per column, digital convexity as
  * region_wavefront.c states it), analytic rooms (rectangle, L, diagonal wall, a long sliver), tile borders,
- * determinism, failures (memory, cancel, too many regions, arguments) and whole-pipeline bakes of the standard
- * levels against watershed and monotone. */
+ * determinism, output pinned on generated obstacle fields, failures (memory, cancel, too many regions, arguments)
+ * and whole-pipeline bakes of the standard levels against watershed and monotone. */
 #include "navbake.h"
 #include "nbtest_level.h"
 #include "obj.h"
@@ -423,11 +423,12 @@ static void test_out_of_memory(void)
  * diagonal, curved and broken, in every mix the side checks take shortcuts for. */
 typedef struct obstacle_field {
     int w, h, discs, walls;
-    int disc[24][3];  /* x, z, radius^2 */
-    int wall[24][6];  /* a, b, c, thickness, extent, centre: |a x + b z - c| < thickness, |b x - a z - centre| < extent * thickness */
+    int disc[24][3]; /* x, z, radius^2 */
+    /* a, b, c, t, e, m: the cells with |a x + b z - c| < t (about a cell thick) and |b x - a z - m| < e t */
+    int wall[24][6];
 } obstacle_field;
 
-static int nb_test_absi(int a) { return a < 0 ? -a : a; }
+static int iabs(int a) { return a < 0 ? -a : a; }
 
 static uint32_t lcg(uint32_t* s) { return *s = *s * 1664525u + 1013904223u, *s >> 8; }
 
@@ -450,7 +451,7 @@ static void make_field(obstacle_field* f, int w, int h, uint32_t seed)
         wl[0] = a;
         wl[1] = b == 0 && a == 0 ? 1 : b;
         wl[2] = a * cx + wl[1] * cz;
-        wl[3] = nb_test_absi(a) + nb_test_absi(wl[1]); /* about a cell thick */
+        wl[3] = iabs(a) + iabs(wl[1]); /* about a cell thick */
         wl[4] = 10 + (int)(lcg(&seed) % 60);         /* about this many cells long each way */
         wl[5] = wl[1] * cx - a * cz;
     }
@@ -467,8 +468,8 @@ static int field_open(const obstacle_field* f, int x, int z)
     }
     for (int i = 0; i < f->walls; ++i) {
         const int* wl = f->wall[i];
-        if (nb_test_absi(wl[0] * x + wl[1] * z - wl[2]) < wl[3] &&
-            nb_test_absi(wl[1] * x - wl[0] * z - wl[5]) < wl[4] * wl[3])
+        if (iabs(wl[0] * x + wl[1] * z - wl[2]) < wl[3] &&
+            iabs(wl[1] * x - wl[0] * z - wl[5]) < wl[4] * wl[3])
             return 0;
     }
     return 1;
