@@ -668,28 +668,44 @@ static void test_detail_mismatch_is_rejected(void)
     nb_bake_result_release(ctx, &r);
 }
 
+/* A polygon mesh of n copies of one triangle (verts: its three vertices, in cells); linked: each polygon's
+ * first two edges name the polygons before and after it, as neighbours in a mesh of n polygons would. */
+static void same_triangles(nb_poly_mesh* m, uint16_t* verts, int n, int linked)
+{
+    memset(m, 0, sizeof(*m));
+    m->verts = verts;
+    m->nverts = 3;
+    m->nvp = 3;
+    m->polys = (uint16_t*)malloc((size_t)n * 6 * sizeof(uint16_t));
+    m->flags = (uint16_t*)calloc((size_t)n, sizeof(uint16_t));
+    m->areas = (uint8_t*)calloc((size_t)n, 1);
+    m->regs = (uint16_t*)calloc((size_t)n, sizeof(uint16_t));
+    for (int p = 0; p < n; ++p) {
+        const uint16_t poly[6] = { 0, 1, 2, linked ? (uint16_t)((p + 1) % n) : 0xffff,
+                                   linked ? (uint16_t)((p + n - 1) % n) : 0xffff, 0xffff };
+        memcpy(&m->polys[p * 6], poly, sizeof(poly));
+    }
+    m->npolys = n;
+    m->bmax[0] = m->bmax[1] = m->bmax[2] = 1.0f;
+    m->cell_size = 0.3f;
+    m->cell_height = 0.2f;
+}
+
+static void same_triangles_free(nb_poly_mesh* m)
+{
+    free(m->polys);
+    free(m->flags);
+    free(m->areas);
+    free(m->regs);
+}
+
 /* More polygons than a reference can address: NB_ERR_TOO_LARGE; 32768 ground polygons is the limit. */
 static void test_too_many_polygons(void)
 {
     const int n = NB_MAX_POLYS_PER_TILE + 1;
     nb_poly_mesh m;
-    memset(&m, 0, sizeof(m));
     uint16_t verts[9] = { 0, 0, 0, 0, 0, 1, 1, 0, 0 };
-    m.verts = verts;
-    m.nverts = 3;
-    m.nvp = 3;
-    m.polys = (uint16_t*)malloc((size_t)n * 6 * sizeof(uint16_t));
-    m.flags = (uint16_t*)calloc((size_t)n, sizeof(uint16_t));
-    m.areas = (uint8_t*)calloc((size_t)n, 1);
-    m.regs = (uint16_t*)calloc((size_t)n, sizeof(uint16_t));
-    for (int p = 0; p < n; ++p) {
-        const uint16_t poly[6] = { 0, 1, 2, 0xffff, 0xffff, 0xffff };
-        memcpy(&m.polys[p * 6], poly, sizeof(poly));
-    }
-    m.npolys = n;
-    m.bmax[0] = m.bmax[1] = m.bmax[2] = 1.0f;
-    m.cell_size = 0.3f;
-    m.cell_height = 0.2f;
+    same_triangles(&m, verts, n, 0);
     nb_tile_params tp;
     memset(&tp, 0, sizeof(tp));
     tp.poly_mesh = &m;
@@ -718,10 +734,7 @@ static void test_too_many_polygons(void)
     CHECK_INT(nb_tile_build(ctx, &tp, &blob, &size), NB_OK);
     nb_bytes_free(ctx, blob);
     free(many);
-    free(m.polys);
-    free(m.flags);
-    free(m.areas);
-    free(m.regs);
+    same_triangles_free(&m);
 }
 
 /* A solo bake of a big level: its polygon mesh links polygons past index 0x7fff, where neighbour indices read as
@@ -730,22 +743,8 @@ static void test_too_many_linked_polygons(void)
 {
     const int n = 40000;
     nb_poly_mesh m;
-    memset(&m, 0, sizeof(m));
     uint16_t verts[9] = { 0, 0, 0, 0, 0, 1, 1, 0, 0 };
-    m.verts = verts;
-    m.nverts = 3;
-    m.nvp = 3;
-    m.polys = (uint16_t*)malloc((size_t)n * 6 * sizeof(uint16_t));
-    m.flags = (uint16_t*)calloc((size_t)n, sizeof(uint16_t));
-    m.areas = (uint8_t*)calloc((size_t)n, 1);
-    for (int p = 0; p < n; ++p) {
-        const uint16_t poly[6] = { 0, 1, 2, (uint16_t)((p + 1) % n), (uint16_t)((p + n - 1) % n), 0xffff };
-        memcpy(&m.polys[p * 6], poly, sizeof(poly));
-    }
-    m.npolys = n;
-    m.bmax[0] = m.bmax[1] = m.bmax[2] = 1.0f;
-    m.cell_size = 0.3f;
-    m.cell_height = 0.2f;
+    same_triangles(&m, verts, n, 1);
     nb_tile_params tp;
     memset(&tp, 0, sizeof(tp));
     tp.poly_mesh = &m;
@@ -753,9 +752,7 @@ static void test_too_many_linked_polygons(void)
     size_t size;
     CHECK_STATUS(ctx, nb_tile_build(ctx, &tp, &blob, &size), NB_ERR_TOO_LARGE, "40000 polygons exceed the 32768");
     CHECK(strstr(nb_context_message(ctx), "tile_size") != NULL);
-    free(m.polys);
-    free(m.flags);
-    free(m.areas);
+    same_triangles_free(&m);
 }
 
 static void test_empty_tile(void)
