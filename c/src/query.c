@@ -1664,6 +1664,30 @@ static int sp_crossings(const nb_navmesh* nav, const corridor* c, spath* s, int3
     return 0;
 }
 
+/* tri_area2's sign with a dead band: 0 when b and c each lie within tol (world units) of the line through a and
+ * the other. Path corners and starts lie on polygon edges and tile borders, so the funnel keeps meeting three
+ * points on one line (an apex on the line of a portal seen edge-on, two portals sharing a vertex along a tile
+ * border), and rounding gives their area a sign at random. No wider: a leg taken as straight then passes the
+ * point it runs by within tol, as a raycast along it allows (a band scaled by the farther point let legs cut
+ * corners by twice that). Squared in double: at NB_MAX_COORD an area squared nears float's range. */
+static int side_xz(const float* a, const float* b, const float* c, float tol)
+{
+    const double area = tri_area2(a, b, c);
+    const double slack2 = (double)tol * tol * nb_minf(vdist2_xz(a, b), vdist2_xz(a, c));
+    if (area * area <= slack2)
+        return 0;
+    return area > 0.0 ? 1 : -1;
+}
+
+/* Whether q, on the line from the apex through p (side_xz 0), lies at p or beyond it along that line: not nearer
+ * than p by more than tol. */
+static int reaches(const float* apex, const float* p, const float* q, float tol)
+{
+    const float px = p[0] - apex[0], pz = p[2] - apex[2];
+    const float len2 = px * px + pz * pz;
+    return (q[0] - apex[0]) * px + (q[2] - apex[2]) * pz >= len2 - tol * sqrtf(len2);
+}
+
 static inline uint8_t apex_flag(nb_poly_ref ref, int offmesh)
 {
     if (!ref)
@@ -1687,6 +1711,7 @@ static nb_status funnel(const nb_navmesh* nav, const float* start, const float* 
         int32_t apex_i = 0, left_i = 0, right_i = 0;
         nb_poly_ref left_ref = path[0], right_ref = path[0];
         int left_om = 0, right_om = 0; /* the point belongs to an off-mesh link */
+        const float tol = outline_tol(nav, start, end);
         for (int32_t i = 0; i < n; ++i) {
             float l[3], r[3];
             int om = 0;
@@ -1697,11 +1722,15 @@ static nb_status funnel(const nb_navmesh* nav, const float* start, const float* 
                     return NB_ERR_INVALID_ARG;
                 }
                 om = from_om || to_om;
-                float t;
-                /* Starting on the first portal: it constrains nothing. When it is an off-mesh link's start, the
-                 * start point is where the link is taken: flagged so, with the link's polygon. */
-                if (i == 0 && dist2_pt_seg_xz(apex, l, r, &t) < 1e-6f) {
-                    if (to_om && sp_append(s, start, NB_STRAIGHT_POINT_OFFMESH, path[1]))
+                /* An apex on the portal, the funnel still closed on it (the start on the first portal or on a
+                 * vertex several portals share, a corner on the portals after it): the portal constrains nothing,
+                 * the path crosses it where it stands (the first portal it is not on bounds the path within the
+                 * convex polygon both lie on). Left to the tests below, the portal's ends would be taken as
+                 * bounds seen from a point on their own line, where the turn tests have no sign. When the portal
+                 * is an off-mesh link's start, the apex is where the link is taken: flagged so, with the link's
+                 * polygon. */
+                if (vequal(fl, apex) && vequal(fr, apex) && dist2_pt_seg_xz(apex, l, r, NULL) < 1e-6f) {
+                    if (to_om && sp_append(s, apex, NB_STRAIGHT_POINT_OFFMESH, path[i + 1]))
                         return NB_OK;
                     continue;
                 }
@@ -1712,9 +1741,16 @@ static nb_status funnel(const nb_navmesh* nav, const float* start, const float* 
             const nb_poly_ref next_ref = i + 1 < n ? path[i + 1] : 0;
 
             /* Right end: move it inward while it stays right of the left end; crossing over makes the left end
-             * the new apex and the walk restarts from there. */
-            if (tri_area2(apex, fr, r) <= 0.0f) {
-                if (vequal(apex, fr) || tri_area2(apex, fl, r) > 0.0f) {
+             * the new apex and the walk restarts from there. Three points within tol of one line count as on
+             * it (side_xz), and a new end on the line from the apex through the other end does not cross over:
+             * the funnel narrows to that line and the path may still go straight along it. (Taken as a
+             * crossing, a start on a tile border with portal ends along the border got the far end as a corner,
+             * and the path went past the portals in between and back; a path through a tile corner got a
+             * corner there.) Only an off-mesh link's end point stays a corner when the line reaches it: the path
+             * is flagged there. */
+            if (side_xz(apex, fr, r, tol) <= 0) {
+                const int across = side_xz(apex, fl, r, tol);
+                if (vequal(apex, fr) || across > 0 || (across == 0 && !(left_om && reaches(apex, fl, r, tol)))) {
                     vcopy(fr, r);
                     right_ref = next_ref;
                     right_om = om;
@@ -1736,8 +1772,9 @@ static nb_status funnel(const nb_navmesh* nav, const float* start, const float* 
                 }
             }
             /* Left end, mirrored. */
-            if (tri_area2(apex, fl, l) >= 0.0f) {
-                if (vequal(apex, fl) || tri_area2(apex, fr, l) < 0.0f) {
+            if (side_xz(apex, fl, l, tol) >= 0) {
+                const int across = side_xz(apex, fr, l, tol);
+                if (vequal(apex, fl) || across < 0 || (across == 0 && !(right_om && reaches(apex, fr, l, tol)))) {
                     vcopy(fl, l);
                     left_ref = next_ref;
                     left_om = om;
