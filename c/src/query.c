@@ -1453,13 +1453,14 @@ static uint32_t nearest_visited(const nb_query* q, const float* end)
 }
 
 /* A* from start (on start_ref) to end (on end_ref). Nodes enter a polygon at the midpoint of the portal they
- * cross; the cost of a step is its length times the area cost of the polygon it runs through, and the last step
- * runs on to the end position. A polygon entered across a tile border gets a node of its own per side crossed
- * (link_entry), each with its own entry point and cost, as Detour keeps them: with one node per polygon, the
- * first portal found fixes a border polygon's entry point, and tiled paths came out longer than solo ones (tiles
- * cut polygons, and a third of them touch two tile sides at 32 cells). Without reaching end_ref (disconnected, or
- * the pool ran out) the corridor leads to the visited polygon nearest to the end (nearest_visited). Returns 1 when
- * end_ref was reached. */
+ * cross (the polygons around a start on start_ref's outline: at the start, below); the cost of a step is its
+ * length times the area cost of the polygon it runs through, and the last step runs on to the end position (from
+ * the node before when the end lies on the portal into end_ref, below). A polygon entered across a tile border
+ * gets a node of its own per side crossed (link_entry), each with its own entry point and cost, as Detour keeps
+ * them: with one node per polygon, the first portal found fixes a border polygon's entry point, and tiled paths
+ * came out longer than solo ones (tiles cut polygons, and a third of them touch two tile sides at 32 cells).
+ * Without reaching end_ref (disconnected, or the pool ran out) the corridor leads to the visited polygon nearest to
+ * the end (nearest_visited). Returns 1 when end_ref was reached. */
 static int astar(nb_query* q, nb_poly_ref start_ref, const nb_tile* st, uint32_t sp, nb_poly_ref end_ref,
                  const float* start, const float* end, const nb_query_filter* f, float hmul, nb_poly_ref* path,
                  uint32_t* node_of, int32_t max_path, int32_t* path_count)
@@ -1492,10 +1493,66 @@ static int astar(nb_query* q, nb_poly_ref start_ref, const nb_tile* st, uint32_t
     uint32_t best = 0;
     int reached = 0;
     qnode* const nodes = sr.nodes;
+    const float tol = outline_tol(nav, start, end);
     /* Nodes for extra entry sides, as many as the pool holds beyond one per polygon: a pool of at least one node per
      * polygon never runs out (a smaller budget only gives fewer of them). */
     const uint32_t polys = nb_navmesh_poly_count(nav);
     uint32_t extra_left = sr.max_nodes > polys ? sr.max_nodes - polys : 0;
+    /* The polygons around the start: those linked to start_ref through a portal the start lies on (a start on an
+     * edge, a tile border or a vertex, as every path corner is), and so on around a vertex, are entered at the
+     * start itself, at no cost, as start_ref is: the start lies on all of them. (Entered at their portals'
+     * midpoints, the ones across the edge looked as far away as those midpoints, and the corridor often set off the
+     * wrong way.) One node each, whatever side it is entered across: all of them are entered at the same point, and
+     * two nodes of one polygon at no cost would let the corridor go round the start through it twice. The nodes
+     * made here are those polygons, in the order found. */
+    for (uint32_t i = 0; i < sr.node_count; ++i) {
+        const qnode* c = &nodes[i];
+        if (is_offmesh(c->tile, c->poly))
+            continue;
+        for (uint32_t li = c->tile->first_link[c->poly]; li != NB_NULL_LINK; li = c->tile->links[li].next) {
+            const nb_link* l = &c->tile->links[li];
+            uint32_t np;
+            const nb_tile* nt = l->ref ? link_target(nav, c->tile, c->ref, l->ref, &np) : NULL;
+            if (!nt || !passes(f, nt->v.poly_flags[np]))
+                continue;
+            float left[3], right[3];
+            link_portal(c->tile, c->poly, c->ref, l, nt, np, left, right);
+            if (dist2_pt_seg_xz(start, left, right, NULL) > tol * tol)
+                continue;
+            qnode* n = s_node_get(&sr, l->ref, 0);
+            if (!n || n->state != NODE_NEW)
+                continue;
+            vcopy(n->pos, start);
+            n->tile = nt;
+            n->poly = np;
+            n->hdist = d0;
+            n->parent = i + 1;
+            n->cost = l->ref == end_ref ? d0 * f->area_cost[nt->v.poly_areas[np] & 63] : 0.0f;
+            n->total = l->ref == end_ref ? n->cost : s->total;
+            n->state = NODE_OPEN;
+            s_heap_push(&sr, (uint32_t)(n - nodes));
+        }
+    }
+    /* The polygons end_ref is entered from across a portal the end lies on (an end on an edge or a vertex of
+     * end_ref, as a path corner is): from those the last step runs straight to the end, not through the portal's
+     * midpoint (nor through end_ref's entry point, which another portal may have set). A few are enough: they are
+     * the polygons across end_ref's edges through one point. */
+    nb_poly_ref end_via[8];
+    int end_vias = 0;
+    uint32_t ep;
+    const nb_tile* et = nb_navmesh_resolve(nav, end_ref, &ep);
+    const uint32_t efirst = et && !is_offmesh(et, ep) ? et->first_link[ep] : NB_NULL_LINK;
+    for (uint32_t li = efirst; li != NB_NULL_LINK && end_vias < 8; li = et->links[li].next) {
+        const nb_link* l = &et->links[li];
+        uint32_t np;
+        const nb_tile* nt = l->ref ? link_target(nav, et, end_ref, l->ref, &np) : NULL;
+        if (!nt)
+            continue;
+        float left[3], right[3];
+        link_portal(et, ep, end_ref, l, nt, np, left, right);
+        if (dist2_pt_seg_xz(end, left, right, NULL) <= tol * tol)
+            end_via[end_vias++] = l->ref;
+    }
     while (sr.heap_size) {
         const uint32_t bi = s_heap_pop(&sr);
         qnode* b = &nodes[bi];
@@ -1545,7 +1602,13 @@ static int astar(nb_query* q, nb_poly_ref start_ref, const nb_tile* st, uint32_t
             const float dist_end = n->hdist;
             float cost = b->cost + vdist(b->pos, n->pos) * step_mul, heur;
             if (nref == end_ref) {
-                cost += dist_end * f->area_cost[nt->v.poly_areas[np] & 63];
+                int via = 0;
+                for (int k = 0; k < end_vias; ++k)
+                    via |= end_via[k] == bref;
+                if (via)
+                    cost = b->cost + vdist(b->pos, end) * step_mul;
+                else
+                    cost += dist_end * f->area_cost[nt->v.poly_areas[np] & 63];
                 heur = 0.0f;
             } else {
                 heur = dist_end * hmul;

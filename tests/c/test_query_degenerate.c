@@ -7,6 +7,8 @@
 #include "navbake.h"
 #include "nbtest_level.h"
 #include "nbtest_mesh.h"
+#include "world.h"
+#include "../../c/src/navmesh_internal.h"
 
 static nb_context* ctx;
 
@@ -157,12 +159,40 @@ static float dist3(const float* a, const float* b)
     return sqrtf((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]));
 }
 
+/* Length in xz: the funnel works in xz, and a corner more or less changes the 3D length by its height alone. */
+static float polyline_length_xz(const float* pts, int32_t n)
+{
+    float len = 0.0f;
+    for (int32_t k = 1; k < n; ++k) {
+        const float* a = &pts[(k - 1) * 3];
+        const float* b = &pts[k * 3];
+        len += sqrtf((a[0] - b[0]) * (a[0] - b[0]) + (a[2] - b[2]) * (a[2] - b[2]));
+    }
+    return len;
+}
+
 static float polyline_length(const float* pts, int32_t n)
 {
     float len = 0.0f;
     for (int32_t k = 1; k < n; ++k)
         len += dist3(&pts[(k - 1) * 3], &pts[k * 3]);
     return len;
+}
+
+/* find_path + straight_path between explicit polygons; the point count, *length. */
+static int32_t path_between(nb_query* q, nb_poly_ref sref, const float* s, nb_poly_ref eref, const float* e,
+                            float* pts, int32_t cap, float* length)
+{
+    nb_query_filter f;
+    nb_query_filter_init(&f);
+    nb_poly_ref corridor[64];
+    int32_t nc = 0, np = 0;
+    int partial = 1;
+    CHECK_INT(nb_query_find_path(q, sref, eref, s, e, &f, corridor, &nc, 64, &partial), NB_OK);
+    CHECK_INT(partial, 0);
+    CHECK_INT(nb_query_straight_path(q, s, e, corridor, nc, pts, NULL, NULL, &np, cap, 0), NB_OK);
+    *length = polyline_length(pts, np);
+    return np;
 }
 
 /* ---- the funnel with its apex on the line of later portals ---------------------------------------------------- */
@@ -265,11 +295,231 @@ static void test_offmesh_link_on_a_straight_path(void)
     }
 }
 
+/* ---- A* from a start on a shared edge, to an end on one --------------------------------------------------------- */
+
+/* P0 and P1 share a long edge x = 10 (z 2..42); below them the strip P2a | P2b joins them too. From a start on the
+ * shared edge near its bottom to an end in P2b, the straight line runs through P1 and is clear: the path has 2
+ * points. A* used to enter P1 at the shared edge's midpoint (20 m up), found the way round through P2a cheaper,
+ * and the path went down to the strip's corner (3 points, 6.1 m for 5.4). The same to an end on the shared edge.
+ * In one tile and split into two tiles along the edge. */
+static void test_path_from_shared_edge(void)
+{
+    for (int tiled = 0; tiled < 2; ++tiled) {
+        nb_navmesh* nav;
+        if (!tiled) {
+            const hand_tile t = { { 0, 0, 0 }, 1.0f, 20, 42, 0, 0, 9, 4,
+                                  { { 0, 0 }, { 10, 0 }, { 20, 0 }, { 0, 2 }, { 10, 2 }, { 20, 2 }, { 0, 42 },
+                                    { 10, 42 }, { 20, 42 } },
+                                  { { 3, 6, 7, 4 }, { 4, 7, 8, 5 }, { 0, 3, 4, 1 }, { 1, 4, 5, 2 } } };
+            nav = ht_navmesh(&t, 1, 20.0f, 42.0f);
+        } else {
+            const hand_tile t[2] = {
+                { { 0, 0, 0 }, 1.0f, 10, 42, 0, 0, 6, 2,
+                  { { 0, 0 }, { 10, 0 }, { 0, 2 }, { 10, 2 }, { 0, 42 }, { 10, 42 } },
+                  { { 2, 4, 5, 3 }, { 0, 2, 3, 1 } } },
+                { { 10, 0, 0 }, 1.0f, 10, 42, 1, 0, 6, 2,
+                  { { 0, 0 }, { 10, 0 }, { 0, 2 }, { 10, 2 }, { 0, 42 }, { 10, 42 } },
+                  { { 2, 4, 5, 3 }, { 0, 2, 3, 1 } } },
+            };
+            nav = ht_navmesh(t, 2, 10.0f, 42.0f);
+        }
+        nb_query* q = nav ? query_for(nav) : NULL;
+        if (!q) {
+            nb_navmesh_destroy(ctx, nav);
+            continue;
+        }
+        const nb_poly_ref p0 = poly_at(q, 5, 20), p1 = poly_at(q, 15, 20), p2b = poly_at(q, 15, 1);
+        const float on_edge[3] = { 10.0f, 0.0f, 3.0f }, below[3] = { 15.0f, 0.0f, 1.0f };
+        const float straight = sqrtf(29.0f);
+        float pts[3 * 16], len = 0.0f;
+        int32_t np = path_between(q, p0, on_edge, p2b, below, pts, 16, &len);
+        CHECK_INT(np, 2);
+        CHECK_NEAR(len, straight, 1e-4);
+        np = path_between(q, p2b, below, p0, on_edge, pts, 16, &len);
+        CHECK_INT(np, 2);
+        CHECK_NEAR(len, straight, 1e-4);
+        /* a start at the vertex where the four polygons meet, in the strip's polygon that touches P1 only there */
+        const float corner[3] = { 10.0f, 0.0f, 2.0f }, across[3] = { 11.0f, 0.0f, 3.0f };
+        np = path_between(q, poly_at(q, 5, 1), corner, p1, across, pts, 16, &len);
+        CHECK_INT(np, 2);
+        CHECK_NEAR(len, sqrtf(2.0f), 1e-4);
+        /* the batch, from the shared edge (whichever polygon the nearest query picks) */
+        nb_query_filter f;
+        nb_query_filter_init(&f);
+        const float pair[6] = { 10.0f, 0.0f, 3.0f, 15.0f, 0.0f, 1.0f };
+        uint8_t st = 0;
+        float blen = 0.0f;
+        uint32_t off[2];
+        CHECK_INT(nb_query_find_paths(q, pair, 1, HALF, &f, 0, &st, &blen, off, pts, 16, NULL), NB_OK);
+        CHECK_INT(st, NB_PATH_COMPLETE);
+        CHECK_INT(off[1], 2);
+        CHECK_NEAR(blen, straight, 1e-4);
+        nb_query_destroy(ctx, q);
+        nb_navmesh_destroy(ctx, nav);
+    }
+}
+
+/* ---- a generated world: paths from path corners ------------------------------------------------------------------ */
+
+/* The generated world, 64-cell tiles: corners of its paths lie on tile borders ~40% of the time (the audit's world). */
+static nb_navmesh* world_navmesh(uint32_t seed, uint32_t triangles, const nb_config* cfg)
+{
+    nb_obj w;
+    CHECK_INT(nb_world_generate(seed, triangles, &w), 0);
+    nb_bake_input in = nb_obj_bake_input(&w);
+    nb_navmesh* nav = NULL;
+    CHECK_STATUS(ctx, nb_bake_navmesh(ctx, &in, cfg, NULL, 0, &nav), NB_OK, "");
+    nb_obj_free(&w);
+    return nav;
+}
+
+/* p moved by d toward the middle of polygon ref's vertices (into the polygon: they are convex). */
+static void nudge_into(const nb_navmesh* nav, nb_poly_ref ref, const float* p, float d, float* out)
+{
+    float v[NB_MAX_VERTS_PER_POLY * 3], c[3] = { 0, 0, 0 };
+    int32_t n = 0;
+    CHECK_INT(nb_navmesh_poly(nav, ref, v, &n, NULL, NULL, NULL), NB_OK);
+    for (int32_t k = 0; k < n; ++k)
+        for (int a = 0; a < 3; ++a)
+            c[a] += v[k * 3 + a] / (float)n;
+    const float dx = c[0] - p[0], dz = c[2] - p[2], len = sqrtf(dx * dx + dz * dz);
+    out[0] = p[0] + (len > 0.0f ? dx / len * d : 0.0f);
+    out[1] = p[1];
+    out[2] = p[2] + (len > 0.0f ? dz / len * d : 0.0f);
+}
+
+/* The polygons around p: ref, and those linked to it (and so on) through a portal passing through p (1e-4 in xz):
+ * for an agent standing at p, all of them are where it stands. Returns how many (at most cap) went to out. */
+static int polys_around(const nb_navmesh* nav, nb_poly_ref ref, const float* p, nb_poly_ref* out, int cap)
+{
+    int n = 0;
+    out[n++] = ref;
+    for (int i = 0; i < n; ++i) {
+        uint32_t poly;
+        const nb_tile* t = nb_navmesh_resolve(nav, out[i], &poly);
+        const nb_tile_view* v = &t->v;
+        const uint32_t nv = v->poly_nverts[poly];
+        for (uint32_t li = t->first_link[poly]; li != NB_NULL_LINK && n < cap; li = t->links[li].next) {
+            const nb_link* l = &t->links[li];
+            if (!l->ref || l->edge >= nv || v->poly_types[poly] == NB_POLY_OFFMESH)
+                continue;
+            const float* a = &v->verts[v->poly_verts[poly * v->nvp + l->edge] * 3];
+            const float* b = &v->verts[v->poly_verts[poly * v->nvp + (l->edge + 1) % nv] * 3];
+            float lo = 0.0f, hi = 1.0f; /* a tile-border link covers part of the edge */
+            if (l->side != 0xff) {
+                lo = l->bmin / 255.0f;
+                hi = l->bmax / 255.0f;
+            }
+            const float ex = b[0] - a[0], ez = b[2] - a[2];
+            float u = ((p[0] - a[0]) * ex + (p[2] - a[2]) * ez) / (ex * ex + ez * ez);
+            u = u < lo ? lo : (u > hi ? hi : u);
+            const float cx = a[0] + ex * u - p[0], cz = a[2] + ez * u - p[2];
+            int seen = cx * cx + cz * cz > 1e-8f;
+            for (int k = 0; k < n && !seen; ++k)
+                seen = out[k] == l->ref;
+            if (!seen) {
+                uint32_t np;
+                const nb_tile* nt = nb_navmesh_resolve(nav, l->ref, &np);
+                if (nt && nt->v.poly_types[np] != NB_POLY_OFFMESH)
+                    out[n++] = l->ref;
+            }
+        }
+    }
+    return n;
+}
+
+/* Re-planning from a path corner (a navmesh vertex, on a tile border ~40% of the time), on the audit's world:
+ * - the path does not depend on which of the polygons around the corner it starts in (A* takes the start to lie
+ *   in all of them: it used to enter the others at their portals' midpoints, and 5% of corners got paths up to
+ *   28 m longer from some of them), and its corridor goes through no polygon twice;
+ * - string-pulled through the same corridor, the path from the corner and from the same point moved 1 mm into
+ *   its polygon differ in length by about 1 mm (the straight path of a corridor is the shortest path through it,
+ *   so it moves with its start). Lengths in xz: the funnel works in xz, and a corner more or less changes the 3D
+ *   length by its height alone. */
+static void test_paths_from_corners(void)
+{
+    nb_config cfg;
+    memset(&cfg, 0, sizeof(cfg));
+    cfg.tile_size = 64;
+    nb_navmesh* nav = world_navmesh(1, 100000, &cfg);
+    nb_query* q = nav ? query_for(nav) : NULL;
+    if (!q) {
+        nb_navmesh_destroy(ctx, nav);
+        return;
+    }
+    nb_query_filter f;
+    nb_query_filter_init(&f);
+    enum { N = 200, CAP = 4096, AROUND = 32 };
+    static float pairs[N * 6], pts[CAP * 3], a[256 * 3], b[256 * 3];
+    static uint8_t status[N];
+    static uint32_t offsets[N + 1];
+    static nb_poly_ref corridor[1024];
+    uint64_t rng = 5;
+    for (int i = 0; i < 2 * N; ++i) {
+        nb_poly_ref r = 0;
+        CHECK_INT(nb_query_random_point(q, &f, &rng, &r, &pairs[i * 3]), NB_OK);
+    }
+    CHECK_INT(nb_query_find_paths(q, pairs, N, HALF, &f, 0, status, NULL, offsets, pts, CAP, NULL), NB_OK);
+    int corners = 0, shared = 0, depends = 0, apart = 0, twice = 0;
+    for (int i = 0; i < N; ++i) {
+        if (status[i] != NB_PATH_COMPLETE)
+            continue;
+        nb_poly_ref eref = 0;
+        float goal[3];
+        CHECK_INT(nb_query_find_nearest_poly(q, &pairs[i * 6 + 3], HALF, &f, &eref, goal), NB_OK);
+        for (uint32_t k = offsets[i] + 1; k + 1 < offsets[i + 1]; ++k) {
+            const float* c = &pts[k * 3];
+            nb_poly_ref sref = 0, around[AROUND];
+            float cs[3], nudged[3];
+            CHECK_INT(nb_query_find_nearest_poly(q, c, HALF, &f, &sref, cs), NB_OK);
+            const int na_polys = polys_around(nav, sref, cs, around, AROUND);
+            float lo = FLT_MAX, hi = 0.0f;
+            for (int j = 0; j < na_polys; ++j) {
+                int32_t nc = 0, na = 0, nb = 0;
+                int partial = 0;
+                CHECK_INT(nb_query_find_path(q, around[j], eref, cs, goal, &f, corridor, &nc, 1024, &partial), NB_OK);
+                CHECK_INT(partial, 0);
+                for (int32_t x = 0; x < nc; ++x)
+                    for (int32_t y = x + 1; y < nc; ++y)
+                        twice += corridor[x] == corridor[y];
+                CHECK_INT(nb_query_straight_path(q, cs, goal, corridor, nc, a, NULL, NULL, &na, 256, 0), NB_OK);
+                const float la = polyline_length_xz(a, na);
+                lo = fminf(lo, la);
+                hi = fmaxf(hi, la);
+                if (j > 0)
+                    continue;
+                nudge_into(nav, sref, cs, 1e-3f, nudged);
+                CHECK_INT(nb_query_straight_path(q, nudged, goal, corridor, nc, b, NULL, NULL, &nb, 256, 0), NB_OK);
+                const float lb = polyline_length_xz(b, nb);
+                if (fabsf(la - lb) > 3e-3f && ++apart <= 5)
+                    fprintf(stderr, "  from corner (%.9g %.9g %.9g) to (%.9g %.9g %.9g): %d points, %.4f m; "
+                                    "1 mm in: %d points, %.4f m\n",
+                            c[0], c[1], c[2], goal[0], goal[1], goal[2], na, la, nb, lb);
+            }
+            ++corners;
+            shared += na_polys > 1;
+            if (hi - lo > 1e-3f + 1e-4f * lo && ++depends <= 5)
+                fprintf(stderr, "  from corner (%.9g %.9g %.9g) to (%.9g %.9g %.9g): %.4f m to %.4f m by the "
+                                "start polygon (%d around)\n",
+                        c[0], c[1], c[2], goal[0], goal[1], goal[2], lo, hi, na_polys);
+        }
+    }
+    CHECK(corners > 400);
+    CHECK(shared > corners / 2);
+    CHECK_INT(depends, 0);
+    CHECK_INT(apart, 0);
+    CHECK_INT(twice, 0); /* no corridor goes through a polygon twice */
+    nb_query_destroy(ctx, q);
+    nb_navmesh_destroy(ctx, nav);
+}
+
 int main(void)
 {
     ctx = nb_context_create(NULL);
     RUN(test_funnel_apex_on_portal_line);
     RUN(test_offmesh_link_on_a_straight_path);
+    RUN(test_path_from_shared_edge);
+    RUN(test_paths_from_corners);
     nb_context_destroy(ctx);
     return nbt_finish("test_query_degenerate");
 }
