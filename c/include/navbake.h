@@ -901,9 +901,11 @@ nb_status nb_query_straight_path(nb_query* q, const float start[3], const float 
                                  int32_t* point_count, int32_t max_points, int options);
 
 /* Walks from start (on start_ref) toward end along the surface: *t = 1 when end is reached without hitting a
- * wall, else the fraction of the segment where it hits one, with the wall's normal (xz). path (optional)
- * receives the polygons crossed. A start or end on a polygon's outline (a path corner) counts as on it, up to float
- * noise: the walk starts in whichever polygon meeting there the segment goes into. */
+ * wall, else the fraction of the segment where it hits one, with the wall's normal (xz, unit length: 0, 0, 0 only
+ * when t = 1, or for a segment of no length). path (optional) receives the polygons crossed. A start or end on a
+ * polygon's outline (a path corner) counts as on it, up to float noise: the walk starts in whichever polygon
+ * meeting there the segment goes into, and a segment through a vertex goes on into whichever polygon around it
+ * the segment enters, however many meet there. Uses the query's node pool, as the searches do. */
 nb_status nb_query_raycast(nb_query* q, nb_poly_ref start_ref, const float start[3], const float end[3],
                            const nb_query_filter* filter, float* t, float hit_normal[3], nb_poly_ref* path,
                            int32_t* path_count, int32_t max_path);

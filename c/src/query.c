@@ -1950,8 +1950,6 @@ static nb_poly_ref ray_next(const nb_navmesh* nav, const nb_tile* tile, uint32_t
     return 0;
 }
 
-#define RAY_MAX_AROUND 32
-
 /* The walk of one raycast: the segment, its xz length, the outline tolerance (world units) and the filter. */
 typedef struct ray_walk {
     const nb_navmesh* nav;
@@ -1959,14 +1957,6 @@ typedef struct ray_walk {
     const float *start, *end;
     float len, tol;
 } ray_walk;
-
-/* A polygon around the point where a ray stalls, and how the search reached it. */
-typedef struct ray_poly {
-    nb_poly_ref ref;
-    const nb_tile* tile;
-    uint32_t poly;
-    int parent; /* index in the search's list, -1 for the polygon the search started from */
-} ray_poly;
 
 /* Clips the ray against polygon p; 0 when it misses p. */
 static int ray_clip(const ray_walk* w, const nb_tile* tile, uint32_t poly, float* texit, int* smax, float* verts,
@@ -1978,64 +1968,80 @@ static int ray_clip(const ray_walk* w, const nb_tile* tile, uint32_t poly, float
     return clip_segment_poly(w->start, w->end, verts, *nverts, w->tol, &tmin, &tmax, &smin, smax, texit);
 }
 
-/* The ray stalls at tx (a wall, or a polygon it only touches there) on a point that may be a vertex or lie on a
- * portal: several polygons meet there and the one the ray goes on into need not be the one it is in. Gathers the
- * usable ground polygons linked to `from` (around[0]) through portals passing within tol of that point, and
- * returns the index of the one in which the ray gets farthest past tx (by more than tol), or -1 when none does:
- * then the stall is a real wall, and *normal receives the inward normal of the wall the ray meets there most
- * head-on (left alone when none of them leaves through a wall there). */
-static int ray_around(const ray_walk* w, nb_poly_ref from_ref, const nb_tile* from_tile, uint32_t from_poly, float tx,
-                      ray_poly* around, float* normal)
+/* Whether the ray runs through vertex v (within tol of its line, not behind tcur by more than tol, not past the
+ * end): *tv gets v's parameter along the ray. In double: the cross product of a long ray loses the tolerance in
+ * float. */
+static int ray_through(const ray_walk* w, const float* v, float tcur, float* tv)
 {
-    float x[3];
-    vlerp(x, w->start, w->end, tx);
+    const double dx = (double)w->end[0] - w->start[0], dz = (double)w->end[2] - w->start[2];
+    const double vx = (double)v[0] - w->start[0], vz = (double)v[2] - w->start[2];
+    const double len2 = dx * dx + dz * dz;
+    if (!(len2 > 0.0))
+        return 0;
+    const double len = sqrt(len2), cross = dx * vz - dz * vx, t = (vx * dx + vz * dz) / len2;
+    if (fabs(cross) > w->tol * len || (t - tcur) * len < -w->tol || (t - 1.0) * len > w->tol)
+        return 0;
+    *tv = (float)t;
+    return 1;
+}
+
+/* The ray stalls at tx on point x (a wall, a polygon it only touches there, a vertex it runs through): x may be a
+ * vertex or lie on a portal, several polygons meet there and the one the ray goes on into need not be the one it
+ * is in. Gathers the usable ground polygons linked to `from` (node 0) through portals passing within tol of x, and
+ * so on, as nodes of the query's pool (a vertex can have any number of polygons around it: a list of 32 ran out
+ * at the tile corners of a finely cut navmesh, and rays from there stopped with no wall); each node's parent is
+ * the one it was reached from. Returns the node of the polygon in which the ray gets farthest past tx (by more
+ * than tol), or -1 when none does: then the stall is a real wall, and *normal receives the inward normal of the
+ * wall the ray meets there most head-on (left alone when none of them leaves through a wall there). */
+static int32_t ray_around(nb_query* q, const ray_walk* w, nb_poly_ref from_ref, const nb_tile* from_tile,
+                          uint32_t from_poly, const float* x, float tx, float* normal)
+{
     const float tol2 = w->tol * w->tol;
-    int count = 1, best = -1;
-    around[0].ref = from_ref;
-    around[0].tile = from_tile;
-    around[0].poly = from_poly;
-    around[0].parent = -1;
+    pool_reset(q);
+    qnode* root = node_get(q, from_ref); /* (the pool was just emptied: cannot fail) */
+    root->tile = from_tile;
+    root->poly = from_poly;
+    root->state = NODE_CLOSED;
+    int32_t best = -1;
     float best_t = tx + w->tol / w->len, head_on = 0.0f;
     const float dx = (w->end[0] - w->start[0]) / w->len, dz = (w->end[2] - w->start[2]) / w->len;
-    for (int i = 0; i < count; ++i) {
-        const ray_poly c = around[i];
-        if (is_offmesh(c.tile, c.poly))
+    for (uint32_t i = 0; i < q->node_count; ++i) { /* nodes are made in the order found: breadth first */
+        const nb_tile* ct = q->nodes[i].tile;
+        const uint32_t cp = q->nodes[i].poly;
+        const nb_poly_ref cref = q->nodes[i].ref;
+        if (is_offmesh(ct, cp))
             continue;
         /* its neighbours across portals through the point */
-        for (uint32_t li = c.tile->first_link[c.poly]; li != NB_NULL_LINK && count < RAY_MAX_AROUND;
-             li = c.tile->links[li].next) {
-            const nb_link* l = &c.tile->links[li];
+        for (uint32_t li = ct->first_link[cp]; li != NB_NULL_LINK; li = ct->links[li].next) {
+            const nb_link* l = &ct->links[li];
             if (!l->ref)
                 continue;
             uint32_t np;
-            const nb_tile* nt = ground_neighbour(w->nav, c.tile, c.ref, l, w->f, &np);
+            const nb_tile* nt = ground_neighbour(w->nav, ct, cref, l, w->f, &np);
             if (!nt)
                 continue;
-            int seen = 0;
-            for (int k = 0; k < count && !seen; ++k)
-                seen = around[k].ref == l->ref;
-            if (seen)
-                continue;
             float left[3], right[3];
-            link_portal(c.tile, c.poly, c.ref, l, nt, np, left, right);
+            link_portal(ct, cp, cref, l, nt, np, left, right);
             if (dist2_pt_seg_xz(x, left, right, NULL) > tol2)
                 continue;
-            around[count].ref = l->ref;
-            around[count].tile = nt;
-            around[count].poly = np;
-            around[count].parent = i;
-            ++count;
+            qnode* n = node_get(q, l->ref);
+            if (!n || n->state != NODE_NEW)
+                continue; /* seen, or the pool is full */
+            n->state = NODE_CLOSED;
+            n->tile = nt;
+            n->poly = np;
+            n->parent = i + 1;
         }
         /* how far the ray goes in it */
         float verts[NB_MAX_VERTS_PER_POLY * 3], te;
         int smax, n;
-        if (!ray_clip(w, c.tile, c.poly, &te, &smax, verts, &n))
+        if (!ray_clip(w, ct, cp, &te, &smax, verts, &n))
             continue;
         if (smax < 0)
             te = 1.0f + w->tol / w->len; /* the end lies in it: nothing beats that */
         if (te > best_t) {
             best_t = te;
-            best = i;
+            best = (int32_t)i;
         }
         if (smax < 0 || (te - tx) * w->len > w->tol)
             continue;
@@ -2047,7 +2053,7 @@ static int ray_around(const ray_walk* w, nb_poly_ref from_ref, const nb_tile* fr
         uint32_t npoly;
         vlerp(hit, w->start, w->end, te);
         dist2_pt_seg_xz(hit, va, vb, &u);
-        if (ray_next(w->nav, c.tile, c.poly, c.ref, smax, u, w->f, &ntile, &npoly))
+        if (ray_next(w->nav, ct, cp, cref, smax, u, w->f, &ntile, &npoly))
             continue;
         const float ex = vb[0] - va[0], ez = vb[2] - va[2];
         const float elen = sqrtf(ex * ex + ez * ez);
@@ -2101,15 +2107,14 @@ NB_COLD NB_NOINLINE nb_status nb_query_raycast(nb_query* q, nb_poly_ref start_re
     nb_poly_ref ref = start_ref;
     int32_t count = 0;
     float tcur = 0.0f, normal[3] = { 0.0f, 0.0f, 0.0f };
-    ray_poly around[RAY_MAX_AROUND];
     if (path)
         path[count++] = ref;
     /* Each polygon is left through the edge the segment exits by; a usable neighbour across that part of the
      * edge continues the walk. Where the walk stalls (a wall, or a polygon the segment only touches: a start on
-     * a vertex or a portal, a segment through a vertex), the polygons meeting at that point are searched for one
-     * the segment goes on into (ray_around) before it counts as a hit. Every step moves the walk forward by more
-     * than the tolerance or ends it, and the visit count is bounded so that degenerate input cannot loop. The
-     * walk never enters off-mesh links: a start on one has nowhere to go (t = 0). */
+     * a vertex or a portal) or runs through a vertex, the polygons meeting at that point are searched for one the
+     * segment goes on into (ray_around) before it counts as a hit. Every step moves the walk forward by more than
+     * the tolerance or ends it, and the visit count is bounded so that degenerate input cannot loop. The walk never
+     * enters off-mesh links: a start on one has nowhere to go (t = 0). */
     int chosen = 0; /* the polygon was picked by ray_around: the segment goes on in it */
     for (uint32_t guard = 0; guard < 65536 && !is_offmesh(tile, poly); ++guard) {
         float verts[NB_MAX_VERTS_PER_POLY * 3], te;
@@ -2121,54 +2126,87 @@ NB_COLD NB_NOINLINE nb_status nb_query_raycast(nb_query* q, nb_poly_ref start_re
         }
         const int stalled = !ok || (!chosen && (te - tcur) * w.len <= w.tol);
         chosen = 0;
+        float x[3]; /* where to look around */
+        float edge_normal[3] = { 0.0f, 0.0f, 0.0f };
+        int wall = 0; /* the exit edge is a wall, met away from its ends */
         if (!stalled) {
-            tcur = nb_maxf(tcur, te);
-            float hit[3], u;
             const float* va = &verts[smax * 3];
             const float* vb = &verts[((smax + 1) % n) * 3];
-            vlerp(hit, start, end, te);
-            dist2_pt_seg_xz(hit, va, vb, &u);
-            const nb_tile* next_tile = NULL;
-            uint32_t next_poly = 0;
-            const nb_poly_ref next = ray_next(w.nav, tile, poly, ref, smax, u, filter, &next_tile, &next_poly);
-            if (next) {
-                ref = next;
-                tile = next_tile;
-                poly = next_poly;
-                if (path && count < max_path)
-                    path[count++] = ref;
-                continue;
-            }
             const float ex = vb[0] - va[0], ez = vb[2] - va[2];
             const float elen = sqrtf(ex * ex + ez * ez);
             if (elen > 0.0f) {
-                normal[0] = ez / elen; /* the inward normal: it faces the ray */
-                normal[2] = -ex / elen;
+                edge_normal[0] = ez / elen; /* the inward normal: it faces the ray */
+                edge_normal[2] = -ex / elen;
             }
+            /* Through a vertex of the exit edge, the exit is that vertex. Where the crossing with the edge is
+             * read off its line, an edge at a shallow angle to the ray puts it past the vertex by the tolerance
+             * over the angle's sine (tens of times the tolerance), and the polygon across the edge there need not
+             * be the one the ray goes on into (at a vertex several meet): the polygons around the vertex are
+             * searched instead, from the vertex itself. */
+            float tva, tvb;
+            const int on_a = ray_through(&w, va, tcur, &tva), on_b = ray_through(&w, vb, tcur, &tvb);
+            if (on_a || on_b) {
+                const int use_b = on_b && (!on_a || tvb > tva);
+                tcur = nb_maxf(tcur, use_b ? tvb : tva);
+                vcopy(x, use_b ? vb : va);
+            } else {
+                tcur = nb_maxf(tcur, te);
+                float hit[3], u;
+                vlerp(hit, start, end, te);
+                dist2_pt_seg_xz(hit, va, vb, &u);
+                const nb_tile* next_tile = NULL;
+                uint32_t next_poly = 0;
+                const nb_poly_ref next = ray_next(w.nav, tile, poly, ref, smax, u, filter, &next_tile, &next_poly);
+                if (next) {
+                    ref = next;
+                    tile = next_tile;
+                    poly = next_poly;
+                    if (path && count < max_path)
+                        path[count++] = ref;
+                    continue;
+                }
+                wall = 1;
+                vcopy(x, hit);
+            }
+        } else {
+            vlerp(x, start, end, tcur);
         }
-        /* A wall or a stall at tcur: is there a way on around that point? */
+        /* A wall, a stall or a vertex at tcur: is there a way on around that point? */
         float around_normal[3] = { 0.0f, 0.0f, 0.0f };
-        const int b = ray_around(&w, ref, tile, poly, tcur, around, around_normal);
+        const int32_t b = ray_around(q, &w, ref, tile, poly, x, tcur, around_normal);
         if (b < 0) {
-            if (stalled)
-                vcopy(normal, around_normal);
+            /* A hit: on a wall, that wall's normal; at a stall or a vertex, the wall met most head-on there (else
+             * the exit edge's). */
+            const int around_wall = around_normal[0] != 0.0f || around_normal[2] != 0.0f;
+            vcopy(normal, wall || !around_wall ? edge_normal : around_normal);
             break;
         }
         /* Record the polygons from this one to the chosen one (each linked to the one before). */
-        int chain[RAY_MAX_AROUND], m = 0;
-        for (int k = b; k > 0; k = around[k].parent)
-            chain[m++] = k;
-        while (m > 0) {
-            const ray_poly* c = &around[chain[--m]];
-            if (path && count < max_path)
-                path[count++] = c->ref;
+        if (path) {
+            int32_t m = 0;
+            for (uint32_t k = (uint32_t)b; k != 0; k = q->nodes[k].parent - 1)
+                ++m;
+            int32_t at = count + m;
+            for (uint32_t k = (uint32_t)b; k != 0; k = q->nodes[k].parent - 1)
+                if (--at < max_path)
+                    path[at] = q->nodes[k].ref;
+            count = count + m < max_path ? count + m : max_path;
         }
-        ref = around[b].ref;
-        tile = around[b].tile;
-        poly = around[b].poly;
+        ref = q->nodes[b].ref;
+        tile = q->nodes[b].tile;
+        poly = q->nodes[b].poly;
         chosen = 1;
     }
     *t = tcur;
+    if (tcur < 1.0f && normal[0] == 0.0f && normal[2] == 0.0f) {
+        /* No wall where the walk stops (a start on an off-mesh link; a wall it should have found): a normal facing
+         * the ray, so that a hit never reads as a miss. */
+        const float len = sqrtf(vdist2_xz(start, end));
+        if (len > 0.0f) {
+            normal[0] = (start[0] - end[0]) / len;
+            normal[2] = (start[2] - end[2]) / len;
+        }
+    }
     if (tcur < 1.0f && hit_normal)
         vcopy(hit_normal, normal);
     if (path_count)

@@ -16,8 +16,8 @@ static const float HALF[3] = { 2.0f, 4.0f, 2.0f };
 
 /* ---- navmeshes by hand --------------------------------------------------------------------------------------- */
 
-#define HT_MAX_VERTS 16
-#define HT_MAX_POLYS 8
+#define HT_MAX_VERTS 64
+#define HT_MAX_POLYS 64
 #define HT_NVP 4
 
 /* One tile from polygons given in cells (x, z; y = 0), each listed clockwise in (x, z) read as a math frame (x
@@ -118,10 +118,13 @@ static int ht_add(nb_navmesh* nav, const hand_tile* h)
     return st == NB_OK;
 }
 
-static nb_navmesh* ht_navmesh(const hand_tile* tiles, int n, float tile_width, float tile_depth)
+static nb_navmesh* ht_navmesh_at(const float* origin, const hand_tile* tiles, int n, float tile_width,
+                                 float tile_depth)
 {
     nb_navmesh_params np;
     memset(&np, 0, sizeof(np));
+    for (int a = 0; a < 3; ++a)
+        np.origin[a] = origin[a];
     np.tile_width = tile_width;
     np.tile_depth = tile_depth;
     np.max_tiles = 16;
@@ -133,6 +136,12 @@ static nb_navmesh* ht_navmesh(const hand_tile* tiles, int n, float tile_width, f
             return NULL;
         }
     return nav;
+}
+
+static nb_navmesh* ht_navmesh(const hand_tile* tiles, int n, float tile_width, float tile_depth)
+{
+    static const float zero[3] = { 0, 0, 0 };
+    return ht_navmesh_at(zero, tiles, n, tile_width, tile_depth);
 }
 
 static nb_query* query_for(const nb_navmesh* nav)
@@ -513,6 +522,284 @@ static void test_paths_from_corners(void)
     nb_navmesh_destroy(ctx, nav);
 }
 
+/* ---- rays from and through a vertex many polygons share ------------------------------------------------------ */
+
+/* Tile (tx, tz) of a 2 x 2 grid of size x size-cell tiles at origin, as a fan of triangles around the grid's middle
+ * corner: one triangle per `step` cells of the tile's two far sides. */
+static void fan_tile(hand_tile* h, const float* origin, int size, int step, int tx, int tz)
+{
+    memset(h, 0, sizeof(*h));
+    h->bmin[0] = origin[0] + (float)(tx * size);
+    h->bmin[1] = origin[1];
+    h->bmin[2] = origin[2] + (float)(tz * size);
+    h->cell_size = 1.0f;
+    h->cells_x = h->cells_z = size;
+    h->tile_x = tx;
+    h->tile_z = tz;
+    /* the square's corners clockwise (x right, z up), from the grid's middle corner */
+    const int corners[4][2] = { { 0, 0 }, { 0, size }, { size, size }, { size, 0 } };
+    const int mid[2] = { tx ? 0 : size, tz ? 0 : size };
+    int k = 0;
+    while (corners[k][0] != mid[0] || corners[k][1] != mid[1])
+        ++k;
+    h->verts[h->nverts][0] = mid[0];
+    h->verts[h->nverts][1] = mid[1];
+    ++h->nverts;
+    for (int side = 1; side <= 2; ++side) { /* the two far sides: corner k+1 -> k+2 -> k+3 */
+        const int* a = corners[(k + side) % 4];
+        const int* b = corners[(k + side + 1) % 4];
+        for (int j = side == 1 ? 0 : 1; j * step <= size; ++j) {
+            h->verts[h->nverts][0] = a[0] + (b[0] - a[0]) / size * j * step;
+            h->verts[h->nverts][1] = a[1] + (b[1] - a[1]) / size * j * step;
+            ++h->nverts;
+        }
+    }
+    for (int i = 1; i + 1 < h->nverts; ++i) {
+        h->polys[h->npolys][0] = 0;
+        h->polys[h->npolys][1] = i;
+        h->polys[h->npolys][2] = i + 1;
+        h->polys[h->npolys][3] = -1;
+        ++h->npolys;
+    }
+}
+
+/* Four tiles meet at a corner shared by 40 thin triangles (a finely cut navmesh: the audit's had 2916 tiles of
+ * triangles). Rays from the corner in every direction, started in each polygon around it, and rays through it
+ * at every angle, stay on the navmesh: no hit. They used to stop at t = 0 with no normal (the search around the
+ * corner gave up after 32 polygons), or, through the corner, at the corner itself (the exit from a triangle
+ * along the ray was read off an edge at a shallow angle, past the corner by more than the tolerance, where no
+ * polygon around the corner was found). */
+static void test_rays_at_a_shared_corner(void)
+{
+    const float origin[3] = { 480.0f, 0.0f, 480.0f }; /* float noise at 500 is what the audit's world had */
+    hand_tile tiles[4];
+    for (int t = 0; t < 4; ++t)
+        fan_tile(&tiles[t], origin, 10, 2, t & 1, t >> 1);
+    nb_navmesh* nav = ht_navmesh_at(origin, tiles, 4, 10.0f, 10.0f);
+    nb_query* q = nav ? query_for(nav) : NULL;
+    if (!q) {
+        nb_navmesh_destroy(ctx, nav);
+        return;
+    }
+    nb_query_filter f;
+    nb_query_filter_init(&f);
+    const float corner[3] = { 490.0f, 0.0f, 490.0f };
+    uint32_t nrefs = 0;
+    nb_poly_ref refs[64];
+    nb_navmesh_poly_refs(ctx, nav, refs, 64, &nrefs);
+    CHECK_INT(nrefs, 40);
+    int hits = 0, through_hits = 0, zero_normals = 0;
+    for (int dir = 0; dir < 90; ++dir) {
+        const float ang = (float)dir * (6.2831853f / 90.0f) + 0.01f;
+        const float d[2] = { cosf(ang), sinf(ang) };
+        const float from_corner[3] = { corner[0] + 7.0f * d[0], 0.0f, corner[2] + 7.0f * d[1] };
+        const float before[3] = { corner[0] - 6.0f * d[0], 0.0f, corner[2] - 6.0f * d[1] };
+        for (uint32_t i = 0; i <= nrefs; ++i) {
+            /* from the corner, in every polygon around it (and the one the nearest query gives) */
+            float t = -1.0f, nrm[3] = { 0, 0, 0 };
+            const nb_poly_ref sref = i < nrefs ? refs[i] : poly_at(q, corner[0], corner[2]);
+            CHECK_INT(nb_query_raycast(q, sref, corner, from_corner, &f, &t, nrm, NULL, NULL, 0), NB_OK);
+            hits += t < 1.0f;
+            zero_normals += t < 1.0f && nrm[0] == 0.0f && nrm[2] == 0.0f;
+            if (t < 1.0f && hits <= 3)
+                fprintf(stderr, "  ray from the corner at angle %d/90 (start polygon %u): t %g normal (%g %g)\n",
+                        dir, i, t, nrm[0], nrm[2]);
+        }
+        /* through the corner */
+        float t = -1.0f, nrm[3] = { 0, 0, 0 };
+        CHECK_INT(nb_query_raycast(q, poly_at(q, before[0], before[2]), before, from_corner, &f, &t, nrm, NULL, NULL,
+                                   0),
+                  NB_OK);
+        through_hits += t < 1.0f;
+        zero_normals += t < 1.0f && nrm[0] == 0.0f && nrm[2] == 0.0f;
+        if (t < 1.0f && through_hits <= 3)
+            fprintf(stderr, "  ray through the corner at angle %d/90: t %g normal (%g %g)\n", dir, t, nrm[0], nrm[2]);
+    }
+    CHECK_INT(hits, 0);
+    CHECK_INT(through_hits, 0);
+    CHECK_INT(zero_normals, 0);
+    /* and out of the grid, from the corner: a hit on the outer wall, with its normal */
+    const float out[3] = { 490.0f, 0.0f, 505.0f };
+    float t = -1.0f, nrm[3] = { 0, 0, 0 };
+    CHECK_INT(nb_query_raycast(q, refs[0], corner, out, &f, &t, nrm, NULL, NULL, 0), NB_OK);
+    CHECK_NEAR(t, 10.0f / 15.0f, 1e-4);
+    CHECK_NEAR(nrm[2], -1.0f, 1e-4);
+    nb_query_destroy(ctx, q);
+    nb_navmesh_destroy(ctx, nav);
+}
+
+/* Thin triangles: a tile of 10 x 1 cells, each cut along its diagonal; rays along the diagonals run along edges and
+ * through vertices, where the edges they leave by meet them at 5.7 degrees. */
+static void test_rays_through_vertices_of_thin_triangles(void)
+{
+    const float origin[3] = { 480.0f, 0.0f, 480.0f };
+    static hand_tile h;
+    memset(&h, 0, sizeof(h));
+    for (int a = 0; a < 3; ++a)
+        h.bmin[a] = origin[a];
+    h.cell_size = 1.0f;
+    h.cells_x = 40;
+    h.cells_z = 8;
+    for (int j = 0; j <= 8; ++j)
+        for (int i = 0; i <= 4; ++i) {
+            h.verts[h.nverts][0] = 10 * i;
+            h.verts[h.nverts][1] = j;
+            ++h.nverts;
+        }
+    for (int j = 0; j < 8; ++j)
+        for (int i = 0; i < 4; ++i) {
+            const int v00 = j * 5 + i, v10 = v00 + 1, v01 = v00 + 5, v11 = v00 + 6;
+            const int t1[4] = { v00, v01, v11, -1 }, t2[4] = { v00, v11, v10, -1 };
+            memcpy(h.polys[h.npolys++], t1, sizeof(t1));
+            memcpy(h.polys[h.npolys++], t2, sizeof(t2));
+        }
+    nb_navmesh* nav = ht_navmesh_at(origin, &h, 1, 40.0f, 8.0f);
+    nb_query* q = nav ? query_for(nav) : NULL;
+    if (!q) {
+        nb_navmesh_destroy(ctx, nav);
+        return;
+    }
+    nb_query_filter f;
+    nb_query_filter_init(&f);
+    int rays = 0, hits = 0;
+    for (int j = 0; j <= 4; ++j)
+        for (int k = 0; k < 20; ++k) {
+            /* from a point on the diagonal line z = j + x / 10 (from its start, or partway along) to its end */
+            const float u = (float)k * 0.173f;
+            const float a[3] = { origin[0] + 10.0f * u, 0.0f, origin[2] + (float)j + u };
+            const float b[3] = { origin[0] + 40.0f, 0.0f, origin[2] + (float)j + 4.0f };
+            for (int rev = 0; rev < 2; ++rev) {
+                const float* s0 = rev ? b : a;
+                const float* s1 = rev ? a : b;
+                float t = -1.0f, nrm[3];
+                CHECK_INT(nb_query_raycast(q, poly_at(q, s0[0], s0[2]), s0, s1, &f, &t, nrm, NULL, NULL, 0), NB_OK);
+                ++rays;
+                if (t < 1.0f && ++hits <= 3)
+                    fprintf(stderr, "  ray (%.4f %.4f) -> (%.4f %.4f): t %g normal (%g %g)\n", s0[0], s0[2], s1[0],
+                            s1[2], t, nrm[0], nrm[2]);
+            }
+        }
+    CHECK_INT(hits, 0);
+    nb_query_destroy(ctx, q);
+    nb_navmesh_destroy(ctx, nav);
+}
+
+/* A ray from a to b (from the polygon the nearest query gives for a); 1 when it reaches b. *on: a lies on the
+ * navmesh (the nearest point is a itself). */
+static int ray_clear(nb_query* q, const float* a, const float* b, int* on)
+{
+    nb_query_filter f;
+    nb_query_filter_init(&f);
+    nb_poly_ref r = 0;
+    float near[3], t = -1.0f, nrm[3];
+    CHECK_INT(nb_query_find_nearest_poly(q, a, HALF, &f, &r, near), NB_OK);
+    *on = r != 0 && fabsf(near[0] - a[0]) < 1e-5f && fabsf(near[2] - a[2]) < 1e-5f && fabsf(near[1] - a[1]) < 0.5f;
+    if (!r)
+        return 0;
+    CHECK_INT(nb_query_raycast(q, r, a, b, &f, &t, nrm, NULL, NULL, 0), NB_OK);
+    return t >= 1.0f;
+}
+
+/* A finely cut world (cells of 0.2, edges of at most 1 m, triangles: the audit's 2916-tile navmesh, smaller): where
+ * the rays 1 mm to either side of a segment through a navmesh vertex, or from one, are clear, so is the segment
+ * (39 of 1811 rays through vertices and 6 of 2015 from them were not); and a ray along each leg of a path is
+ * clear. */
+static void test_rays_through_vertices_of_a_fine_world(void)
+{
+    nb_config cfg;
+    memset(&cfg, 0, sizeof(cfg));
+    cfg.tile_size = 64;
+    cfg.cell_size = 0.2f;
+    cfg.edge_max_len = 1.0f;
+    cfg.verts_per_poly = 3;
+    nb_navmesh* nav = world_navmesh(1, 100000, &cfg);
+    nb_query* q = nav ? query_for(nav) : NULL;
+    if (!q) {
+        nb_navmesh_destroy(ctx, nav);
+        return;
+    }
+    nb_query_filter f;
+    nb_query_filter_init(&f);
+    uint64_t rng = 17;
+    uint32_t state = 99;
+    int tried = 0, blocked = 0, from_tried = 0, from_blocked = 0;
+    for (int i = 0; i < 3000; ++i) {
+        nb_poly_ref r = 0;
+        float p[3], v[NB_MAX_VERTS_PER_POLY * 3];
+        int32_t nv = 0;
+        CHECK_INT(nb_query_random_point(q, &f, &rng, &r, p), NB_OK);
+        CHECK_INT(nb_navmesh_poly(nav, r, v, &nv, NULL, NULL, NULL), NB_OK);
+        const float* c = &v[(nbt_rand(&state) % (uint32_t)nv) * 3];
+        const float ang = (float)(nbt_rand(&state) % 3600) * (6.2831853f / 3600.0f);
+        const float d[2] = { cosf(ang), sinf(ang) }, side[2] = { -d[1] * 1e-3f, d[0] * 1e-3f };
+        const float a[3] = { c[0] - 2.0f * d[0], c[1], c[2] - 2.0f * d[1] };
+        const float b[3] = { c[0] + 2.0f * d[0], c[1], c[2] + 2.0f * d[1] };
+        int on_a = 0, on_c = 0, on_l = 0, on_r = 0, clear_l = 1, clear_r = 1;
+        const int clear = ray_clear(q, a, b, &on_a);
+        for (int k = 0; k < 2; ++k) { /* the rays 1 mm to either side */
+            const float sgn = k ? -1.0f : 1.0f;
+            const float a2[3] = { a[0] + sgn * side[0], a[1], a[2] + sgn * side[1] };
+            const float b2[3] = { b[0] + sgn * side[0], b[1], b[2] + sgn * side[1] };
+            int on = 0;
+            const int ok = ray_clear(q, a2, b2, &on);
+            if (k) {
+                clear_r = ok;
+                on_r = on;
+            } else {
+                clear_l = ok;
+                on_l = on;
+            }
+        }
+        if (on_a && on_l && on_r && clear_l && clear_r) {
+            ++tried;
+            if (!clear && ++blocked <= 3)
+                fprintf(stderr, "  ray through vertex (%.4f %.4f): (%.9g %.9g %.9g) -> (%.9g %.9g %.9g) blocked\n",
+                        c[0], c[2], a[0], a[1], a[2], b[0], b[1], b[2]);
+        }
+        /* from the vertex itself */
+        const int clear_c = ray_clear(q, c, b, &on_c);
+        const float c2l[3] = { c[0] + side[0], c[1], c[2] + side[1] };
+        const float c2r[3] = { c[0] - side[0], c[1], c[2] - side[1] };
+        const float b2l[3] = { b[0] + side[0], b[1], b[2] + side[1] };
+        const float b2r[3] = { b[0] - side[0], b[1], b[2] - side[1] };
+        int on1 = 0, on2 = 0;
+        const int cl = ray_clear(q, c2l, b2l, &on1), cr = ray_clear(q, c2r, b2r, &on2);
+        if (on_c && on1 && on2 && cl && cr) {
+            ++from_tried;
+            if (!clear_c && ++from_blocked <= 3)
+                fprintf(stderr, "  ray from vertex (%.9g %.9g %.9g) -> (%.9g %.9g %.9g) blocked\n", c[0], c[1], c[2],
+                        b[0], b[1], b[2]);
+        }
+    }
+    /* the legs of paths */
+    enum { N = 300, CAP = 8192 };
+    static float pairs[N * 6], pts[CAP * 3];
+    static uint8_t status[N];
+    static uint32_t offsets[N + 1];
+    for (int i = 0; i < 2 * N; ++i) {
+        nb_poly_ref r = 0;
+        CHECK_INT(nb_query_random_point(q, &f, &rng, &r, &pairs[i * 3]), NB_OK);
+    }
+    CHECK_INT(nb_query_find_paths(q, pairs, N, HALF, &f, 0, status, NULL, offsets, pts, CAP, NULL), NB_OK);
+    int legs = 0, legs_blocked = 0;
+    for (int i = 0; i < N; ++i)
+        for (uint32_t k = offsets[i]; status[i] == NB_PATH_COMPLETE && k + 1 < offsets[i + 1]; ++k) {
+            int on = 0;
+            ++legs;
+            if (!ray_clear(q, &pts[k * 3], &pts[k * 3 + 3], &on) && ++legs_blocked <= 3)
+                fprintf(stderr, "  leg (%.9g %.9g %.9g) -> (%.9g %.9g %.9g) blocked\n", pts[k * 3], pts[k * 3 + 1],
+                        pts[k * 3 + 2], pts[k * 3 + 3], pts[k * 3 + 4], pts[k * 3 + 5]);
+        }
+    CHECK(tried > 500);
+    CHECK(from_tried > 500);
+    CHECK(legs > 1000);
+    CHECK_INT(blocked, 0);
+    CHECK_INT(from_blocked, 0);
+    CHECK_INT(legs_blocked, 0);
+    nb_query_destroy(ctx, q);
+    nb_navmesh_destroy(ctx, nav);
+}
+
 int main(void)
 {
     ctx = nb_context_create(NULL);
@@ -520,6 +807,9 @@ int main(void)
     RUN(test_offmesh_link_on_a_straight_path);
     RUN(test_path_from_shared_edge);
     RUN(test_paths_from_corners);
+    RUN(test_rays_at_a_shared_corner);
+    RUN(test_rays_through_vertices_of_thin_triangles);
+    RUN(test_rays_through_vertices_of_a_fine_world);
     nb_context_destroy(ctx);
     return nbt_finish("test_query_degenerate");
 }
