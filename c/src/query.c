@@ -427,6 +427,24 @@ static inline const float* poly_vert(const nb_tile_view* v, uint32_t p, uint32_t
     return &v->verts[(size_t)v->poly_verts[(size_t)p * v->nvp + k] * 3];
 }
 
+/* 0 when p lies farther than tol (xz) from the line of every edge of ground polygon p: then, on the polygon, it
+ * lies inside it, away from its outline. A cheap filter before looking for the portals through a point: most
+ * points lie inside. (Squares in float: at NB_MAX_COORD they stay below FLT_MAX.) */
+static inline int near_outline(const nb_tile_view* v, uint32_t p, const float* pt, float tol)
+{
+    const uint32_t n = v->poly_nverts[p];
+    const float tol2 = tol * tol;
+    for (uint32_t i = 0, j = n - 1; i < n; j = i++) {
+        const float* a = poly_vert(v, p, j);
+        const float* b = poly_vert(v, p, i);
+        const float ex = b[0] - a[0], ez = b[2] - a[2];
+        const float c = ex * (pt[2] - a[2]) - ez * (pt[0] - a[0]);
+        if (c * c <= tol2 * (ex * ex + ez * ez))
+            return 1;
+    }
+    return 0;
+}
+
 static int poly_gather(const nb_tile_view* v, uint32_t p, float* out)
 {
     const int n = v->poly_nverts[p];
@@ -1505,7 +1523,8 @@ static int astar(nb_query* q, nb_poly_ref start_ref, const nb_tile* st, uint32_t
      * wrong way.) One node each, whatever side it is entered across: all of them are entered at the same point, and
      * two nodes of one polygon at no cost would let the corridor go round the start through it twice. The nodes
      * made here are those polygons, in the order found. */
-    for (uint32_t i = 0; i < sr.node_count; ++i) {
+    const uint32_t around = is_offmesh(st, sp) || !near_outline(&st->v, sp, start, tol) ? 0 : UINT32_MAX;
+    for (uint32_t i = 0; i < sr.node_count && i < around; ++i) {
         const qnode* c = &nodes[i];
         if (is_offmesh(c->tile, c->poly))
             continue;
@@ -1541,7 +1560,8 @@ static int astar(nb_query* q, nb_poly_ref start_ref, const nb_tile* st, uint32_t
     int end_vias = 0;
     uint32_t ep;
     const nb_tile* et = nb_navmesh_resolve(nav, end_ref, &ep);
-    const uint32_t efirst = et && !is_offmesh(et, ep) ? et->first_link[ep] : NB_NULL_LINK;
+    const uint32_t efirst =
+        et && !is_offmesh(et, ep) && near_outline(&et->v, ep, end, tol) ? et->first_link[ep] : NB_NULL_LINK;
     for (uint32_t li = efirst; li != NB_NULL_LINK && end_vias < 8; li = et->links[li].next) {
         const nb_link* l = &et->links[li];
         uint32_t np;
@@ -1732,14 +1752,13 @@ static int sp_crossings(const nb_navmesh* nav, const corridor* c, spath* s, int3
  * points on one line (an apex on the line of a portal seen edge-on, two portals sharing a vertex along a tile
  * border), and rounding gives their area a sign at random. No wider: a leg taken as straight then passes the
  * point it runs by within tol, as a raycast along it allows (a band scaled by the farther point let legs cut
- * corners by twice that). Squared in double: at NB_MAX_COORD an area squared nears float's range. */
-static int side_xz(const float* a, const float* b, const float* c, float tol)
+ * corners by twice that). Squared in float: at NB_MAX_COORD (areas up to 8e18) the squares stay below FLT_MAX. */
+static inline int side_xz(const float* a, const float* b, const float* c, float tol)
 {
-    const double area = tri_area2(a, b, c);
-    const double slack2 = (double)tol * tol * nb_minf(vdist2_xz(a, b), vdist2_xz(a, c));
-    if (area * area <= slack2)
+    const float area = tri_area2(a, b, c);
+    if (area * area <= tol * tol * nb_minf(vdist2_xz(a, b), vdist2_xz(a, c)))
         return 0;
-    return area > 0.0 ? 1 : -1;
+    return area > 0.0f ? 1 : -1;
 }
 
 /* Whether q, on the line from the apex through p (side_xz 0), lies at p or beyond it along that line: not nearer
