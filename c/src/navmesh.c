@@ -198,15 +198,15 @@ static const float* tile_vert(const nb_tile_view* v, uint32_t poly, uint32_t j)
 }
 
 /* Two border edges on the same grid line (side: of edge a; the line is x = const for sides 0/2, z = const for
- * 1/3) overlap when they share a stretch of the line and their heights there are within climb (or cross). On
- * overlap, tmin/tmax receive the shared part as fractions along edge a.
+ * 1/3) overlap when they share a stretch of the line and their heights there are within climb (or cross). (The
+ * link's portal is the shared part: nb_border_span.)
  * Tolerances come from the tiles' cell size: polygon corners lie on cell corners, so edges on one line either share
  * a cell or more or touch at a point, and half a cell tells the two apart at any scale and distance from the origin.
  * (An absolute tolerance, 0.01 as in Detour, is wider than a whole tile of a level in millimetre-sized cells; one
  * that grew with the coordinates dropped the links of narrow passages far from the origin.) Being on the line
  * allows a tenth of a cell and float noise at the line's magnitude. */
 static int border_overlap(const float* a0, const float* a1, const float* b0, const float* b1, int side, float climb,
-                          float cell, float* tmin, float* tmax)
+                          float cell)
 {
     const int line = (side == 0 || side == 2) ? 0 : 2; /* the constant axis */
     const int along = 2 - line;
@@ -225,18 +225,7 @@ static int border_overlap(const float* a0, const float* a1, const float* b0, con
     const float yb_lo = b0[1] + (b1[1] - b0[1]) * ((lo - b0[along]) / db);
     const float yb_hi = b0[1] + (b1[1] - b0[1]) * ((hi - b0[along]) / db);
     const float d_lo = yb_lo - ya_lo, d_hi = yb_hi - ya_hi;
-    if (!(d_lo * d_hi < 0.0f) && fabsf(d_lo) > climb && fabsf(d_hi) > climb)
-        return 0;
-    float t0 = (lo - a0[along]) / da, t1 = (hi - a0[along]) / da;
-    if (t0 > t1) {
-        const float tmp = t0;
-        t0 = t1;
-        t1 = tmp;
-    }
-    /* NaN-safe clamps: a valid but absurd blob (coordinates near FLT_MAX) must not reach the byte conversion. */
-    *tmin = t0 > 0.0f ? (t0 < 1.0f ? t0 : 1.0f) : 0.0f;
-    *tmax = t1 > 0.0f ? (t1 < 1.0f ? t1 : 1.0f) : 0.0f;
-    return 1;
+    return d_lo * d_hi < 0.0f || !(fabsf(d_lo) > climb) || !(fabsf(d_hi) > climb);
 }
 
 /* Closest point of the polygon to p in xz, and the surface height there (detail triangles when p is over the
@@ -338,7 +327,7 @@ typedef struct pending_list {
 } pending_list;
 
 static nb_status pending_add(nb_context* ctx, pending_list* pl, uint32_t slot, uint32_t poly, nb_poly_ref ref,
-                             uint8_t edge, uint8_t side, uint8_t bmin, uint8_t bmax)
+                             uint8_t edge, uint8_t side, uint8_t nedge)
 {
     if (pl->count == pl->capacity) {
         const uint32_t cap = pl->capacity ? pl->capacity * 2 : 64;
@@ -358,12 +347,10 @@ static nb_status pending_add(nb_context* ctx, pending_list* pl, uint32_t slot, u
     p->link.next = NB_NULL_LINK;
     p->link.edge = edge;
     p->link.side = side;
-    p->link.bmin = bmin;
-    p->link.bmax = bmax;
+    p->link.nedge = nedge;
+    p->link.reserved = 0;
     return NB_OK;
 }
-
-static uint8_t to_byte(float t) { return (uint8_t)(t * 255.0f + 0.5f); }
 
 /* Border links between tile a (slot sa, its side `side` faces tile b) and tile b, both directions. */
 static nb_status collect_border(nb_context* ctx, pending_list* pl, const nb_tile_view* a, uint32_t sa,
@@ -388,15 +375,12 @@ static nb_status collect_border(nb_context* ctx, pending_list* pl, const nb_tile
                         continue;
                     const float* b0 = tile_vert(b, pb, eb);
                     const float* b1 = tile_vert(b, pb, (eb + 1) % nbv);
-                    float ta0, ta1, tb0, tb1;
-                    if (!border_overlap(a0, a1, b0, b1, side, climb, cell, &ta0, &ta1) ||
-                        !border_overlap(b0, b1, a0, a1, opposite, climb, cell, &tb0, &tb1))
+                    if (!border_overlap(a0, a1, b0, b1, side, climb, cell) ||
+                        !border_overlap(b0, b1, a0, a1, opposite, climb, cell))
                         continue;
-                    nb_status st = pending_add(ctx, pl, sa, pa, ref_b0 | pb, (uint8_t)ea, (uint8_t)side, to_byte(ta0),
-                                               to_byte(ta1));
+                    nb_status st = pending_add(ctx, pl, sa, pa, ref_b0 | pb, (uint8_t)ea, (uint8_t)side, (uint8_t)eb);
                     if (st == NB_OK)
-                        st = pending_add(ctx, pl, sb, pb, ref_a0 | pa, (uint8_t)eb, (uint8_t)opposite, to_byte(tb0),
-                                         to_byte(tb1));
+                        st = pending_add(ctx, pl, sb, pb, ref_a0 | pa, (uint8_t)eb, (uint8_t)opposite, (uint8_t)ea);
                     if (st != NB_OK)
                         return st;
                 }
@@ -418,9 +402,9 @@ static nb_status collect_offmesh_end(nb_context* ctx, pending_list* pl, const nb
         return NB_OK;
     const uint8_t side = con->side;
     const uint8_t back = side == 0xff ? 0xff : (uint8_t)((side + 2) & 3);
-    nb_status st = pending_add(ctx, pl, s_from, con->poly, ref_to0 | (uint32_t)land, 1, side, 0, 255);
+    nb_status st = pending_add(ctx, pl, s_from, con->poly, ref_to0 | (uint32_t)land, 1, side, 0);
     if (st == NB_OK && con->bidirectional)
-        st = pending_add(ctx, pl, s_to, (uint32_t)land, ref_from0 | con->poly, NB_LINK_NO_EDGE, back, 0, 255);
+        st = pending_add(ctx, pl, s_to, (uint32_t)land, ref_from0 | con->poly, NB_LINK_NO_EDGE, back, 0);
     return st;
 }
 
@@ -518,7 +502,7 @@ static nb_status add_tile(nb_context* ctx, nb_navmesh* nav, const uint8_t* data,
             const uint16_t nei = view.poly_neis[(size_t)p * view.nvp + j];
             if (nei == NB_NEI_WALL || (nei & NB_NEI_BORDER))
                 continue;
-            st = pending_add(ctx, &pl, slot, p, ref0 | (uint32_t)(nei - 1), (uint8_t)j, 0xff, 0, 255);
+            st = pending_add(ctx, &pl, slot, p, ref0 | (uint32_t)(nei - 1), (uint8_t)j, 0xff, 0);
             if (st != NB_OK)
                 goto cleanup;
         }
@@ -529,9 +513,9 @@ static nb_status add_tile(nb_context* ctx, nb_navmesh* nav, const uint8_t* data,
         const int32_t land = nearest_ground_poly(&view, con->pos, con->radius, view.walkable_climb);
         if (land >= 0) {
             /* The start is always an entry: its landing polygon links onto the connection. */
-            st = pending_add(ctx, &pl, slot, con->poly, ref0 | (uint32_t)land, 0, 0xff, 0, 255);
+            st = pending_add(ctx, &pl, slot, con->poly, ref0 | (uint32_t)land, 0, 0xff, 0);
             if (st == NB_OK)
-                st = pending_add(ctx, &pl, slot, (uint32_t)land, ref0 | con->poly, NB_LINK_NO_EDGE, 0xff, 0, 255);
+                st = pending_add(ctx, &pl, slot, (uint32_t)land, ref0 | con->poly, NB_LINK_NO_EDGE, 0xff, 0);
             if (st != NB_OK)
                 goto cleanup;
         }

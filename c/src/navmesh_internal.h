@@ -75,23 +75,61 @@ uint32_t nb_crc32(const uint8_t* data, size_t size);
 
 /* A link from a polygon edge to a neighbour polygon (same tile, another tile, or an off-mesh link). */
 /* Kinds of links (a polygon's links form a list from first_link[poly] through next):
- *  - internal (poly_neis 1..npolys): edge = the edge, side 0xff, bmin 0, bmax 255;
- *  - border (NB_NEI_BORDER | side): edge = the edge, side = the tile side it crosses, bmin..bmax = the part of
- *    the edge (0 = its first vertex, 255 = the next one) shared with the neighbour polygon; every border link
- *    has a twin in the other direction over the same world segment;
+ *  - internal (poly_neis 1..npolys): edge = the edge, side 0xff;
+ *  - border (NB_NEI_BORDER | side): edge = the edge, side = the tile side it crosses, nedge = the neighbour
+ *    polygon's edge on the same grid line; the portal is where the two edges overlap (nb_link_span); every
+ *    border link has a twin in the other direction over the same world segment;
  *  - off-mesh, from the link polygon: edge 0 = to the polygon its start lands on, edge 1 = to the polygon its
  *    end lands on; side 0xff, or the side crossed when the end lands in the neighbouring tile;
  *  - off-mesh, onto the link polygon (from the start's landing polygon always, from the end's landing polygon
  *    when bidirectional): edge 0xff (no edge of this polygon), side as above.
- *  Off-mesh links have bmin 0, bmax 255. */
+ *  Links other than border ones have nedge 0. */
 #define NB_LINK_NO_EDGE 0xff
 typedef struct nb_link {
     nb_poly_ref ref; /* the neighbour */
     uint32_t next;   /* next link of the same polygon, NB_NULL_LINK at the end */
     uint8_t edge;    /* edge index of this polygon (NB_LINK_NO_EDGE: a link onto an off-mesh polygon) */
     uint8_t side;    /* 0xff for a link inside the tile, else the tile side (0..3) it crosses */
-    uint8_t bmin, bmax; /* the part of the edge shared with the neighbour, 0..255 along the edge (portals) */
+    uint8_t nedge;   /* a border link's edge index of the neighbour, else 0 */
+    uint8_t reserved; /* 0 */
 } nb_link;
+
+/* The part of the edge of a border link (a0..a1, on side `side` of its tile) that the neighbour's edge b0..b1 on
+ * the same grid line covers, as fractions t0 <= t1 along a0..a1 (exact: portal ends are vertices of one edge or
+ * the other, where a fraction kept in a byte put them up to half of 1/255 of the edge away, centimetres on long
+ * edges). */
+static inline void nb_border_span(const float* a0, const float* a1, const float* b0, const float* b1, int side,
+                                  float* t0, float* t1)
+{
+    const int along = (side == 0 || side == 2) ? 2 : 0; /* the line is x = const for sides 0/2, z = const for 1/3 */
+    const float da = a1[along] - a0[along];
+    float u0 = (b0[along] - a0[along]) / da, u1 = (b1[along] - a0[along]) / da;
+    if (u0 > u1) {
+        const float tmp = u0;
+        u0 = u1;
+        u1 = tmp;
+    }
+    /* NaN-safe clamps */
+    *t0 = u0 > 0.0f ? (u0 < 1.0f ? u0 : 1.0f) : 0.0f;
+    *t1 = u1 > 0.0f ? (u1 < 1.0f ? u1 : 1.0f) : 0.0f;
+}
+
+/* The part of edge l->edge of ground polygon p (view v) that link l's portal covers, as fractions t0 <= t1 along
+ * the edge: all of it (0, 1) but for a border link, whose neighbour (polygon np of view nv) may cover part. */
+static inline void nb_link_span(const nb_tile_view* v, uint32_t p, const nb_link* l, const nb_tile_view* nv,
+                                uint32_t np, float* t0, float* t1)
+{
+    *t0 = 0.0f;
+    *t1 = 1.0f;
+    if (l->side == 0xff)
+        return;
+    const uint32_t n = v->poly_nverts[p], nn = nv->poly_nverts[np];
+    const uint16_t* pv = &v->poly_verts[(size_t)p * v->nvp];
+    const uint16_t* npv = &nv->poly_verts[(size_t)np * nv->nvp];
+    nb_border_span(&v->verts[(size_t)pv[l->edge] * 3], &v->verts[(size_t)pv[(l->edge + 1u) % n] * 3],
+                   &nv->verts[(size_t)npv[l->nedge] * 3], &nv->verts[(size_t)npv[(l->nedge + 1u) % nn] * 3], l->side,
+                   t0, t1);
+}
 
 typedef struct nb_tile {
     nb_tile_view v;

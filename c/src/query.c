@@ -598,26 +598,39 @@ static const nb_link* find_link(const nb_tile* t, uint32_t p, nb_poly_ref to)
     return NULL;
 }
 
+/* ground_portal's part for a tile-border link (out of line: most links are inside a tile). */
+static NB_NOINLINE void border_portal(const float* va, const float* vb, const nb_link* l, const nb_tile_view* tv,
+                                      uint32_t tp, float* left, float* right)
+{
+    const uint32_t tn = tv->poly_nverts[tp];
+    const uint16_t* tpv = &tv->poly_verts[(size_t)tp * tv->nvp];
+    float t0, t1;
+    nb_border_span(va, vb, &tv->verts[(size_t)tpv[l->nedge] * 3], &tv->verts[(size_t)tpv[(l->nedge + 1u) % tn] * 3],
+                   l->side, &t0, &t1);
+    if (t0 > 0.0f)
+        vlerp(left, va, vb, t0);
+    if (t1 < 1.0f)
+        vlerp(right, va, vb, t1);
+}
+
 /* link_portal between two ground polygons; pv: the row of poly_verts of the polygon the link leaves, n: its vertex
- * count. */
-static inline void ground_portal(const nb_tile_view* fv, const uint16_t* pv, uint32_t n, const nb_link* l, float* left,
-                                 float* right)
+ * count; tv, tp: the neighbour. A border link's portal ends are vertices of either edge: taken as they are where
+ * they are this edge's, else at the neighbour's vertex along this edge. */
+static inline void ground_portal(const nb_tile_view* fv, const uint16_t* pv, uint32_t n, const nb_link* l,
+                                 const nb_tile_view* tv, uint32_t tp, float* left, float* right)
 {
     const uint32_t e1 = l->edge + 1u < n ? l->edge + 1u : 0u; /* edge < n for ground links */
     const float* va = &fv->verts[(size_t)pv[l->edge] * 3];
     const float* vb = &fv->verts[(size_t)pv[e1] * 3];
-    if (l->side != 0xff && (l->bmin != 0 || l->bmax != 255)) {
-        vlerp(left, va, vb, (float)l->bmin * (1.0f / 255.0f));
-        vlerp(right, va, vb, (float)l->bmax * (1.0f / 255.0f));
-    } else {
-        vcopy(left, va);
-        vcopy(right, vb);
-    }
+    vcopy(left, va);
+    vcopy(right, vb);
+    if (l->side != 0xff)
+        border_portal(va, vb, l, tv, tp, left, right);
 }
 
 /* The opening between polygon fp (ref fref) and its neighbour tp through link l, as seen leaving fp: left and
  * right ends. An off-mesh link's portal is the single point where it attaches; a tile-border link's portal is
- * the part of the edge the neighbour shares (the link's bmin..bmax along the edge). */
+ * the part of the edge the neighbour's edge shares. */
 static void link_portal(const nb_tile* ft, uint32_t fp, nb_poly_ref fref, const nb_link* l, const nb_tile* tt,
                         uint32_t tp, float* left, float* right)
 {
@@ -633,7 +646,7 @@ static void link_portal(const nb_tile* ft, uint32_t fp, nb_poly_ref fref, const 
         vcopy(right, left);
         return;
     }
-    ground_portal(fv, &fv->poly_verts[(size_t)fp * fv->nvp], fv->poly_nverts[fp], l, left, right);
+    ground_portal(fv, &fv->poly_verts[(size_t)fp * fv->nvp], fv->poly_nverts[fp], l, &tt->v, tp, left, right);
 }
 
 /* A corridor: its refs, and (straight from A*, which knows them) each polygon's tile and index, else NULL. */
@@ -1613,7 +1626,7 @@ static int astar(nb_query* q, nb_poly_ref start_ref, const nb_tile* st, uint32_t
                 if (b_offmesh || is_offmesh(nt, np))
                     link_portal(bt, bp, bref, l, nt, np, left, right);
                 else
-                    ground_portal(&bt->v, bpv, bn, l, left, right);
+                    ground_portal(&bt->v, bpv, bn, l, &nt->v, np, left, right);
                 vlerp(n->pos, left, right, 0.5f);
                 n->tile = nt;
                 n->poly = np;
@@ -1945,10 +1958,15 @@ NB_COLD NB_NOINLINE nb_status nb_query_straight_path(nb_query* q, const float st
 /* ================================================================================================ */
 
 /* The polygon a ray walking out of polygon p (ref) through edge `edge` at fraction u along it enters: a usable
- * ground neighbour whose share of the edge covers u (tile-border links cover part of an edge); 0 for a wall. */
+ * ground neighbour whose share of the edge covers u (tile-border links cover part of an edge); 0 for a wall.
+ * Where several cover u (surfaces over each other at a tile border, linked where their outlines meet within climb
+ * while their surfaces part), the one whose surface there lies nearest p's: taking the first, a ray along a floor
+ * went onto a deck three metres above it and stopped at the deck's edge. */
 static nb_poly_ref ray_next(const nb_navmesh* nav, const nb_tile* tile, uint32_t poly, nb_poly_ref ref, int edge,
                             float u, const nb_query_filter* f, const nb_tile** next_tile, uint32_t* next_poly)
 {
+    nb_poly_ref best = 0;
+    float x[3], best_dy = 0.0f;
     for (uint32_t li = tile->first_link[poly]; li != NB_NULL_LINK; li = tile->links[li].next) {
         const nb_link* l = &tile->links[li];
         if (l->edge != (uint8_t)edge || !l->ref)
@@ -1957,16 +1975,36 @@ static nb_poly_ref ray_next(const nb_navmesh* nav, const nb_tile* tile, uint32_t
         const nb_tile* nt = ground_neighbour(nav, tile, ref, l, f, &np);
         if (!nt)
             continue;
-        if (l->side != 0xff && (l->bmin != 0 || l->bmax != 255)) {
-            const float eps = 1.0f / 512.0f; /* half a step of the link's 1/255 quantization */
-            if (u < l->bmin * (1.0f / 255.0f) - eps || u > l->bmax * (1.0f / 255.0f) + eps)
+        if (l->side != 0xff) {
+            float t0, t1;
+            nb_link_span(&tile->v, poly, l, &nt->v, np, &t0, &t1);
+            if (u < t0 - 1e-5f || u > t1 + 1e-5f)
                 continue;
         }
+        float c[3];
+        int over;
+        if (best) {
+            if (best_dy < 0.0f) { /* a second one: the crossing point, on p's surface, and the first one's height */
+                const uint32_t n = tile->v.poly_nverts[poly];
+                vlerp(x, poly_vert(&tile->v, poly, (uint32_t)edge), poly_vert(&tile->v, poly, ((uint32_t)edge + 1) % n),
+                      u);
+                closest_on_poly(tile, poly, x, c, &over);
+                x[1] = c[1];
+                closest_on_poly(*next_tile, *next_poly, x, c, &over);
+                best_dy = fabsf(c[1] - x[1]);
+            }
+            closest_on_poly(nt, np, x, c, &over);
+            if (!(fabsf(c[1] - x[1]) < best_dy))
+                continue;
+            best_dy = fabsf(c[1] - x[1]);
+        } else {
+            best_dy = -1.0f; /* the height is looked at only when another one covers u too */
+        }
+        best = l->ref;
         *next_tile = nt;
         *next_poly = np;
-        return l->ref;
     }
-    return 0;
+    return best;
 }
 
 /* The walk of one raycast: the segment, its xz length, the outline tolerance (world units) and the filter. */

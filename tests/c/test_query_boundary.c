@@ -291,8 +291,12 @@ static int wall_with_normal(const nb_navmesh* nav, nb_poly_ref ref, const float*
         for (uint32_t li = t->first_link[poly]; li != NB_NULL_LINK && !open; li = t->links[li].next) {
             const nb_link* l = &t->links[li];
             const float slack = NOISE / len;
-            open = l->edge == e &&
-                   (l->side == 0xff || (u >= l->bmin / 255.0f - slack && u <= l->bmax / 255.0f + slack));
+            uint32_t np;
+            const nb_tile* nt = nb_navmesh_resolve(nav, l->ref, &np);
+            float t0 = 0.0f, t1 = 1.0f;
+            if (nt && l->edge == e)
+                nb_link_span(v, poly, l, &nt->v, np, &t0, &t1);
+            open = l->edge == e && u >= t0 - slack && u <= t1 + slack;
         }
         if (!open)
             return 1;

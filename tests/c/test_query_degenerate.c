@@ -41,14 +41,15 @@ static int ht_nverts(const hand_tile* h, int p)
     return n;
 }
 
-/* Adds tile h to nav; 0 on failure (a failed check). */
-static int ht_add(nb_navmesh* nav, const hand_tile* h)
+/* Adds tile h to nav, its vertices at heights ys (in cell heights, 0.1; NULL: all 0); 0 on failure (a failed
+ * check). */
+static int ht_add(nb_navmesh* nav, const hand_tile* h, const int* ys)
 {
     uint16_t verts[HT_MAX_VERTS * 3], polys[HT_MAX_POLYS * 2 * HT_NVP], regs[HT_MAX_POLYS], flags[HT_MAX_POLYS];
     uint8_t areas[HT_MAX_POLYS];
     for (int i = 0; i < h->nverts; ++i) {
         verts[i * 3] = (uint16_t)h->verts[i][0];
-        verts[i * 3 + 1] = 0;
+        verts[i * 3 + 1] = (uint16_t)(ys ? ys[i] : 0);
         verts[i * 3 + 2] = (uint16_t)h->verts[i][1];
     }
     memset(polys, 0xff, sizeof(polys));
@@ -95,7 +96,10 @@ static int ht_add(nb_navmesh* nav, const hand_tile* h)
     for (int a = 0; a < 3; ++a)
         m.bmin[a] = h->bmin[a];
     m.bmax[0] = h->bmin[0] + (float)h->cells_x * h->cell_size;
-    m.bmax[1] = h->bmin[1] + 1.0f;
+    int ymax = 10;
+    for (int i = 0; ys && i < h->nverts; ++i)
+        ymax = ys[i] > ymax ? ys[i] : ymax;
+    m.bmax[1] = h->bmin[1] + 0.1f * (float)ymax;
     m.bmax[2] = h->bmin[2] + (float)h->cells_z * h->cell_size;
     m.cell_size = h->cell_size;
     m.cell_height = 0.1f;
@@ -118,8 +122,9 @@ static int ht_add(nb_navmesh* nav, const hand_tile* h)
     return st == NB_OK;
 }
 
-static nb_navmesh* ht_navmesh_at(const float* origin, const hand_tile* tiles, int n, float tile_width,
-                                 float tile_depth)
+/* A navmesh of tiles (origin, tile size as given), tile i's vertex heights ys[i] (ys NULL: all 0). */
+static nb_navmesh* ht_navmesh_ys(const float* origin, const hand_tile* tiles, const int (*ys)[HT_MAX_VERTS], int n,
+                                 float tile_width, float tile_depth)
 {
     nb_navmesh_params np;
     memset(&np, 0, sizeof(np));
@@ -131,11 +136,17 @@ static nb_navmesh* ht_navmesh_at(const float* origin, const hand_tile* tiles, in
     nb_navmesh* nav = NULL;
     CHECK_INT(nb_navmesh_create(ctx, &np, &nav), NB_OK);
     for (int i = 0; i < n && nav; ++i)
-        if (!ht_add(nav, &tiles[i])) {
+        if (!ht_add(nav, &tiles[i], ys ? ys[i] : NULL)) {
             nb_navmesh_destroy(ctx, nav);
             return NULL;
         }
     return nav;
+}
+
+static nb_navmesh* ht_navmesh_at(const float* origin, const hand_tile* tiles, int n, float tile_width,
+                                 float tile_depth)
+{
+    return ht_navmesh_ys(origin, tiles, NULL, n, tile_width, tile_depth);
 }
 
 static nb_navmesh* ht_navmesh(const hand_tile* tiles, int n, float tile_width, float tile_depth)
@@ -248,6 +259,81 @@ static void test_funnel_apex_on_portal_line(void)
     }
     nb_query_destroy(ctx, q);
     nb_navmesh_destroy(ctx, nav);
+}
+
+/* A tile-border portal's ends are vertices: tile A's polygon has a 100 m border edge, and across it a corridor 0.2 m
+ * wide in tile B meets a middle stretch of it. A path from A into the corridor turns at the corridor's corner on the
+ * border, (50.1, 1), and a ray from there to the end reaches it. (The portal kept as fractions of A's edge in bytes
+ * put that corner at x = 50.196, 10 cm into the corridor.) */
+static void test_border_portal_ends_at_vertices(void)
+{
+    const hand_tile tiles[2] = {
+        { { 0, 0, 0 }, 0.1f, 1000, 10, 0, 0, 4, 1, { { 0, 0 }, { 1000, 0 }, { 1000, 10 }, { 0, 10 } }, { { 0, 3, 2, 1 } } },
+        { { 0, 0, 1.0f }, 0.1f, 1000, 10, 0, 1, 4, 1, { { 501, 0 }, { 503, 0 }, { 503, 10 }, { 501, 10 } },
+          { { 0, 3, 2, 1 } } },
+    };
+    nb_navmesh* nav = ht_navmesh(tiles, 2, 100.0f, 1.0f);
+    nb_query* q = nav ? query_for(nav) : NULL;
+    if (!q) {
+        nb_navmesh_destroy(ctx, nav);
+        return;
+    }
+    const float start[3] = { 10.0f, 0.0f, 0.5f }, end[3] = { 50.2f, 0.0f, 1.9f };
+    const float corner[3] = { 501 * 0.1f, 0.0f, 1.0f };
+    float pts[3 * 8], len = 0.0f;
+    const int32_t np = path_between(q, poly_at(q, start[0], start[2]), start, poly_at(q, end[0], end[2]), end, pts, 8,
+                                    &len);
+    CHECK_INT(np, 3);
+    CHECK_NEAR(pts[3], corner[0], 1e-4);
+    CHECK_NEAR(pts[5], corner[2], 1e-4);
+    CHECK_NEAR(len, dist3(start, corner) + dist3(corner, end), 1e-3);
+    nb_query_filter f;
+    nb_query_filter_init(&f);
+    float t = 0.0f, nrm[3];
+    CHECK_INT(nb_query_raycast(q, poly_at(q, end[0], end[2]), corner, end, &f, &t, nrm, NULL, NULL, 0), NB_OK);
+    CHECK_NEAR(t, 1.0f, 0.0);
+    nb_query_destroy(ctx, q);
+    nb_navmesh_destroy(ctx, nav);
+}
+
+/* Across a tile border, a floor and a ramp over it that rises along the border from the floor's height (linked, as
+ * the edges meet within climb at one end): a ray along the floor crossing the border where the ramp runs 3 m above
+ * goes on along the floor, whichever of the two links comes first. (Taking the first link that covers the
+ * crossing, it went onto the ramp and stopped at the ramp's far edge.) */
+static void test_ray_across_a_border_stays_on_its_floor(void)
+{
+    for (int order = 0; order < 2; ++order) {
+        const int fl = order, rp = 1 - order; /* polygon indices of tile B's floor and ramp */
+        hand_tile tiles[2] = {
+            { { 0, 0, 0 }, 1.0f, 10, 10, 0, 0, 4, 1, { { 0, 0 }, { 10, 0 }, { 10, 10 }, { 0, 10 } }, { { 0, 3, 2, 1 } } },
+            { { 0, 0, 10.0f }, 1.0f, 10, 10, 0, 1, 8, 2,
+              { { 0, 0 }, { 10, 0 }, { 10, 10 }, { 0, 10 }, { 0, 0 }, { 10, 0 }, { 10, 5 }, { 0, 5 } },
+              { { 0 } } },
+        };
+        static const int ys[2][HT_MAX_VERTS] = { { 0 }, { 0, 0, 0, 0, 0, 40, 40, 0 } }; /* the ramp: 0 to 4 m */
+        const int floor_poly[4] = { 0, 3, 2, 1 }, ramp_poly[4] = { 4, 7, 6, 5 };
+        memcpy(tiles[1].polys[fl], floor_poly, sizeof(floor_poly));
+        memcpy(tiles[1].polys[rp], ramp_poly, sizeof(ramp_poly));
+        static const float zero[3] = { 0, 0, 0 };
+        nb_navmesh* nav = ht_navmesh_ys(zero, tiles, ys, 2, 10.0f, 10.0f);
+        nb_query* q = nav ? query_for(nav) : NULL;
+        if (!q) {
+            nb_navmesh_destroy(ctx, nav);
+            return;
+        }
+        const float start[3] = { 8.0f, 0.0f, 5.0f }, end[3] = { 8.0f, 0.0f, 18.0f };
+        nb_query_filter f;
+        nb_query_filter_init(&f);
+        float t = 0.0f, nrm[3];
+        nb_poly_ref path[8];
+        int32_t n = 0;
+        CHECK_INT(nb_query_raycast(q, poly_at(q, start[0], start[2]), start, end, &f, &t, nrm, path, &n, 8), NB_OK);
+        CHECK_NEAR(t, 1.0f, 0.0);
+        CHECK_INT(n, 2);
+        CHECK(n == 2 && path[1] == poly_at(q, end[0], end[2]));
+        nb_query_destroy(ctx, q);
+        nb_navmesh_destroy(ctx, nav);
+    }
 }
 
 /* An off-mesh link on the straight line from the start to the end: its start and end stay corners of the path,
@@ -415,10 +501,10 @@ static int polys_around(const nb_navmesh* nav, nb_poly_ref ref, const float* p, 
             const float* a = &v->verts[v->poly_verts[poly * v->nvp + l->edge] * 3];
             const float* b = &v->verts[v->poly_verts[poly * v->nvp + (l->edge + 1) % nv] * 3];
             float lo = 0.0f, hi = 1.0f; /* a tile-border link covers part of the edge */
-            if (l->side != 0xff) {
-                lo = l->bmin / 255.0f;
-                hi = l->bmax / 255.0f;
-            }
+            uint32_t lp;
+            const nb_tile* lt = nb_navmesh_resolve(nav, l->ref, &lp);
+            if (lt && lt->v.poly_types[lp] != NB_POLY_OFFMESH)
+                nb_link_span(v, poly, l, &lt->v, lp, &lo, &hi);
             const float ex = b[0] - a[0], ez = b[2] - a[2];
             float u = ((p[0] - a[0]) * ex + (p[2] - a[2]) * ez) / (ex * ex + ez * ez);
             u = u < lo ? lo : (u > hi ? hi : u);
@@ -804,6 +890,8 @@ int main(void)
 {
     ctx = nb_context_create(NULL);
     RUN(test_funnel_apex_on_portal_line);
+    RUN(test_border_portal_ends_at_vertices);
+    RUN(test_ray_across_a_border_stays_on_its_floor);
     RUN(test_offmesh_link_on_a_straight_path);
     RUN(test_path_from_shared_edge);
     RUN(test_paths_from_corners);

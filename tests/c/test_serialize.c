@@ -106,7 +106,7 @@ static nb_navmesh* make_navmesh(nb_context* c, int reverse)
     return nav;
 }
 
-/* Links of every polygon as (tile x, z, poly, edge, side, bmin, bmax, target x, z, poly), sorted. */
+/* Links of every polygon as (tile x, z, poly, edge, side, nedge, reserved, target x, z, poly), sorted. */
 typedef struct link_rec {
     int32_t v[10];
 } link_rec;
@@ -140,7 +140,7 @@ static link_rec* snapshot(const nb_navmesh* nav, uint32_t* count)
                 const nb_link* l = &t->links[li];
                 uint32_t bp = 0;
                 const nb_tile* bt = nb_navmesh_resolve(nav, l->ref, &bp);
-                const int32_t v[10] = { t->v.tile_x, t->v.tile_z, (int32_t)p, l->edge, l->side, l->bmin, l->bmax,
+                const int32_t v[10] = { t->v.tile_x, t->v.tile_z, (int32_t)p, l->edge, l->side, l->nedge, l->reserved,
                                         bt ? bt->v.tile_x : -999, bt ? bt->v.tile_z : -999, (int32_t)bp };
                 memcpy(r[k++].v, v, sizeof(v));
             }
