@@ -1760,21 +1760,20 @@ static int sp_crossings(const nb_navmesh* nav, const corridor* c, spath* s, int3
     return 0;
 }
 
-/* tri_area2's sign with a dead band: 0 when b and c each lie within tol (world units) of the line through a and
+/* tri_area2's sign (area, of a, b, c) with a dead band: 0 when b and c each lie within tol (world units) of the line through a and
  * the other. Path corners and starts lie on polygon edges and tile borders, so the funnel keeps meeting three
  * points on one line (an apex on the line of a portal seen edge-on, two portals sharing a vertex along a tile
  * border), and rounding gives their area a sign at random. No wider: a leg taken as straight then passes the
  * point it runs by within tol, as a raycast along it allows (a band scaled by the farther point let legs cut
  * corners by twice that). Squared in float: at NB_MAX_COORD (areas up to 8e18) the squares stay below FLT_MAX. */
-static inline int side_xz(const float* a, const float* b, const float* c, float tol)
+static inline int band_side(float area, const float* a, const float* b, const float* c, float tol)
 {
-    const float area = tri_area2(a, b, c);
     if (area * area <= tol * tol * nb_minf(vdist2_xz(a, b), vdist2_xz(a, c)))
         return 0;
     return area > 0.0f ? 1 : -1;
 }
 
-/* Whether q, on the line from the apex through p (side_xz 0), lies at p or beyond it along that line: not nearer
+/* Whether q, on the line from the apex through p (band_side 0), lies at p or beyond it along that line: not nearer
  * than p by more than tol. */
 static int reaches(const float* apex, const float* p, const float* q, float tol)
 {
@@ -1806,6 +1805,7 @@ static nb_status funnel(const nb_navmesh* nav, const float* start, const float* 
         int32_t apex_i = 0, left_i = 0, right_i = 0;
         nb_poly_ref left_ref = path[0], right_ref = path[0];
         int left_om = 0, right_om = 0; /* the point belongs to an off-mesh link */
+        int left_at_apex = 1, right_at_apex = 1; /* vequal(fl, apex), vequal(fr, apex), kept as they change */
         const float tol = outline_tol(nav, start, end);
         for (int32_t i = 0; i < n; ++i) {
             float l[3], r[3];
@@ -1824,7 +1824,7 @@ static nb_status funnel(const nb_navmesh* nav, const float* start, const float* 
                  * bounds seen from a point on their own line, where the turn tests have no sign. When the portal
                  * is an off-mesh link's start, the apex is where the link is taken: flagged so, with the link's
                  * polygon. */
-                if (vequal(fl, apex) && vequal(fr, apex) && dist2_pt_seg_xz(apex, l, r, NULL) < 1e-6f) {
+                if (left_at_apex && right_at_apex && dist2_pt_seg_xz(apex, l, r, NULL) < 1e-6f) {
                     if (to_om && sp_append(s, apex, NB_STRAIGHT_POINT_OFFMESH, path[i + 1]))
                         return NB_OK;
                     continue;
@@ -1837,16 +1837,24 @@ static nb_status funnel(const nb_navmesh* nav, const float* start, const float* 
 
             /* Right end: move it inward while it stays right of the left end; crossing over makes the left end
              * the new apex and the walk restarts from there. Three points within tol of one line count as on
-             * it (side_xz), and a new end on the line from the apex through the other end does not cross over:
+             * it (band_side), and a new end on the line from the apex through the other end does not cross over:
              * the funnel narrows to that line and the path may still go straight along it. (Taken as a
              * crossing, a start on a tile border with portal ends along the border got the far end as a corner,
              * and the path went past the portals in between and back; a path through a tile corner got a
              * corner there.) Only an off-mesh link's end point stays a corner when the line reaches it: the path
              * is flagged there. */
-            if (side_xz(apex, fr, r, tol) <= 0) {
-                const int across = side_xz(apex, fl, r, tol);
-                if (vequal(apex, fr) || across > 0 || (across == 0 && !(left_om && reaches(apex, fl, r, tol)))) {
+            const float ar = tri_area2(apex, fr, r);
+            if (ar <= 0.0f || band_side(ar, apex, fr, r, tol) == 0) {
+                /* (the band matters only where it can change the answer) */
+                const float ax = tri_area2(apex, fl, r);
+                int take = right_at_apex || (ax > 0.0f && !left_om);
+                if (!take) {
+                    const int across = band_side(ax, apex, fl, r, tol);
+                    take = across > 0 || (across == 0 && !(left_om && reaches(apex, fl, r, tol)));
+                }
+                if (take) {
                     vcopy(fr, r);
+                    right_at_apex = vequal(fr, apex);
                     right_ref = next_ref;
                     right_om = om;
                     right_i = i;
@@ -1859,6 +1867,7 @@ static nb_status funnel(const nb_navmesh* nav, const float* start, const float* 
                     if (sp_append(s, apex, apex_flag(left_ref, left_om), left_ref))
                         return NB_OK;
                     vcopy(fr, apex);
+                    left_at_apex = right_at_apex = 1;
                     right_i = apex_i;
                     right_ref = left_ref;
                     right_om = left_om;
@@ -1867,10 +1876,17 @@ static nb_status funnel(const nb_navmesh* nav, const float* start, const float* 
                 }
             }
             /* Left end, mirrored. */
-            if (side_xz(apex, fl, l, tol) >= 0) {
-                const int across = side_xz(apex, fr, l, tol);
-                if (vequal(apex, fl) || across < 0 || (across == 0 && !(right_om && reaches(apex, fr, l, tol)))) {
+            const float al = tri_area2(apex, fl, l);
+            if (al >= 0.0f || band_side(al, apex, fl, l, tol) == 0) {
+                const float ax = tri_area2(apex, fr, l);
+                int take = left_at_apex || (ax < 0.0f && !right_om);
+                if (!take) {
+                    const int across = band_side(ax, apex, fr, l, tol);
+                    take = across < 0 || (across == 0 && !(right_om && reaches(apex, fr, l, tol)));
+                }
+                if (take) {
                     vcopy(fl, l);
+                    left_at_apex = vequal(fl, apex);
                     left_ref = next_ref;
                     left_om = om;
                     left_i = i;
@@ -1883,6 +1899,7 @@ static nb_status funnel(const nb_navmesh* nav, const float* start, const float* 
                     if (sp_append(s, apex, apex_flag(right_ref, right_om), right_ref))
                         return NB_OK;
                     vcopy(fl, apex);
+                    left_at_apex = right_at_apex = 1;
                     left_i = apex_i;
                     left_ref = right_ref;
                     left_om = right_om;
