@@ -599,7 +599,7 @@ static const nb_link* find_link(const nb_tile* t, uint32_t p, nb_poly_ref to)
 }
 
 /* ground_portal's part for a tile-border link (out of line: most links are inside a tile). */
-static NB_NOINLINE void border_portal(const float* va, const float* vb, const nb_link* l, const nb_tile_view* tv,
+static NB_ALWAYS_INLINE void border_portal(const float* va, const float* vb, const nb_link* l, const nb_tile_view* tv,
                                       uint32_t tp, float* left, float* right)
 {
     const uint32_t tn = tv->poly_nverts[tp];
@@ -616,7 +616,7 @@ static NB_NOINLINE void border_portal(const float* va, const float* vb, const nb
 /* link_portal between two ground polygons; pv: the row of poly_verts of the polygon the link leaves, n: its vertex
  * count; tv, tp: the neighbour. A border link's portal ends are vertices of either edge: taken as they are where
  * they are this edge's, else at the neighbour's vertex along this edge. */
-static inline void ground_portal(const nb_tile_view* fv, const uint16_t* pv, uint32_t n, const nb_link* l,
+static NB_ALWAYS_INLINE void ground_portal(const nb_tile_view* fv, const uint16_t* pv, uint32_t n, const nb_link* l,
                                  const nb_tile_view* tv, uint32_t tp, float* left, float* right)
 {
     const uint32_t e1 = l->edge + 1u < n ? l->edge + 1u : 0u; /* edge < n for ground links */
