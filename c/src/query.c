@@ -601,7 +601,7 @@ static const nb_link* find_link(const nb_tile* t, uint32_t p, nb_poly_ref to)
 /* ground_portal's part for a tile-border link. (Both stay inline: a call in A*'s inner loop cost even where no link
  * crosses a border.) */
 static NB_ALWAYS_INLINE void border_portal(const float* va, const float* vb, const nb_link* l, const nb_tile_view* tv,
-                                      uint32_t tp, float* left, float* right)
+                                            uint32_t tp, float* left, float* right)
 {
     const uint32_t tn = tv->poly_nverts[tp];
     const uint16_t* tpv = &tv->poly_verts[(size_t)tp * tv->nvp];
@@ -618,7 +618,7 @@ static NB_ALWAYS_INLINE void border_portal(const float* va, const float* vb, con
  * count; tv, tp: the neighbour. A border link's portal ends are vertices of either edge: taken as they are where
  * they are this edge's, else at the neighbour's vertex along this edge. */
 static NB_ALWAYS_INLINE void ground_portal(const nb_tile_view* fv, const uint16_t* pv, uint32_t n, const nb_link* l,
-                                 const nb_tile_view* tv, uint32_t tp, float* left, float* right)
+                                            const nb_tile_view* tv, uint32_t tp, float* left, float* right)
 {
     const uint32_t e1 = l->edge + 1u < n ? l->edge + 1u : 0u; /* edge < n for ground links */
     const float* va = &fv->verts[(size_t)pv[l->edge] * 3];
@@ -1761,8 +1761,8 @@ static int sp_crossings(const nb_navmesh* nav, const corridor* c, spath* s, int3
     return 0;
 }
 
-/* tri_area2's sign (area, of a, b, c) with a dead band: 0 when b and c each lie within tol (world units) of the line through a and
- * the other. Path corners and starts lie on polygon edges and tile borders, so the funnel keeps meeting three
+/* tri_area2's sign (area, of a, b, c) with a dead band: 0 when b and c each lie within tol (world units) of the
+ * line through a and the other. Path corners and starts lie on polygon edges and tile borders, so the funnel keeps meeting three
  * points on one line (an apex on the line of a portal seen edge-on, two portals sharing a vertex along a tile
  * border), and rounding gives their area a sign at random. No wider: a leg taken as straight then passes the
  * point it runs by within tol, as a raycast along it allows (a band scaled by the farther point let legs cut
