@@ -1762,11 +1762,12 @@ static int sp_crossings(const nb_navmesh* nav, const corridor* c, spath* s, int3
 }
 
 /* tri_area2's sign (area, of a, b, c) with a dead band: 0 when b and c each lie within tol (world units) of the
- * line through a and the other. Path corners and starts lie on polygon edges and tile borders, so the funnel keeps meeting three
- * points on one line (an apex on the line of a portal seen edge-on, two portals sharing a vertex along a tile
- * border), and rounding gives their area a sign at random. No wider: a leg taken as straight then passes the
- * point it runs by within tol, as a raycast along it allows (a band scaled by the farther point let legs cut
- * corners by twice that). Squared in float: at NB_MAX_COORD (areas up to 8e18) the squares stay below FLT_MAX. */
+ * line through a and the other. Path corners and starts lie on polygon edges and tile borders, so the funnel keeps
+ * meeting three points on one line (an apex on the line of a portal seen edge-on, two portals sharing a vertex
+ * along a tile border), and rounding gives their area a sign at random. No wider: a leg taken as straight then
+ * passes the point it runs by within tol, as a raycast along it allows (a band scaled by the farther point let legs
+ * cut corners by twice that). Squared in float: at NB_MAX_COORD (areas up to 8e18) the squares stay below
+ * FLT_MAX. */
 static inline int band_side(float area, const float* a, const float* b, const float* c, float tol)
 {
     if (area * area <= tol * tol * nb_minf(vdist2_xz(a, b), vdist2_xz(a, c)))
