@@ -268,7 +268,8 @@ static void test_funnel_apex_on_portal_line(void)
 static void test_border_portal_ends_at_vertices(void)
 {
     const hand_tile tiles[2] = {
-        { { 0, 0, 0 }, 0.1f, 1000, 10, 0, 0, 4, 1, { { 0, 0 }, { 1000, 0 }, { 1000, 10 }, { 0, 10 } }, { { 0, 3, 2, 1 } } },
+        { { 0, 0, 0 }, 0.1f, 1000, 10, 0, 0, 4, 1, { { 0, 0 }, { 1000, 0 }, { 1000, 10 }, { 0, 10 } },
+          { { 0, 3, 2, 1 } } },
         { { 0, 0, 1.0f }, 0.1f, 1000, 10, 0, 1, 4, 1, { { 501, 0 }, { 503, 0 }, { 503, 10 }, { 501, 10 } },
           { { 0, 3, 2, 1 } } },
     };
@@ -305,7 +306,8 @@ static void test_ray_across_a_border_stays_on_its_floor(void)
     for (int order = 0; order < 2; ++order) {
         const int fl = order, rp = 1 - order; /* polygon indices of tile B's floor and ramp */
         hand_tile tiles[2] = {
-            { { 0, 0, 0 }, 1.0f, 10, 10, 0, 0, 4, 1, { { 0, 0 }, { 10, 0 }, { 10, 10 }, { 0, 10 } }, { { 0, 3, 2, 1 } } },
+            { { 0, 0, 0 }, 1.0f, 10, 10, 0, 0, 4, 1, { { 0, 0 }, { 10, 0 }, { 10, 10 }, { 0, 10 } },
+              { { 0, 3, 2, 1 } } },
             { { 0, 0, 10.0f }, 1.0f, 10, 10, 0, 1, 8, 2,
               { { 0, 0 }, { 10, 0 }, { 10, 10 }, { 0, 10 }, { 0, 0 }, { 10, 0 }, { 10, 5 }, { 0, 5 } },
               { { 0 } } },
