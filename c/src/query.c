@@ -1809,14 +1809,32 @@ static nb_status funnel(const nb_navmesh* nav, const float* start, const float* 
         int left_om = 0, right_om = 0; /* the point belongs to an off-mesh link */
         int left_at_apex = 1, right_at_apex = 1; /* vequal(fl, apex), vequal(fr, apex), kept as they change */
         const float tol = outline_tol(nav, start, end);
+        /* The walk restarts at the apex after each corner and passes the portals after it again (1.8 times each
+         * on dungeon's random pairs), each time a link lookup and, across a tile border, a span: each portal is
+         * worked out once, and the last PORTAL_CACHE of them are kept. */
+        enum { PORTAL_CACHE = 128 };
+        float cached[PORTAL_CACHE][6];
+        uint8_t cached_om[PORTAL_CACHE];
+        int32_t worked = 0; /* portals 0..worked-1 were worked out */
         for (int32_t i = 0; i < n; ++i) {
             float l[3], r[3];
             int om = 0;
             if (i + 1 < n) {
                 int from_om, to_om;
-                if (!path_portal(nav, c, i, l, r, &from_om, &to_om)) {
+                const int32_t slot = i & (PORTAL_CACHE - 1);
+                if (i < worked && i >= worked - PORTAL_CACHE) {
+                    vcopy(l, cached[slot]);
+                    vcopy(r, cached[slot] + 3);
+                    from_om = cached_om[slot] & 1;
+                    to_om = cached_om[slot] >> 1;
+                } else if (!path_portal(nav, c, i, l, r, &from_om, &to_om)) {
                     *bad_index = i;
                     return NB_ERR_INVALID_ARG;
+                } else if (i == worked) {
+                    vcopy(cached[slot], l);
+                    vcopy(cached[slot] + 3, r);
+                    cached_om[slot] = (uint8_t)(from_om | to_om << 1);
+                    worked = i + 1;
                 }
                 om = from_om || to_om;
                 /* An apex on the portal, the funnel still closed on it (the start on the first portal or on a

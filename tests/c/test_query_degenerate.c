@@ -16,8 +16,8 @@ static const float HALF[3] = { 2.0f, 4.0f, 2.0f };
 
 /* ---- navmeshes by hand --------------------------------------------------------------------------------------- */
 
-#define HT_MAX_VERTS 64
-#define HT_MAX_POLYS 64
+#define HT_MAX_VERTS 400
+#define HT_MAX_POLYS 200
 #define HT_NVP 4
 
 /* One tile from polygons given in cells (x, z; y = 0), each listed clockwise in (x, z) read as a math frame (x
@@ -257,6 +257,79 @@ static void test_funnel_apex_on_portal_line(void)
         CHECK_NEAR(pts[5], 10.0f, 1e-4);
         CHECK_NEAR(polyline_length(pts, np), want_len, 1e-3);
     }
+    nb_query_destroy(ctx, q);
+    nb_navmesh_destroy(ctx, nav);
+}
+
+/* ---- a funnel that walks back far ------------------------------------------------------------------------------- */
+
+/* A start in a strip behind a door (x 0..10, z 990..1000) and a room of 160 slices one cell wide (x 10..170, z
+ * 0..1000) with a pillar under z = 950 at x 25..26: the path from the strip to the room's far low corner turns at
+ * the door's jamb (10, 990), then at the pillar's corner (26, 950). The funnel finds the jamb only at the end, 160
+ * portals on, and walks them again from there: the pillar's portals are then more than the funnel's 128 kept
+ * portals back. (Read from the wrong slot of that cache, the walk missed the pillar.) */
+static void test_funnel_walks_back_past_its_portal_cache(void)
+{
+    enum { SLICES = 160 };
+    static hand_tile h;
+    memset(&h, 0, sizeof(h));
+    h.cell_size = 1.0f;
+    h.cells_x = 10 + SLICES;
+    h.cells_z = 1000;
+    const int strip[4][2] = { { 0, 990 }, { 0, 1000 }, { 10, 1000 }, { 10, 990 } };
+    memcpy(h.verts, strip, sizeof(strip));
+    h.nverts = 4;
+    for (int x = 11; x <= 10 + SLICES; ++x) { /* vertices 4 + 2 (x - 11): bottom, then top */
+        h.verts[h.nverts][0] = x;
+        h.verts[h.nverts++][1] = x == 25 || x == 26 ? 950 : 0;
+        h.verts[h.nverts][0] = x;
+        h.verts[h.nverts++][1] = 1000;
+    }
+    const int strip_poly[4] = { 0, 1, 2, 3 }, door_poly[4] = { 4, 3, 2, 5 }; /* the slice next to the door */
+    memcpy(h.polys[0], strip_poly, sizeof(strip_poly));
+    memcpy(h.polys[1], door_poly, sizeof(door_poly));
+    h.npolys = 2;
+    for (int k = 1; k < SLICES; ++k) { /* slice x 10 + k .. 11 + k */
+        const int a = 4 + 2 * (k - 1), b = a + 2;
+        h.polys[h.npolys][0] = a;
+        h.polys[h.npolys][1] = a + 1;
+        h.polys[h.npolys][2] = b + 1;
+        h.polys[h.npolys++][3] = b;
+    }
+    nb_navmesh* nav = ht_navmesh(&h, 1, (float)h.cells_x, (float)h.cells_z);
+    nb_query* q = nav ? query_for(nav) : NULL;
+    if (!q) {
+        nb_navmesh_destroy(ctx, nav);
+        return;
+    }
+    const float start[3] = { 2.0f, 0.0f, 999.0f }, end[3] = { 10 + SLICES - 0.5f, 0.0f, 1.0f };
+    const float want[4][3] = { { 2, 0, 999 }, { 10, 0, 990 }, { 26, 0, 950 }, { 10 + SLICES - 0.5f, 0, 1 } };
+    nb_query_filter f;
+    nb_query_filter_init(&f);
+    static nb_poly_ref corridor[256];
+    int32_t nc = 0, np = 0;
+    int partial = 1;
+    CHECK_INT(nb_query_find_path(q, poly_at(q, start[0], start[2]), poly_at(q, end[0], end[2]), start, end, &f,
+                                 corridor, &nc, 256, &partial),
+              NB_OK);
+    CHECK_INT(partial, 0);
+    CHECK_INT(nc, SLICES + 1);
+    float pts[3 * 8];
+    CHECK_INT(nb_query_straight_path(q, start, end, corridor, nc, pts, NULL, NULL, &np, 8, 0), NB_OK);
+    /* and through the batch call, whose funnel reads the corridor from the search's nodes */
+    const float pair[6] = { start[0], start[1], start[2], end[0], end[1], end[2] };
+    uint8_t status = 0;
+    float len = 0.0f, bpts[3 * 8];
+    uint32_t offsets[2] = { 0, 0 }, needed = 0;
+    CHECK_INT(nb_query_find_paths(q, pair, 1, HALF, &f, 0, &status, &len, offsets, bpts, 8, &needed), NB_OK);
+    CHECK_INT(status, NB_PATH_COMPLETE);
+    CHECK_INT(np, 4);
+    CHECK_INT((int)offsets[1], 4);
+    for (int k = 0; k < 4 && np == 4 && offsets[1] == 4; ++k)
+        for (int a = 0; a < 3; ++a) {
+            CHECK_NEAR(pts[k * 3 + a], want[k][a], 1e-3);
+            CHECK_NEAR(bpts[k * 3 + a], want[k][a], 1e-3);
+        }
     nb_query_destroy(ctx, q);
     nb_navmesh_destroy(ctx, nav);
 }
@@ -892,6 +965,7 @@ int main(void)
 {
     ctx = nb_context_create(NULL);
     RUN(test_funnel_apex_on_portal_line);
+    RUN(test_funnel_walks_back_past_its_portal_cache);
     RUN(test_border_portal_ends_at_vertices);
     RUN(test_ray_across_a_border_stays_on_its_floor);
     RUN(test_offmesh_link_on_a_straight_path);
