@@ -883,6 +883,10 @@ nb_status nb_query_find_nearest_poly(nb_query* q, const float center[3], const f
 nb_status nb_query_find_path(nb_query* q, nb_poly_ref start_ref, nb_poly_ref end_ref, const float start[3],
                              const float end[3], const nb_query_filter* filter, nb_poly_ref* path,
                              int32_t* path_count, int32_t max_path, int* partial);
+/* Whether the last path search of q (nb_query_find_path, or the last pair of nb_query_find_paths) ran out of
+ * nodes: with a bigger max_nodes a partial path might reach further, and a complete one might be shorter. 0 when it
+ * ended on its own (a partial path then means the end cannot be reached). */
+int nb_query_exhausted(const nb_query* q);
 
 #define NB_STRAIGHT_AREA_CROSSINGS 1 /* add a point where the path enters another area */
 #define NB_STRAIGHT_ALL_CROSSINGS 2  /* add a point at every polygon edge crossed */
@@ -948,6 +952,7 @@ nb_status nb_query_distance_to_wall(nb_query* q, nb_poly_ref start_ref, const fl
 #define NB_PATH_NONE 0     /* no polygon near the start or the end */
 #define NB_PATH_PARTIAL 1  /* the end's polygon was not reached: the path ends at the closest reachable point */
 #define NB_PATH_COMPLETE 2
+#define NB_PATH_EXHAUSTED 4 /* or-ed into a status: the search ran out of nodes (nb_query_exhausted) */
 nb_status nb_query_find_paths(nb_query* q, const float* pairs, uint32_t n, const float half_extents[3],
                               const nb_query_filter* filter, int options, uint8_t* status, float* lengths,
                               uint32_t* point_offsets, float* points, uint32_t points_capacity,

@@ -63,6 +63,7 @@ struct nb_query {
     uint32_t heap_size;
     qbucket* buckets;
     uint32_t bucket_shift, bucket_count, stamp;
+    int exhausted; /* the last A* ran out of nodes */
     /* scratch of nb_query_find_paths: a corridor and its straight path */
     nb_poly_ref* path;
     uint32_t* path_nodes; /* the node of each polygon of path */
@@ -1499,6 +1500,7 @@ static int astar(nb_query* q, nb_poly_ref start_ref, const nb_tile* st, uint32_t
 {
     const nb_navmesh* nav = q->nav;
     pool_reset(q);
+    q->exhausted = 0;
     if (start_ref == end_ref) {
         qnode* s = node_get(q, start_ref); /* (the pool was just emptied: cannot fail) */
         s->tile = st;
@@ -1523,7 +1525,7 @@ static int astar(nb_query* q, nb_poly_ref start_ref, const nb_tile* st, uint32_t
     s_heap_push(&sr, 0);
 
     uint32_t best = 0;
-    int reached = 0;
+    int reached = 0, exhausted = 0;
     qnode* const nodes = sr.nodes;
     const float tol = outline_tol(nav, start, end);
     /* Nodes for extra entry sides, as many as the pool holds beyond one per polygon: a pool of at least one node per
@@ -1553,6 +1555,7 @@ static int astar(nb_query* q, nb_poly_ref start_ref, const nb_tile* st, uint32_t
             if (dist2_pt_seg_xz(start, left, right, NULL) > tol * tol)
                 continue;
             qnode* n = s_node_get(&sr, l->ref, 0);
+            exhausted |= !n;
             if (!n || n->state != NODE_NEW)
                 continue;
             vcopy(n->pos, start);
@@ -1618,8 +1621,10 @@ static int astar(nb_query* q, nb_poly_ref start_ref, const nb_tile* st, uint32_t
             if (entry && !extra_left)
                 entry = 0;
             qnode* n = s_node_get(&sr, nref, entry);
-            if (!n)
-                continue; /* pool exhausted: the search goes on with what it has and may end partial */
+            if (!n) {
+                exhausted = 1; /* the search goes on with what it has and may end partial */
+                continue;
+            }
             if (entry && n->state == NODE_NEW)
                 --extra_left;
             if (n->state == NODE_NEW) {
@@ -1662,6 +1667,7 @@ static int astar(nb_query* q, nb_poly_ref start_ref, const nb_tile* st, uint32_t
         }
     }
     search_end(q, &sr);
+    q->exhausted = exhausted;
     if (!reached)
         best = nearest_visited(q, end); /* (a partial path ends on the ground, never partway along a link) */
     const int cut = write_corridor(q, best, path, node_of, max_path, path_count);
@@ -1698,6 +1704,8 @@ NB_COLD NB_NOINLINE nb_status nb_query_find_path(nb_query* q, nb_poly_ref start_
         *partial = !complete;
     return NB_OK;
 }
+
+int nb_query_exhausted(const nb_query* q) { return q ? q->exhausted : 0; }
 
 /* ================================================================================================ */
 /* Straight path (funnel string-pulling)                                                            */
@@ -3090,11 +3098,12 @@ nb_status nb_query_find_paths_ex(nb_query* q, const float* pairs, uint32_t n, co
         const nb_poly_ref sref = nearest_core(q, a, half_extents, filter, sa, NULL);
         const nb_poly_ref eref = sref ? nearest_core(q, b, half_extents, filter, sb, &eover) : 0;
         const nb_tile* stile = sref ? nb_navmesh_resolve(q->nav, sref, &sp) : NULL;
+        q->exhausted = 0;
         if (stile && eref) {
             int32_t path_count = 0;
             const int complete = astar(q, sref, stile, sp, eref, sa, sb, filter, hmul, q->path, q->path_nodes,
                                        (int32_t)max_path, &path_count);
-            st = complete ? NB_PATH_COMPLETE : NB_PATH_PARTIAL;
+            st = (uint8_t)((complete ? NB_PATH_COMPLETE : NB_PATH_PARTIAL) | (q->exhausted ? NB_PATH_EXHAUSTED : 0));
             /* The funnel clamps the end onto the corridor's last polygon: for a partial path, the reachable
              * point closest to the end. */
             const corridor c = { q->path, q->nodes, q->path_nodes };

@@ -618,6 +618,7 @@ static int open_navmesh(nb_context* ctx, const options* o, nb_navmesh** nav)
 static const float k_half_extents[3] = { 2.0f, 4.0f, 2.0f };
 static const char* path_status_name(int s)
 {
+    s &= 3; /* (NB_PATH_EXHAUSTED cannot be set: the tool's queries have a node for every polygon) */
     return s == NB_PATH_COMPLETE ? "complete" : s == NB_PATH_PARTIAL ? "partial" : "none";
 }
 
@@ -829,8 +830,8 @@ static int cmd_query(nb_context* ctx, const options* o)
     } else {
         long found = 0, complete = 0;
         for (long i = 0; i < n; ++i) {
-            found += status[i] != NB_PATH_NONE;
-            complete += status[i] == NB_PATH_COMPLETE;
+            found += (status[i] & 3) != NB_PATH_NONE;
+            complete += (status[i] & 3) == NB_PATH_COMPLETE;
         }
         const double qps = elapsed > 0 ? (double)n * (double)rounds / elapsed : 0.0;
         if (o->json) {

@@ -263,23 +263,21 @@ static void test_funnel_apex_on_portal_line(void)
 
 /* ---- a funnel that walks back far ------------------------------------------------------------------------------- */
 
-/* A start in a strip behind a door (x 0..10, z 990..1000) and a room of 160 slices one cell wide (x 10..170, z
- * 0..1000) with a pillar under z = 950 at x 25..26: the path from the strip to the room's far low corner turns at
- * the door's jamb (10, 990), then at the pillar's corner (26, 950). The funnel finds the jamb only at the end, 160
- * portals on, and walks them again from there: the pillar's portals are then more than the funnel's 128 kept
- * portals back. (Read from the wrong slot of that cache, the walk missed the pillar.) */
-static void test_funnel_walks_back_past_its_portal_cache(void)
+/* A strip behind a door (x 0..10, z 990..1000), a room of DR_SLICES slices one cell wide (x 10..170, z 0..1000)
+ * with a pillar under z = 950 at x 25..26, and an island linked to nothing (x 0..5, z 0..5). */
+enum { DR_SLICES = 160 };
+
+static nb_navmesh* door_room_navmesh(void)
 {
-    enum { SLICES = 160 };
     static hand_tile h;
     memset(&h, 0, sizeof(h));
     h.cell_size = 1.0f;
-    h.cells_x = 10 + SLICES;
+    h.cells_x = 10 + DR_SLICES;
     h.cells_z = 1000;
     const int strip[4][2] = { { 0, 990 }, { 0, 1000 }, { 10, 1000 }, { 10, 990 } };
     memcpy(h.verts, strip, sizeof(strip));
     h.nverts = 4;
-    for (int x = 11; x <= 10 + SLICES; ++x) { /* vertices 4 + 2 (x - 11): bottom, then top */
+    for (int x = 11; x <= 10 + DR_SLICES; ++x) { /* vertices 4 + 2 (x - 11): bottom, then top */
         h.verts[h.nverts][0] = x;
         h.verts[h.nverts++][1] = x == 25 || x == 26 ? 950 : 0;
         h.verts[h.nverts][0] = x;
@@ -289,21 +287,38 @@ static void test_funnel_walks_back_past_its_portal_cache(void)
     memcpy(h.polys[0], strip_poly, sizeof(strip_poly));
     memcpy(h.polys[1], door_poly, sizeof(door_poly));
     h.npolys = 2;
-    for (int k = 1; k < SLICES; ++k) { /* slice x 10 + k .. 11 + k */
+    for (int k = 1; k < DR_SLICES; ++k) { /* slice x 10 + k .. 11 + k */
         const int a = 4 + 2 * (k - 1), b = a + 2;
         h.polys[h.npolys][0] = a;
         h.polys[h.npolys][1] = a + 1;
         h.polys[h.npolys][2] = b + 1;
         h.polys[h.npolys++][3] = b;
     }
-    nb_navmesh* nav = ht_navmesh(&h, 1, (float)h.cells_x, (float)h.cells_z);
+    const int island[4][2] = { { 0, 0 }, { 0, 5 }, { 5, 5 }, { 5, 0 } };
+    for (int k = 0; k < 4; ++k) {
+        h.verts[h.nverts + k][0] = island[k][0];
+        h.verts[h.nverts + k][1] = island[k][1];
+        h.polys[h.npolys][k] = h.nverts + k;
+    }
+    h.nverts += 4;
+    h.npolys++;
+    return ht_navmesh(&h, 1, (float)h.cells_x, (float)h.cells_z);
+}
+
+/* From the strip to the room's far low corner, the path turns at the door's jamb (10, 990), then at the pillar's
+ * corner (26, 950). The funnel finds the jamb only at the end, 160 portals on, and walks them again from there:
+ * the pillar's portals are then more than the funnel's 128 kept portals back. (Read from the wrong slot of that
+ * cache, the walk missed the pillar.) */
+static void test_funnel_walks_back_past_its_portal_cache(void)
+{
+    nb_navmesh* nav = door_room_navmesh();
     nb_query* q = nav ? query_for(nav) : NULL;
     if (!q) {
         nb_navmesh_destroy(ctx, nav);
         return;
     }
-    const float start[3] = { 2.0f, 0.0f, 999.0f }, end[3] = { 10 + SLICES - 0.5f, 0.0f, 1.0f };
-    const float want[4][3] = { { 2, 0, 999 }, { 10, 0, 990 }, { 26, 0, 950 }, { 10 + SLICES - 0.5f, 0, 1 } };
+    const float start[3] = { 2.0f, 0.0f, 999.0f }, end[3] = { 10 + DR_SLICES - 0.5f, 0.0f, 1.0f };
+    const float want[4][3] = { { 2, 0, 999 }, { 10, 0, 990 }, { 26, 0, 950 }, { 10 + DR_SLICES - 0.5f, 0, 1 } };
     nb_query_filter f;
     nb_query_filter_init(&f);
     static nb_poly_ref corridor[256];
@@ -313,7 +328,7 @@ static void test_funnel_walks_back_past_its_portal_cache(void)
                                  corridor, &nc, 256, &partial),
               NB_OK);
     CHECK_INT(partial, 0);
-    CHECK_INT(nc, SLICES + 1);
+    CHECK_INT(nc, DR_SLICES + 1);
     float pts[3 * 8];
     CHECK_INT(nb_query_straight_path(q, start, end, corridor, nc, pts, NULL, NULL, &np, 8, 0), NB_OK);
     /* and through the batch call, whose funnel reads the corridor from the search's nodes */
@@ -330,6 +345,67 @@ static void test_funnel_walks_back_past_its_portal_cache(void)
             CHECK_NEAR(pts[k * 3 + a], want[k][a], 1e-3);
             CHECK_NEAR(bpts[k * 3 + a], want[k][a], 1e-3);
         }
+    nb_query_destroy(ctx, q);
+    nb_navmesh_destroy(ctx, nav);
+}
+
+/* A search that runs out of nodes says so (NB_PATH_EXHAUSTED, nb_query_exhausted); one that ends on its own, complete
+ * or with the end out of reach, does not. */
+static void test_exhausted_search(void)
+{
+    nb_navmesh* nav = door_room_navmesh();
+    nb_query* q = nav ? query_for(nav) : NULL;
+    nb_query* small = NULL;
+    if (nav)
+        CHECK_INT(nb_query_create(ctx, nav, 16, &small), NB_OK);
+    if (!q || !small) {
+        nb_query_destroy(ctx, q);
+        nb_query_destroy(ctx, small);
+        nb_navmesh_destroy(ctx, nav);
+        return;
+    }
+    nb_query_filter f;
+    nb_query_filter_init(&f);
+    const float strip[3] = { 2.0f, 0.0f, 999.0f }, corner[3] = { 10 + DR_SLICES - 0.5f, 0.0f, 1.0f };
+    const float island[3] = { 2.5f, 0.0f, 2.5f };
+    nb_poly_ref corridor[256];
+    int32_t nc = 0;
+    int partial = 0;
+    /* one path at a time */
+    CHECK_INT(nb_query_find_path(small, poly_at(q, strip[0], strip[2]), poly_at(q, corner[0], corner[2]), strip, corner,
+                                 &f, corridor, &nc, 256, &partial),
+              NB_OK);
+    CHECK_INT(partial, 1);
+    CHECK_INT(nb_query_exhausted(small), 1);
+    CHECK(nc > 1 && nc <= 16); /* toward the end, as far as the nodes went */
+    CHECK_INT(nb_query_find_path(q, poly_at(q, strip[0], strip[2]), poly_at(q, corner[0], corner[2]), strip, corner, &f,
+                                 corridor, &nc, 256, &partial),
+              NB_OK);
+    CHECK_INT(partial, 0);
+    CHECK_INT(nb_query_exhausted(q), 0);
+    CHECK_INT(nb_query_find_path(q, poly_at(q, strip[0], strip[2]), poly_at(q, island[0], island[2]), strip, island, &f,
+                                 corridor, &nc, 256, &partial),
+              NB_OK);
+    CHECK_INT(partial, 1); /* out of reach: every polygon visited, none left over */
+    CHECK_INT(nb_query_exhausted(q), 0);
+    /* in a batch, per pair: the strip to the corner, then to the island, then from the island (a search that ends at
+     * once, even with 16 nodes) */
+    const float pairs[3 * 6] = { strip[0],  strip[1],  strip[2],  corner[0], corner[1], corner[2],
+                                 strip[0],  strip[1],  strip[2],  island[0], island[1], island[2],
+                                 island[0], island[1], island[2], strip[0],  strip[1],  strip[2] };
+    uint8_t status[3];
+    float pts[3 * 64];
+    const uint8_t want_small[3] = { NB_PATH_PARTIAL | NB_PATH_EXHAUSTED, NB_PATH_PARTIAL | NB_PATH_EXHAUSTED,
+                                    NB_PATH_PARTIAL };
+    const uint8_t want_big[3] = { NB_PATH_COMPLETE, NB_PATH_PARTIAL, NB_PATH_PARTIAL };
+    CHECK_INT(nb_query_find_paths(small, pairs, 3, HALF, &f, 0, status, NULL, NULL, pts, 64, NULL), NB_OK);
+    for (int k = 0; k < 3; ++k)
+        CHECK_INT(status[k], want_small[k]);
+    CHECK_INT(nb_query_exhausted(small), 0); /* the last pair's */
+    CHECK_INT(nb_query_find_paths(q, pairs, 3, HALF, &f, 0, status, NULL, NULL, pts, 64, NULL), NB_OK);
+    for (int k = 0; k < 3; ++k)
+        CHECK_INT(status[k], want_big[k]);
+    nb_query_destroy(ctx, small);
     nb_query_destroy(ctx, q);
     nb_navmesh_destroy(ctx, nav);
 }
@@ -966,6 +1042,7 @@ int main(void)
     ctx = nb_context_create(NULL);
     RUN(test_funnel_apex_on_portal_line);
     RUN(test_funnel_walks_back_past_its_portal_cache);
+    RUN(test_exhausted_search);
     RUN(test_border_portal_ends_at_vertices);
     RUN(test_ray_across_a_border_stays_on_its_floor);
     RUN(test_offmesh_link_on_a_straight_path);

@@ -43,7 +43,7 @@ export async function exportNavmesh(nav: NavMesh, grid: VoxelGrid, level: Geomet
   const path = nav.findPath([0, 0, 0], [1, 0, 1]);
   new Blob([path.points, path.pointFlags, path.pointRefs]);
   const batch = nav.findPaths(new Float32Array(6), { details: true });
-  new Blob([batch.status, batch.lengths, batch.offsets, batch.points, batch.pointFlags, batch.pointRefs]);
+  new Blob([batch.status, batch.exhausted, batch.lengths, batch.offsets, batch.points, batch.pointFlags, batch.pointRefs]);
   const surface = nav.toGeometry();
   new Blob([surface.positions, surface.indices, surface.areas]);
   const poly = nav.polygons()[0];

@@ -324,14 +324,21 @@ describe('queries', () => {
     long.dispose();
   });
 
-  it('maxNodes bounds the search: a path that needs more polygons stops partial, nearer the end; enough gives the same path', () => {
+  it('maxNodes bounds the search: a path that needs more polygons stops partial, nearer the end, exhausted; enough gives the same path', () => {
     nav.seedRandom(5);
     let checked = 0;
-    for (let i = 0; i < 200 && checked < 20; i++) {
+    let islands = 0;
+    for (let i = 0; i < 200 && (checked < 20 || islands < 3); i++) {
       const a = nav.randomPoint()!;
       const b = nav.randomPoint()!;
       const full = nav.findPath(a, b, { crossings: 'all' });
-      if (full.status !== 'complete') continue;
+      expect(full.exhausted).toBe(false); // a node for every polygon: never runs out
+      if (full.status === 'partial') {
+        islands++; // the end is out of reach, and the search says it did not simply run out
+        const batch = nav.findPaths(new Float32Array([...a, ...b]));
+        expect([PATH_STATUS[batch.status[0]], batch.exhausted[0]]).toEqual(['partial', 0]);
+      }
+      if (full.status !== 'complete' || checked === 20) continue;
       const polys = new Set(full.pointRefs.subarray(0, full.pointRefs.length - 1)).size; // the corridor
       if (polys < 6) continue;
       checked++;
@@ -340,6 +347,7 @@ describe('queries', () => {
       const k = 3;
       const cut = nav.findPath(a, b, { crossings: 'all', maxNodes: k });
       expect(cut.status).toBe('partial');
+      expect(cut.exhausted).toBe(true);
       expect(new Set(cut.pointRefs.subarray(0, cut.pointRefs.length - 1)).size).toBeLessThanOrEqual(k);
       expect(Array.from(cut.points.subarray(0, 3))).toEqual(Array.from(full.points.subarray(0, 3)));
       const last = cut.points.subarray(cut.points.length - 3);
@@ -347,11 +355,13 @@ describe('queries', () => {
       // the batch takes the same option, pair for pair
       const batch = nav.findPaths(new Float32Array([...a, ...b, ...a, ...b]), { crossings: 'all', maxNodes: k });
       expect(batch.points.subarray(0, batch.offsets[1] * 3)).toEqual(cut.points);
-      expect(PATH_STATUS[batch.status[1]]).toBe('partial');
+      expect(Array.from(batch.status, (c) => PATH_STATUS[c])).toEqual(['partial', 'partial']);
+      expect(Array.from(batch.exhausted)).toEqual([1, 1]);
       // and the default again after it
       expect(nav.findPath(a, b, { crossings: 'all' })).toEqual(full);
     }
     expect(checked).toBe(20);
+    expect(islands).toBeGreaterThanOrEqual(3);
     for (const bad of [0, 1.5, (1 << 22) + 1, -1]) {
       expect(() => nav.findPath([0, 0, 0], [1, 0, 1], { maxNodes: bad })).toThrow(/findPath: options\.maxNodes must be an integer 1\.\.4194304/);
     }

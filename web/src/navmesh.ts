@@ -58,6 +58,11 @@ export interface PathsOptions extends PathOptions {
 export interface PathResult extends PathDetails {
   /** complete: reaches the end; partial: ends at the reachable point closest to it; none: no polygon near an end. */
   status: PathStatus;
+  /**
+   * The search ran out of nodes (options.maxNodes) before it ended: a 'partial' path might reach further with more,
+   * a 'complete' one might be shorter. False when the search ended on its own ('partial': the end is out of reach).
+   */
+  exhausted: boolean;
   /** xyz per point, start and end included (empty when status is 'none'). */
   points: Float32Array<ArrayBuffer>;
   /** Length of the path [world]. */
@@ -522,7 +527,14 @@ export class NavMesh {
     const pair = new Float32Array([s[0], s[1], s[2], e[0], e[1], e[2]]);
     const [o, crossings] = pathOptions('findPath', opts);
     const r = this.#query('findPath', o, null, (w, q, f, half) => w.findPath(q, f, pair, half, crossings));
-    return { status: PATH_STATUS[r.status] ?? 'none', points: r.points, length: r.length, pointFlags: r.pointFlags, pointRefs: r.pointRefs };
+    return {
+      status: PATH_STATUS[r.status] ?? 'none',
+      exhausted: r.exhausted,
+      points: r.points,
+      length: r.length,
+      pointFlags: r.pointFlags,
+      pointRefs: r.pointRefs,
+    };
   }
 
   /**

@@ -190,6 +190,11 @@ export interface QueryFilter {
 export interface PathBatch {
   /** Per pair: 0 = none (no polygon near an end), 1 = partial, 2 = complete (see {@link PATH_STATUS}). */
   status: Uint8Array<ArrayBuffer>;
+  /**
+   * Per pair: 1 when the search ran out of nodes (options.maxNodes) before it ended: a partial path might reach
+   * further with more, a complete one might be shorter. 0 when it ended on its own.
+   */
+  exhausted: Uint8Array<ArrayBuffer>;
   /** Per pair: length of the straight path [world]. */
   lengths: Float32Array<ArrayBuffer>;
   /** count + 1 offsets into points, in points (xyz triples). */
@@ -319,6 +324,9 @@ const S_RNG = 112; // u64 (two u32, little-endian)
 const S_INFO = 128; // 8 x i32
 const S_VERTS = 256; // 12 x xyz
 const SCRATCH_SIZE = 512;
+
+/** C's NB_PATH_EXHAUSTED, or-ed into a pair's status: the search ran out of nodes. */
+const PATH_EXHAUSTED = 4;
 
 /** Pairs per call of a findPaths batch: 96 KB of pairs and about 0.8 MB of points at a time. */
 const PATH_CHUNK = 4096;
@@ -1076,7 +1084,12 @@ export class Wasm {
         i += k;
       }
       if (n > 0) this.pointsPerPair = Math.max(16, total / n);
-      const out: PathBatch & Partial<PathDetails> = { status, lengths, offsets, points: join(parts.map((p) => p[0]), Float32Array) };
+      const exhausted = new Uint8Array(n);
+      for (let i = 0; i < n; i++) {
+        exhausted[i] = (status[i] & PATH_EXHAUSTED) !== 0 ? 1 : 0;
+        status[i] &= PATH_EXHAUSTED - 1;
+      }
+      const out: PathBatch & Partial<PathDetails> = { status, exhausted, lengths, offsets, points: join(parts.map((p) => p[0]), Float32Array) };
       if (details) {
         out.pointFlags = join(parts.map((p) => p[1]!), Uint8Array);
         out.pointRefs = join(parts.map((p) => p[2]!), Uint32Array);
@@ -1098,7 +1111,7 @@ export class Wasm {
    * One path with its points' flags and polygons, through a block kept from call to call: a game asks for paths
    * one at a time, and the batch's seven allocations per call made a single path 2.5x dearer than a batch's pair.
    */
-  findPath(q: number, filter: number, pair: Float32Array, half: ArrayLike<number>, options: number): { status: number; length: number } & PathDetails & { points: Float32Array<ArrayBuffer> } {
+  findPath(q: number, filter: number, pair: Float32Array, half: ArrayLike<number>, options: number): { status: number; exhausted: boolean; length: number } & PathDetails & { points: Float32Array<ArrayBuffer> } {
     const needed = this.scratch + S_REF;
     const h = this.putVec(this.scratch + S_HALF, half);
     const layout = (cap: number) => {
@@ -1125,7 +1138,8 @@ export class Wasm {
       this.check(r);
       const n = this.m.HEAPU32[(offs >> 2) + 1];
       return {
-        status: this.m.HEAPU8[st],
+        status: this.m.HEAPU8[st] & (PATH_EXHAUSTED - 1),
+        exhausted: (this.m.HEAPU8[st] & PATH_EXHAUSTED) !== 0,
         length: this.m.HEAPF32[len >> 2],
         points: this.f32(pts, n * 3),
         pointFlags: this.m.HEAPU8.slice(flags, flags + n),
