@@ -942,7 +942,8 @@ nb_status nb_query_distance_to_wall(nb_query* q, nb_poly_ref start_ref, const fl
                                     float hit_normal[3]);
 
 /* Batch path finding: pairs holds n x (start xyz, end xyz). For each pair: nearest polygons within
- * half_extents, A*, straight path (options as nb_query_straight_path). Outputs: status[i] (NB_PATH_*),
+ * half_extents, A*, straight path (options as nb_query_straight_path). Outputs: status[i] (NB_PATH_NONE, _PARTIAL
+ * or _COMPLETE, with NB_PATH_EXHAUSTED or-ed in when the search ran out of nodes: status[i] & 3 is the first),
  * lengths[i] (straight path length, world units), point_offsets (n + 1 entries: pair i's points are
  * points[3*point_offsets[i] .. 3*point_offsets[i+1])). points_capacity is in points (xyz triples); when a
  * pair's points do not fit, NB_ERR_BUFFER_TOO_SMALL is returned after filling what fits, with *points_needed

@@ -192,7 +192,23 @@ static inline void fuzz_query_navmesh(nb_context* ctx, const nb_navmesh* nav)
     st = nb_query_find_paths_ex(q, pairs, NPTS, ext, &filter, 0, status, lengths, offsets, points, pflags, prefs_out,
                                 MAX_POINTS, &needed);
     FUZZ_EXPECT(st == NB_OK || st == NB_ERR_BUFFER_TOO_SMALL, "find_paths: %s", nb_status_name(st));
+    for (int i = 0; i < NPTS; ++i) /* a node for every polygon: the search never runs out */
+        FUZZ_EXPECT(status[i] <= NB_PATH_COMPLETE, "find_paths: pair %d status %u", i, status[i]);
     nb_query_destroy(ctx, q);
+    /* the same pairs with a pool of 8 nodes: partial or complete, flagged when the pool ran out */
+    st = nb_query_create(ctx, nav, 8, &q);
+    FUZZ_EXPECT(st == NB_OK || st == NB_ERR_OUT_OF_MEMORY, "query_create(8): %s", nb_status_name(st));
+    if (st == NB_OK) {
+        st = nb_query_find_paths_ex(q, pairs, NPTS, ext, &filter, 0, status, lengths, offsets, points, pflags,
+                                    prefs_out, MAX_POINTS, &needed);
+        FUZZ_EXPECT(st == NB_OK || st == NB_ERR_BUFFER_TOO_SMALL, "find_paths(8): %s", nb_status_name(st));
+        for (int i = 0; i < NPTS; ++i)
+            FUZZ_EXPECT((status[i] & ~NB_PATH_EXHAUSTED) <= NB_PATH_COMPLETE &&
+                            (status[i] == NB_PATH_NONE || (status[i] & 3) != NB_PATH_NONE),
+                        "find_paths(8): pair %d status %u", i, status[i]);
+        FUZZ_EXPECT(nb_query_exhausted(q) == !!(status[NPTS - 1] & NB_PATH_EXHAUSTED), "exhausted vs last status");
+        nb_query_destroy(ctx, q);
+    }
     free(refs);
 }
 
@@ -614,7 +630,7 @@ static inline void fuzz_check_voxels(const uint8_t* data, size_t size)
     uint64_t grown = 0;
     for (uint32_t w = 0; w < nwords; ++w) {
         FUZZ_EXPECT((full[w] & words[w]) == words[w], "fill keeps every solid voxel (word %u)", w);
-        for (uint32_t b = full[w] & ~words[w]; b; b &= b - 1)
+        for (uint32_t bits = full[w] & ~words[w]; bits; bits &= bits - 1)
             ++grown;
     }
     FUZZ_EXPECT(grown == filled, "filled %llu, grown %llu", (unsigned long long)filled, (unsigned long long)grown);
