@@ -49,6 +49,20 @@ async function round(i: number): Promise<void> {
   const nan = dungeon.positions.slice();
   nan[30] = NaN;
   await expect(bake({ positions: nan, indices: dungeon.indices }, { tileSize: 32 }, { workers: false })).rejects.toThrow();
+  // a solo bake on this thread puts the triangles in the heap at the call: every way out after that frees them
+  await expect(bake({ positions: nan, indices: dungeon.indices }, {}, { workers: false })).rejects.toThrow(/non-finite/);
+  await expect(bake(dungeon, { cellSize: -1 }, { workers: false })).rejects.toThrow(/cellSize/);
+  await expect(bake(dungeon, {}, { workers: false, obstacles: true })).rejects.toThrow(/tileSize/);
+  await expect(bake(dungeon, {}, { workers: false, focus: [0, 0] as unknown as [number, number, number] })).rejects.toThrow(/focus/);
+  const stop = new AbortController();
+  const aborted = bake(dungeon, {}, { workers: false, signal: stop.signal });
+  stop.abort(); // while it waits for the config: rejects with the signal's reason
+  await expect(aborted).rejects.toThrow(/abort/i);
+  const late = new AbortController();
+  const onProgress = (p: { stage: string }) => {
+    if (p.stage === 'regions') late.abort();
+  };
+  await expect(bake(dungeon, {}, { workers: false, signal: late.signal, onProgress })).rejects.toThrow(/abort/i);
   const ac = new AbortController();
   await expect(
     bake(dungeon, { tileSize: 32 }, { workers: false, signal: ac.signal, onTile: () => ac.abort() }),

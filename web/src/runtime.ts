@@ -5,6 +5,7 @@ import { func, invalid, optionsObject, shown } from './args.js';
 
 let compiled: Promise<WasmModule> | null = null;
 let main: Promise<Wasm> | null = null;
+let loaded: Wasm | null = null;
 
 /**
  * Loads the wasm module once (later calls return the same promise, whatever their options). Every other call
@@ -36,9 +37,20 @@ export function wasmModule(opts?: InitOptions): Promise<WasmModule> {
 export function mainWasm(opts?: InitOptions): Promise<Wasm> {
   if (!main) {
     main = wasmModule(opts).then(instantiate);
-    main.catch(() => {
-      main = null;
-    });
+    main.then(
+      (w) => {
+        loaded = w;
+      },
+      () => {
+        main = null;
+      },
+    );
   }
   return main;
+}
+
+/** @internal the main thread's wasm once it has loaded, else null: what mainWasm() will resolve to from then on
+ * (a loaded module is never replaced), known without an await */
+export function loadedMainWasm(): Wasm | null {
+  return loaded;
 }

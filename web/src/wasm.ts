@@ -153,6 +153,12 @@ export interface MeshInput {
   links?: Uint8Array | null;
 }
 
+/** Triangles copied into a wasm heap ahead of the work (Wasm.stageMesh): the nbw_* mesh arguments, and free(). */
+export interface HeapMesh {
+  readonly args: number[];
+  free(): void;
+}
+
 /** A tiled-bake session on one wasm instance (Wasm.openSession). */
 export interface GridSession {
   /** nb_grid_index pointer, 0 once closed */
@@ -514,6 +520,27 @@ export class Wasm {
   }
 
   /**
+   * The triangles copied into the heap now, for work on this thread that starts after an await (a bake reads
+   * its arguments at the call): straight from the caller's arrays, without a copy of the library's own in
+   * between. free() gives the memory back (once; later calls do nothing).
+   */
+  stageMesh(mesh: MeshInput): HeapMesh {
+    const ptrs: number[] = [];
+    try {
+      const args = this.putMesh(mesh, ptrs);
+      return {
+        args,
+        free: () => {
+          for (const p of ptrs.splice(0)) this.m._free(p);
+        },
+      };
+    } catch (e) {
+      for (const p of ptrs) this.m._free(p);
+      throw e;
+    }
+  }
+
+  /**
    * Writes volumes as nb_volume structs (68 bytes, layout pinned by asserts in wasm_api.c) and links (already
    * nb_offmesh_link bytes) into the heap; fn gets (volumes, count, links, count). Freed after fn.
    */
@@ -724,9 +751,11 @@ export class Wasm {
     }
   }
 
-  /** A whole navmesh (solo, or tiled in this thread by config tileSize); returns the navmesh pointer. */
-  bakeNavmesh(mesh: MeshInput, config: Float64Array, progress?: CProgress): number {
-    return this.withMesh(mesh, (args) =>
+  /** A whole navmesh (solo, or tiled in this thread by config tileSize); returns the navmesh pointer. staged: the
+   * triangles already in the heap (stageMesh), which mesh's arrays are then not read for. */
+  bakeNavmesh(mesh: MeshInput, config: Float64Array, progress?: CProgress, staged?: HeapMesh | null): number {
+    const withTriangles = <T>(fn: (args: number[]) => T): T => (staged ? fn(staged.args) : this.withMesh(mesh, fn));
+    return withTriangles((args) =>
       this.withExtras(mesh.volumes, mesh.links, (extras) => {
         const cfg = this.copyIn(config);
         try {
