@@ -81,6 +81,24 @@ describe('memory', () => {
     }
   });
 
+  it('solo bakes called together on the main thread hold one copy of the triangles in its heap while they wait', async () => {
+    const w = await mainWasm();
+    (await bake(dungeon, {}, { workers: false })).dispose(); // the module loaded, its scratch made
+    const start = w.heapUsed();
+    const geometryBytes = dungeon.positions.byteLength + dungeon.indices.byteLength;
+    const pending = [0, 1, 2, 3, 4].map(() => bake(dungeon, {}, { workers: false }));
+    const waiting = w.heapUsed() - start; // every call has returned; none has baked yet
+    expect(waiting).toBeGreaterThanOrEqual(geometryBytes); // the first one's, straight in the heap
+    expect(waiting).toBeLessThan(2 * geometryBytes); // the others' in arrays of their own (wasm memory never shrinks)
+    const navs = await Promise.all(pending);
+    const bytes = navs[0]!.save();
+    for (const nav of navs) {
+      expect(Buffer.from(nav.save()).equals(Buffer.from(bytes))).toBe(true);
+      nav.dispose();
+    }
+    expect(w.heapUsed()).toBe(start);
+  });
+
   it('worker sessions and rebuilds: the worker heap comes back after each close', async () => {
     const w = await instantiate(await wasmModule());
     const config = configValues(w.fields, { tileSize: 32 });

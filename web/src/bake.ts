@@ -294,23 +294,31 @@ async function bakeUnnamed(geometry: Geometry, config?: NavBakeConfig | null, op
   // A solo bake on this thread once the module has loaded: the triangles go from the caller's arrays straight into
   // its heap, at the call, instead of into arrays of the library's own first (fresh memory at every bake: about 0.5 ms
   // of a 13 ms dungeon bake). Solo only when config.tileSize is absent or 0, the values that resolve to a solo bake.
+  // One at a time: wasm memory never shrinks, and bakes called together would each hold their copy in it until
+  // their turn; the others copy as before, into memory the garbage collector takes back.
   const loaded = loadedMainWasm();
   const tileSizeGiven = (cfg as { tileSize?: unknown } | null | undefined)?.tileSize;
   const direct =
+    staging === 0 &&
     loaded !== null &&
     (tileSizeGiven === undefined || tileSizeGiven === 0) &&
     ((options.workers ?? defaultWorkerCount()) === false || !workersAvailable());
   const normalized = normalize(geometry, options.transfer === true || direct); // before any await: see meshInput
   if (!direct) return bakeRead(normalized, null, cfg, options);
   const staged = loaded.stageMesh(normalized.mesh);
+  staging++;
   try {
     // the caller's arrays are not read again
     const mesh = { ...normalized.mesh, positions: new Float32Array(0), indices: null, areas: null };
     return await bakeRead({ mesh, owned: new Set() }, staged, cfg, options);
   } finally {
+    staging--;
     staged.free();
   }
 }
+
+/** Solo bakes whose triangles wait in the main thread's heap (bakeUnnamed): 0 or 1. */
+let staging = 0;
 
 /** bake() once the geometry is read (staged: its triangles already in the main thread's heap). */
 async function bakeRead(
