@@ -228,13 +228,16 @@ describe('onTile and progress', () => {
       (globalThis as { SharedArrayBuffer: unknown }).SharedArrayBuffer = real;
     }
     expect(await saved(bake(dungeon, { tileSize: 32 }, { workers: 2 }))).toEqual(native('dungeon.obj', 32));
-    // a solo bake's copy of the caller's arrays (taken at the call), the same
+    // a solo bake's copy of the caller's arrays (taken at the call), the same. Its positions are larger than any
+    // buffer a worker may have handed back (a copy fits in one up to twice its size): the copy needs new memory.
+    const big = new Float32Array(dungeon.positions.length * 8);
+    big.set(dungeon.positions);
     const slice = Float32Array.prototype.slice;
     Float32Array.prototype.slice = () => {
       throw new RangeError('Array buffer allocation failed');
     };
     try {
-      const f = await rejection(bake(dungeon, {}, { workers: 1 }));
+      const f = await rejection(bake({ positions: big, indices: dungeon.indices }, {}, { workers: 1 }));
       expect((f as NavBakeError).code).toBe('NB_ERR_OUT_OF_MEMORY');
       expect((f as NavBakeError).message).toMatch(/geometry\.positions: no memory for a copy of \d+ elements \(Array buffer allocation failed\)/);
     } finally {

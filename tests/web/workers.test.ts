@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { handleMessage, WorkerExitRequest } from '../../build/web/bake.worker.js';
 import { configValues } from '../../build/web/config.js';
 import { BakePool, sharedPool } from '../../build/web/pool.js';
+import { spareBuffers } from '../../build/web/spare.js';
 import type { BakeRequest, WorkerReply, WorkerRequest } from '../../build/web/protocol.js';
 import { mainWasm, wasmModule } from '../../build/web/runtime.js';
 import { instantiate, STAGES, type Wasm } from '../../build/web/wasm.js';
@@ -182,6 +183,18 @@ describe('determinism', () => {
     expect(c).toEqual(solo);
     expect(b).toEqual(await saved(bake(navTest, {}, { workers: false })));
     expect(d).toEqual(await saved(bake(dungeon, { tileSize: 64 }, { workers: false })));
+  });
+
+  it('the geometry copies come back from the worker and take the next copy: the same bytes, from buffers larger than it', async () => {
+    await saved(bake(dungeon, {}, { workers: 1 }));
+    const kept = spareBuffers();
+    // dungeon's copies, handed back by the worker (held weakly: a GC in between could take them, not in this test)
+    expect(kept.map((b) => b.byteLength)).toEqual(expect.arrayContaining([dungeon.positions.byteLength, dungeon.indices.byteLength]));
+    // nav_test's positions (10.6 KB) fit in dungeon's (61 KB, within twice their size + 64 KB): copied into its start
+    const got = await saved(bake(navTest, {}, { workers: 1 }));
+    expect(kept.some((b) => b.byteLength === 0)).toBe(true); // a kept buffer carried the copy (transferred: detached here)
+    expect(got).toEqual(await saved(bake(navTest, {}, { workers: false })));
+    expect(await saved(bake(dungeon, {}, { workers: 1 }))).toEqual(solo);
   });
 
   it('inputs are copied unless transfer: true', async () => {
@@ -442,6 +455,28 @@ describe('handleMessage (the worker body, without a worker)', () => {
     handleMessage(req, w, (r) => replies.push(r));
     return replies;
   }
+
+  it('a solo bake, inspect and voxelize hand the geometry buffers back with the result (transferred, each once)', () => {
+    const positions = dungeon.positions.slice();
+    const indices = dungeon.indices.slice();
+    const areas = new Uint8Array(indices.length / 3).fill(63);
+    const base = { id: 9, positions, indices, areas, config: configValues(w.fields, {}) };
+    for (const msg of [
+      { ...base, type: 'bake', volumes: null, links: null },
+      { ...base, type: 'inspect', volumes: null, tile: null },
+      { ...base, type: 'voxelize', headroom: 10, fill: null },
+    ]) {
+      let result: { reply: WorkerReply; transfer: ArrayBuffer[] } | null = null;
+      handleMessage(msg as unknown as WorkerRequest, w, (reply, transfer) => {
+        if (reply.type !== 'progress') result = { reply, transfer: transfer ?? [] };
+      });
+      const { reply, transfer } = result!;
+      expect(reply.type, msg.type).toBe('result');
+      const spare = reply.type === 'result' ? reply.spare : undefined;
+      expect(spare, msg.type).toEqual([positions.buffer, indices.buffer, areas.buffer]);
+      for (const b of spare!) expect(transfer.filter((t) => t === b).length, msg.type).toBe(1);
+    }
+  });
 
   it('a solo bake: progress per stage, then the saved navmesh', () => {
     const replies = run({});

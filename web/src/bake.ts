@@ -9,6 +9,7 @@ import { abortedAs, abortReason, NavBakeError } from './errors.js';
 import { hardwareThreads } from './env.js';
 import { adoptNavmesh, attachTileCaches, markObstaclesBaking, type NavMesh, type Vec3Like } from './navmesh.js';
 import { TileCaches } from './obstacles.js';
+import { copyOf } from './spare.js';
 import { settle, sharedPool, workersAvailable, type TaskHandle } from './pool.js';
 import type { ProgressReply } from './protocol.js';
 import { loadedMainWasm, mainWasm, wasmModule } from './runtime.js';
@@ -166,7 +167,7 @@ export function meshInput(g: Geometry, who: string, keep = false): { mesh: MeshI
     if (v instanceof type) {
       notDetached(`${who}: geometry.${name}`, v);
       if (keep) return v;
-      const copy = allocate(`${who}: geometry.${name}`, v.length, () => v.slice() as T);
+      const copy = allocate(`${who}: geometry.${name}`, v.length, () => copyOf(v as T));
       owned.add(copy);
       return copy;
     }
@@ -355,11 +356,12 @@ async function bakeRead(
   const transfer: ArrayBuffer[] = [];
   const pass = <T extends Float32Array | Uint32Array | Uint8Array>(a: T | null): T | null => {
     if (!a) return null;
+    // meshInput's copies are sent as they are (a copy may be the start of a larger spare buffer: spare.ts), and
+    // the caller's arrays with transfer: true when they are all of their buffer
     const whole = a.buffer instanceof ArrayBuffer && a.byteOffset === 0 && a.byteLength === a.buffer.byteLength;
-    const mine = owned.has(a) || options.transfer === true;
     let out: T;
     try {
-      out = whole && mine ? a : (a.slice() as T);
+      out = owned.has(a) || (whole && options.transfer === true) ? a : copyOf(a);
     } catch (e) {
       throw new NavBakeError(
         'NB_ERR_OUT_OF_MEMORY',

@@ -5,6 +5,7 @@
  */
 import { isNode, nodeImport, nodeProcess } from './env.js';
 import { NavBakeError } from './errors.js';
+import { inputBuffers } from './spare.js';
 import { type BakeRequest, type InspectRequest, type VoxelizeRequest, type WorkerReply, type WorkerRequest } from './protocol.js';
 import type { RebuildRequest, SessionCloseRequest, SessionOpenRequest, TileRequest } from './protocol.js';
 import { instantiate, type CProgress, type GridSession, type Wasm } from './wasm.js';
@@ -68,7 +69,8 @@ function bakeRequest(msg: BakeRequest, wasm: Wasm, post: Post): void {
   } finally {
     wasm.destroyNavmesh(nav);
   }
-  post({ id: msg.id, type: 'result', bytes }, [bytes.buffer]);
+  const spare = inputBuffers(msg.positions, msg.indices, msg.areas); // copied into the heap: no longer needed here
+  post({ id: msg.id, type: 'result', bytes, spare }, [bytes.buffer, ...spare]);
 }
 
 /** inspect(): the whole Inspection goes back with its buffers transferred. */
@@ -78,7 +80,8 @@ function inspectRequest(msg: InspectRequest, wasm: Wasm, post: Post): void {
   const s = inspection.spans;
   const c = inspection.contours;
   const buffers = [s.x, s.y, s.z, s.area, s.region, c.region, c.area, c.offsets, c.vertices, c.rawOffsets, c.rawVertices];
-  post({ id: msg.id, type: 'result', inspection }, buffers.map((a) => a.buffer as ArrayBuffer));
+  const spare = inputBuffers(msg.positions, msg.indices, msg.areas);
+  post({ id: msg.id, type: 'result', inspection, spare }, [...buffers.map((a) => a.buffer as ArrayBuffer), ...spare]);
 }
 
 /** voxelize(): the occupancy words go back transferred. */
@@ -86,7 +89,8 @@ function voxelizeRequest(msg: VoxelizeRequest, wasm: Wasm, post: Post): void {
   const mesh = { positions: msg.positions, indices: msg.indices, areas: msg.areas };
   const { origin, cellSize, cellHeight, dims, copy, filled } = wasm.voxelize(mesh, msg.config, msg.headroom, msg.fill, true, progressPoster(msg.id, post));
   const words = copy!;
-  post({ id: msg.id, type: 'result', voxels: { origin, cellSize, cellHeight, dims, words, filled } }, [words.buffer as ArrayBuffer]);
+  const spare = inputBuffers(msg.positions, msg.indices, msg.areas);
+  post({ id: msg.id, type: 'result', voxels: { origin, cellSize, cellHeight, dims, words, filled }, spare }, [words.buffer as ArrayBuffer, ...spare]);
 }
 
 // ---- tiled-bake sessions: open, tile, tile, ..., close ----

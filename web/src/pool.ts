@@ -13,6 +13,7 @@ import { hardwareThreads, isNode, nodeImport, nodeProcess } from './env.js';
 import { abortReason, NavBakeError, onAbort, type NavBakeErrorCode } from './errors.js';
 import type { BakeRequest, InspectRequest, ProgressReply, RebuildRequest, ResultReply, WorkerReply, WorkerRequest } from './protocol.js';
 import type { WasmModule } from './wasm.js';
+import { keepSpares } from './spare.js';
 
 /** A worker as the pool sees it, browser or Node. */
 interface Port {
@@ -458,8 +459,10 @@ export class BakePool {
     }
     w.task = null;
     w.port?.hold(false);
-    if (reply.type === 'result') this.settle(task, reply);
-    else if (reply.type === 'error') {
+    if (reply.type === 'result') {
+      keepSpares(reply.spare);
+      this.settle(task, reply);
+    } else if (reply.type === 'error') {
       this.settle(task, null, new NavBakeError((reply.code as NavBakeErrorCode) ?? 'NB_ERR_WORKER', reply.message));
     } else this.settle(task, null, this.fail(`it sent an unexpected '${reply.type}' reply`));
     this.pump();

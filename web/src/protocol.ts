@@ -152,6 +152,8 @@ export interface ResultReply {
   inspection?: Inspection;
   /** voxelize requests */
   voxels?: VoxelLayout & { words: Uint32Array; filled: number };
+  /** the buffers of the request's geometry, handed back for the next copy (spare.ts) */
+  spare?: ArrayBuffer[];
   /** the worker's wasm memory size in bytes after the request (the worker's post adds it) */
   memory?: number;
 }
