@@ -219,19 +219,26 @@ describe('onTile and progress', () => {
         throw new RangeError('Array buffer allocation failed');
       }
     }
+    // Positions larger than any buffer an earlier bake left for reuse (spare.ts: a copy fits in one up to twice
+    // its size): their copy needs new memory.
+    const big = new Float32Array(dungeon.positions.length * 8);
+    big.set(dungeon.positions);
     (globalThis as { SharedArrayBuffer: unknown }).SharedArrayBuffer = Refused;
     try {
-      const e = await rejection(bake(dungeon, { tileSize: 32 }, { workers: 2 }));
+      // the copy at the call goes into shared memory, for the workers
+      const e = await rejection(bake({ positions: big, indices: dungeon.indices }, { tileSize: 32 }, { workers: 2 }));
       expect((e as NavBakeError).code).toBe('NB_ERR_OUT_OF_MEMORY');
-      expect((e as NavBakeError).message).toMatch(/copying the geometry .*allocation failed/);
+      expect((e as NavBakeError).message).toMatch(/geometry\.positions: no memory for a copy of \d+ elements \(Array buffer allocation failed\)/);
+      // with transfer: true the caller's arrays are kept: the workers' shared copy is made when the first one starts
+      const given = { positions: big.slice(), indices: dungeon.indices.slice() };
+      const t = await rejection(bake(given, { tileSize: 32 }, { workers: 2, transfer: true }));
+      expect((t as NavBakeError).code).toBe('NB_ERR_OUT_OF_MEMORY');
+      expect((t as NavBakeError).message).toMatch(/copying the geometry .*allocation failed/);
     } finally {
       (globalThis as { SharedArrayBuffer: unknown }).SharedArrayBuffer = real;
     }
     expect(await saved(bake(dungeon, { tileSize: 32 }, { workers: 2 }))).toEqual(native('dungeon.obj', 32));
-    // a solo bake's copy of the caller's arrays (taken at the call), the same. Its positions are larger than any
-    // buffer a worker may have handed back (a copy fits in one up to twice its size): the copy needs new memory.
-    const big = new Float32Array(dungeon.positions.length * 8);
-    big.set(dungeon.positions);
+    // a solo bake's copy of the caller's arrays (taken at the call), the same
     const slice = Float32Array.prototype.slice;
     Float32Array.prototype.slice = () => {
       throw new RangeError('Array buffer allocation failed');

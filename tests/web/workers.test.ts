@@ -187,7 +187,7 @@ describe('determinism', () => {
 
   it('the geometry copies come back from the worker and take the next copy: the same bytes, from buffers larger than it', async () => {
     await saved(bake(dungeon, {}, { workers: 1 }));
-    const kept = spareBuffers();
+    const kept = spareBuffers().plain;
     // dungeon's copies, handed back by the worker (held weakly: a GC in between could take them, not in this test)
     expect(kept.map((b) => b.byteLength)).toEqual(expect.arrayContaining([dungeon.positions.byteLength, dungeon.indices.byteLength]));
     // nav_test's positions (10.6 KB) fit in dungeon's (61 KB, within twice their size + 64 KB): copied into its start
@@ -195,6 +195,24 @@ describe('determinism', () => {
     expect(kept.some((b) => b.byteLength === 0)).toBe(true); // a kept buffer carried the copy (transferred: detached here)
     expect(got).toEqual(await saved(bake(navTest, {}, { workers: false })));
     expect(await saved(bake(dungeon, {}, { workers: 1 }))).toEqual(solo);
+  });
+
+  it('a tiled bake in workers copies the geometry once, into shared memory that the next tiled bake reuses', async () => {
+    const tiled = (m: Mesh, opts: BakeOptions = {}) => saved(bake(m, { tileSize: 32 }, { workers: 2, ...opts }));
+    const expected = await tiled(navTest, { workers: false });
+    await tiled(dungeon);
+    const kept = spareBuffers().shared; // dungeon's positions and indices, read by every session
+    expect(kept.map((b) => b.byteLength)).toEqual(expect.arrayContaining([dungeon.positions.byteLength, dungeon.indices.byteLength]));
+    // nav_test's positions fit in dungeon's: the same memory carries them, and comes back again
+    expect(await tiled(navTest)).toEqual(expected);
+    expect(spareBuffers().shared.filter((b) => kept.includes(b)).length).toBeGreaterThan(0);
+    // a bake that fails keeps nothing back (a worker may still be reading): the memory it took is not kept
+    const before = spareBuffers().shared;
+    const ac = new AbortController();
+    await expect(tiled(navTest, { signal: ac.signal, onTile: () => ac.abort() })).rejects.toThrow();
+    const after = spareBuffers().shared;
+    expect(after.length).toBeLessThan(before.length);
+    expect(after.every((b) => before.includes(b))).toBe(true);
   });
 
   it('inputs are copied unless transfer: true', async () => {

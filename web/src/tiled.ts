@@ -15,6 +15,7 @@ import { sharedPool, type Lease } from './pool.js';
 import type { TileReply, WorkerReply } from './protocol.js';
 import { wasmModule } from './runtime.js';
 import type { StageTimes } from './inspect.js';
+import { keepSharedSpares, sharedCopyOf } from './spare.js';
 import type { MeshInput, NavmeshParams, Wasm } from './wasm.js';
 
 /** onTile's event: a tile was added to the navmesh. */
@@ -132,17 +133,9 @@ interface SessionGeometry {
 }
 
 /** Whether this thread can post shared memory to workers: Node always, a page only when cross-origin isolated. */
-function canShare(): boolean {
+export function canShare(): boolean {
   const g = globalThis as { SharedArrayBuffer?: unknown; crossOriginIsolated?: boolean };
   return typeof g.SharedArrayBuffer === 'function' && (isNode || g.crossOriginIsolated === true);
-}
-
-/** A copy of a typed array in shared memory. */
-function sharedCopy<T extends Float32Array | Uint32Array | Uint8Array>(a: T): T {
-  const Ctor = a.constructor as new (buffer: SharedArrayBuffer) => T;
-  const out = new Ctor(new SharedArrayBuffer(a.byteLength));
-  out.set(a as never);
-  return out;
 }
 
 /** How many tile jobs a worker has at once: the next is there when one finishes, no round trip idle. */
@@ -165,6 +158,7 @@ export function bakeTilesInWorkers(job: TiledJob, workers: number, gridTiles: nu
     let next = 0;
     let over = false;
     let stopAbort = (): void => undefined;
+    let shared: SessionGeometry | null = null; // the geometry every session reads, in shared memory (geometryFor)
     let hookSent = false;
     let failedOpens = 0;
     const retries = new Map<number, number>();
@@ -187,6 +181,12 @@ export function bakeTilesInWorkers(job: TiledJob, workers: number, gridTiles: nu
       if (over) return;
       over = true;
       stopAbort();
+      // The shared geometry is kept for the next bake's copy once no worker reads it: a worker reads it only while
+      // it opens its session, and a bake that ends with an open under way (a replacement's) or fails keeps none.
+      if (error === undefined && shared && ![...sessions].some((s) => s.lease && !s.open)) {
+        const { positions, indices, areas, links } = shared;
+        keepSharedSpares([positions, indices, areas, links].filter((a) => a !== null).map((a) => a!.buffer as SharedArrayBuffer));
+      }
       for (const s of [...sessions]) end(s, kill);
       if (error === undefined) resolve();
       else reject(error);
@@ -257,14 +257,16 @@ export function bakeTilesInWorkers(job: TiledJob, workers: number, gridTiles: nu
     // Where shared memory can be posted (Node; a cross-origin isolated page), one copy of the geometry serves
     // every session, a replacement's included; otherwise each session gets its own copy, transferred. Either way
     // this thread keeps the caller's arrays to reopen on a replacement worker.
-    let shared: SessionGeometry | null = null;
     const geometryFor = (): SessionGeometry & { transfer: ArrayBuffer[] } => {
       if (canShare()) {
+        // bake()'s own copies in shared memory as they are (MeshInput.shared), anything else copied into it
+        const own = <T extends Float32Array | Uint32Array | Uint8Array>(a: T): T =>
+          mesh.shared && a.buffer instanceof SharedArrayBuffer ? a : sharedCopyOf(a);
         shared ??= {
-          positions: sharedCopy(mesh.positions),
-          indices: mesh.indices ? sharedCopy(mesh.indices) : null,
-          areas: mesh.areas ? sharedCopy(mesh.areas) : null,
-          links: mesh.links ? sharedCopy(mesh.links) : null,
+          positions: own(mesh.positions),
+          indices: mesh.indices ? own(mesh.indices) : null,
+          areas: mesh.areas ? own(mesh.areas) : null,
+          links: mesh.links ? sharedCopyOf(mesh.links) : null,
         };
         return { ...shared, transfer: [] };
       }

@@ -151,6 +151,8 @@ export interface MeshInput {
   volumes?: VolumeData[] | null;
   /** off-mesh links as nb_offmesh_link structs (volumes.ts linksData) */
   links?: Uint8Array | null;
+  /** true: the arrays in shared memory are the library's own copies, which a tiled bake posts to its workers as they are */
+  shared?: boolean;
 }
 
 /** Triangles copied into a wasm heap ahead of the work (Wasm.stageMesh): the nbw_* mesh arguments, and free(). */
