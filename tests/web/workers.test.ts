@@ -2,7 +2,7 @@
 // several workers, progress, abort, a worker dying mid-job, and the worker body (handleMessage) on its own.
 // It reaches inside the package, so it imports the unbundled modules (build/web, what web/dist is bundled from).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bake, defaultWorkerCount, inspect, NavBakeError, NavMesh, terminateWorkers, type BakeOptions, type BakeProgress, type NavBakeConfig } from '../../build/web/index.js';
+import { bake, defaultWorkerCount, inspect, NavBakeError, NavMesh, terminateWorkers, voxelize, type BakeOptions, type BakeProgress, type NavBakeConfig } from '../../build/web/index.js';
 import { availableParallelism, tmpdir } from 'node:os';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -213,6 +213,21 @@ describe('determinism', () => {
     const after = spareBuffers().shared;
     expect(after.length).toBeLessThan(before.length);
     expect(after.every((b) => before.includes(b))).toBe(true);
+  });
+
+  it('voxelize in a worker: the words of one grid come back in the buffer of the grid before, the same as here', async () => {
+    const here = await voxelize(dungeon, {}, { workers: false });
+    const want = here.occupancy().words;
+    here.dispose();
+    const first = await voxelize(dungeon, {}, { workers: 1 });
+    const kept = spareBuffers().plain.filter((b) => b.byteLength === want.byteLength); // its words, once in the heap
+    expect(kept.length).toBe(1);
+    const second = await voxelize(dungeon, {}, { workers: 1 });
+    expect(kept[0]!.byteLength).toBe(0); // it carried the second grid's words (transferred to the worker and back)
+    for (const g of [first, second]) {
+      expect(Buffer.from(g.occupancy().words.buffer).equals(Buffer.from(want.buffer))).toBe(true);
+      g.dispose();
+    }
   });
 
   it('inputs are copied unless transfer: true', async () => {
@@ -494,6 +509,32 @@ describe('handleMessage (the worker body, without a worker)', () => {
       expect(spare, msg.type).toEqual([positions.buffer, indices.buffer, areas.buffer]);
       for (const b of spare!) expect(transfer.filter((t) => t === b).length, msg.type).toBe(1);
     }
+  });
+
+  it('voxelize puts the words in the buffer sent along when it holds them, and hands it back when not', () => {
+    const req = { id: 4, type: 'voxelize', positions: dungeon.positions, indices: dungeon.indices, areas: null, config: configValues(w.fields, {}), headroom: 10, fill: null };
+    const result = (out: ArrayBuffer | null) => {
+      let got: { reply: WorkerReply; transfer: ArrayBuffer[] } | null = null;
+      handleMessage({ ...req, out } as unknown as WorkerRequest, w, (reply, transfer) => {
+        if (reply.type !== 'progress') got = { reply, transfer: transfer ?? [] };
+      });
+      const { reply, transfer } = got!;
+      if (reply.type !== 'result' || !reply.voxels) throw new Error(`no voxels: ${JSON.stringify(reply)}`);
+      return { words: reply.voxels.words, spare: reply.spare ?? [], transfer };
+    };
+    const fresh = result(null);
+    const bytes = fresh.words.byteLength;
+    const big = new ArrayBuffer(bytes + 4096);
+    const into = result(big);
+    expect(into.words.buffer).toBe(big); // the words at its start
+    expect(into.words.length).toBe(fresh.words.length);
+    expect(Buffer.from(into.words.buffer, 0, bytes).equals(Buffer.from(fresh.words.buffer, fresh.words.byteOffset, bytes))).toBe(true);
+    expect(into.transfer.filter((b) => b === big).length).toBe(1);
+    const small = new ArrayBuffer(bytes - 4);
+    const back = result(small);
+    expect(back.words.buffer).not.toBe(small);
+    expect(back.spare).toContain(small); // unused, handed back
+    expect(back.transfer.filter((b) => b === small).length).toBe(1);
   });
 
   it('a solo bake: progress per stage, then the saved navmesh', () => {

@@ -87,9 +87,10 @@ function inspectRequest(msg: InspectRequest, wasm: Wasm, post: Post): void {
 /** voxelize(): the occupancy words go back transferred. */
 function voxelizeRequest(msg: VoxelizeRequest, wasm: Wasm, post: Post): void {
   const mesh = { positions: msg.positions, indices: msg.indices, areas: msg.areas };
-  const { origin, cellSize, cellHeight, dims, copy, filled } = wasm.voxelize(mesh, msg.config, msg.headroom, msg.fill, true, progressPoster(msg.id, post));
+  const out = msg.out ?? null;
+  const { origin, cellSize, cellHeight, dims, copy, filled } = wasm.voxelize(mesh, msg.config, msg.headroom, msg.fill, true, progressPoster(msg.id, post), out);
   const words = copy!;
-  const spare = inputBuffers(msg.positions, msg.indices, msg.areas);
+  const spare = inputBuffers(msg.positions, msg.indices, msg.areas, out && words.buffer !== out ? new Uint8Array(out) : null);
   post({ id: msg.id, type: 'result', voxels: { origin, cellSize, cellHeight, dims, words, filled }, spare }, [words.buffer as ArrayBuffer, ...spare]);
 }
 

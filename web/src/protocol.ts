@@ -52,6 +52,8 @@ export interface VoxelizeRequest {
   headroom: number;
   /** null, or fill enclosed space seeded from these world points (x, y, z each) */
   fill: Float32Array | null;
+  /** a buffer for the words to come back in, when it holds them (else a new one); handed back either way */
+  out?: ArrayBuffer | null;
 }
 
 /**

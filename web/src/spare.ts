@@ -59,6 +59,11 @@ export function copyOf<T extends GeometryArray>(a: T): T {
   return b ? into(a, b) : (a.slice() as T);
 }
 
+/** A kept buffer for about `bytes` bytes of output (from that to twice it plus 64 KB), or null. */
+export function spareFor(bytes: number): ArrayBuffer | null {
+  return take(spares, bytes);
+}
+
 /** A copy of `a` in shared memory (SharedArrayBuffer), in a kept one when one fits. */
 export function sharedCopyOf<T extends GeometryArray>(a: T): T {
   return into(a, take(sharedSpares, a.byteLength) ?? new SharedArrayBuffer(a.byteLength));

@@ -1226,7 +1226,8 @@ export class Wasm {
 
   /**
    * Rasterizes the mesh with the config's cell sizes: the occupancy grid's layout and its words, left in the heap
-   * (`words`: a pointer the caller frees with freeWords) or copied out (copy: true, for a worker's reply).
+   * (`words`: a pointer the caller frees with freeWords) or copied out (copy: true, for a worker's reply; into the
+   * start of `into` when it is large enough).
    */
   /** fill: null, or the world points seeding nb_voxel_fill_enclosed (x, y, z each; empty: the outside only). */
   voxelize(
@@ -1236,6 +1237,7 @@ export class Wasm {
     fill: Float32Array | null,
     copy: boolean,
     progress?: CProgress,
+    into?: ArrayBuffer | null,
   ): VoxelLayout & { words: number; copy: Uint32Array<ArrayBuffer> | null; filled: number } {
     return this.withMesh(mesh, (args) => {
       const m = this.m;
@@ -1257,7 +1259,16 @@ export class Wasm {
           dims: [v[5], v[6], v[7]],
         };
         if (!copy) return { ...layout, words, copy: null, filled: v[9] };
-        return { ...layout, words: 0, copy: m.HEAPU32.slice(words >> 2, (words >> 2) + v[8]), filled: v[9] };
+        const count = v[8]!;
+        const heap = m.HEAPU32.subarray(words >> 2, (words >> 2) + count);
+        let out: Uint32Array<ArrayBuffer>;
+        if (into && into.byteLength >= count * 4) {
+          out = new Uint32Array(into, 0, count);
+          out.set(heap);
+        } else {
+          out = heap.slice();
+        }
+        return { ...layout, words: 0, copy: out, filled: v[9] };
       } finally {
         m._free(cfg);
         m._free(info);
