@@ -8,6 +8,7 @@ import { configValues } from '../../build/web/config.js';
 import type { WorkerReply, WorkerRequest } from '../../build/web/protocol.js';
 import { mainWasm, wasmModule } from '../../build/web/runtime.js';
 import { instantiate } from '../../build/web/wasm.js';
+import { spareBuffers } from '../../build/web/spare.js';
 import { loadMesh, type Mesh } from './helpers';
 
 let dungeon: Mesh;
@@ -97,6 +98,20 @@ describe('memory', () => {
       nav.dispose();
     }
     expect(w.heapUsed()).toBe(start);
+  });
+
+  it('NavMesh.load copies the bytes at the call into memory kept from the load before', async () => {
+    const file = (await bake(dungeon, {}, { workers: false })).save();
+    const a = await NavMesh.load(file);
+    const kept = spareBuffers().plain.filter((b) => b.byteLength === file.byteLength);
+    expect(kept.length).toBe(1); // its copy, once read into the heap
+    const pending = NavMesh.load(file);
+    expect(spareBuffers().plain).not.toContain(kept[0]); // taken by the copy at the call
+    const b = await pending;
+    expect(spareBuffers().plain).toContain(kept[0]); // and kept again
+    expect(Buffer.from(b.save()).equals(Buffer.from(file))).toBe(true);
+    a.dispose();
+    b.dispose();
   });
 
   it('worker sessions and rebuilds: the worker heap comes back after each close', async () => {

@@ -6,6 +6,7 @@ import { allocate, bool, bytes as bytesOf, f32, lengthOf, MAX_COORD, notDetached
 import { NavBakeError } from './errors.js';
 import type { ObstacleUpdate, TileCaches, UpdateOptions } from './obstacles.js';
 import { mainWasm } from './runtime.js';
+import { copyOf, keepSpares } from './spare.js';
 import type { Volume } from './volumes.js';
 import {
   PATH_STATUS,
@@ -346,9 +347,11 @@ export class NavMesh {
   static async load(data: Uint8Array | ArrayBuffer | ArrayBufferView): Promise<NavMesh> {
     // read at the call: the caller may reuse its buffer while the module loads
     const bytes = bytesOf(at('load', 'bytes'), data);
-    const copy = allocate(at('load', 'bytes'), bytes.length, () => bytes.slice());
+    const copy = allocate(at('load', 'bytes'), bytes.length, () => copyOf(bytes));
     const w = await mainWasm();
-    return new NavMesh(ADOPT, w, w.load(copy));
+    const nav = new NavMesh(ADOPT, w, w.load(copy));
+    keepSpares([copy.buffer]); // read into the heap: its memory serves the next copy (spare.ts)
+    return nav;
   }
 
   /**
