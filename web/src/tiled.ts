@@ -256,7 +256,8 @@ export function bakeTilesInWorkers(job: TiledJob, workers: number, gridTiles: nu
 
     // Where shared memory can be posted (Node; a cross-origin isolated page), one copy of the geometry serves
     // every session, a replacement's included; otherwise each session gets its own copy, transferred. Either way
-    // this thread keeps the caller's arrays to reopen on a replacement worker.
+    // this thread keeps the geometry (bake()'s copy taken at the call, or the arrays given with transfer: true) to
+    // reopen on a replacement worker.
     const geometryFor = (): SessionGeometry & { transfer: ArrayBuffer[] } => {
       if (canShare()) {
         // bake()'s own copies in shared memory as they are (MeshInput.shared), anything else copied into it

@@ -366,9 +366,8 @@ function fillSeeds(v: unknown): Float32Array | null {
 
 /**
  * Refuses a grid of 2^32 voxels or more before rasterizing (C checks the exact count again after): the mesh's
- * bounds in voxels as C counts them, plus the headroom.
+ * bounds in voxels as C counts them, plus the headroom. Returns that count (0: no vertices).
  */
-/** Refuses a grid of 2^32 voxels or more (NB_ERR_TOO_LARGE); returns about how many voxels the grid has (0: no vertices). */
 function tooManyVoxels(positions: Float32Array, cs: number, ch: number, headroom: number): number {
   const lo = [Infinity, Infinity, Infinity];
   const hi = [-Infinity, -Infinity, -Infinity];
