@@ -90,7 +90,8 @@ function voxelizeRequest(msg: VoxelizeRequest, wasm: Wasm, post: Post): void {
   const out = msg.out ?? null;
   const { origin, cellSize, cellHeight, dims, copy, filled } = wasm.voxelize(mesh, msg.config, msg.headroom, msg.fill, true, progressPoster(msg.id, post), out);
   const words = copy!;
-  const spare = inputBuffers(msg.positions, msg.indices, msg.areas, out && words.buffer !== out ? new Uint8Array(out) : null);
+  const spare = inputBuffers(msg.positions, msg.indices, msg.areas);
+  if (out && words.buffer !== out) spare.push(out); // too small for the words: back unused
   post({ id: msg.id, type: 'result', voxels: { origin, cellSize, cellHeight, dims, words, filled }, spare }, [words.buffer as ArrayBuffer, ...spare]);
 }
 

@@ -513,11 +513,11 @@ export class Wasm {
   }
 
   private withMesh<T>(mesh: MeshInput, fn: (args: number[]) => T): T {
-    const ptrs: number[] = [];
+    const staged = this.stageMesh(mesh);
     try {
-      return fn(this.putMesh(mesh, ptrs));
+      return fn(staged.args);
     } finally {
-      for (const p of ptrs) this.m._free(p);
+      staged.free();
     }
   }
 
