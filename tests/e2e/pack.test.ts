@@ -1,7 +1,7 @@
 // The packed package as users get it: `npm pack` into build/pack/, then the tarball installed into
 // (a) a fresh Vite project whose production build, and its dev server, run in Chromium and bake in Web Workers, and
 // (b) a fresh webpack 5 project, built with webpack's defaults, whose page bakes in Web Workers too, and
-// (c) a plain Node ESM script that bakes and finds a path.
+// (c) a plain Node ESM script that bakes and finds a path, also under Bun and Deno (with the package's bin).
 // The temporary projects live outside the repository, so nothing resolves from its node_modules. They pin the
 // versions of vite, webpack and three that the repository's lock file installed (so npm's cache, filled by `npm ci`, has
 // them and `npm install --offline` works; without the cache it falls back to the registry).
@@ -18,6 +18,7 @@ import { launchChromium, serve } from './support';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const packDir = resolve(root, 'build/pack');
 const fixtures = resolve(root, 'tests/e2e/fixtures');
+const meshesDir = process.env.NB_MESHES ?? resolve(root, '../shared/meshes');
 const temps: string[] = [];
 let tarball = '';
 let packed: string[] = [];
@@ -177,6 +178,38 @@ describe('installed into a plain Node ESM project', () => {
     expect(p.status).toBe('complete');
     expect(p.length).toBeCloseTo(Math.hypot(16, 16), 1);
   });
+
+  // Bun and Deno, as `make test-pack` fetches them (NAVBAKE_BUN / NAVBAKE_DENO: their executables). Deno is given
+  // only the permissions the work needs: reading the wasm (and the mesh), writing the navmesh file.
+  const runtimes = [
+    { name: 'Bun', exe: process.env.NAVBAKE_BUN, script: [], bin: [] },
+    { name: 'Deno', exe: process.env.NAVBAKE_DENO, script: ['run', '--allow-read'], bin: ['run', '--allow-read', '--allow-write'] },
+  ];
+  for (const rt of runtimes) {
+    it.skipIf(!rt.exe)(`runs under ${rt.name}: the script gives what it gives under Node, the bin the same navmesh bytes`, () => {
+      cpSync(join(fixtures, 'node-app'), dir, { recursive: true });
+      const results = [[process.execPath], [rt.exe!, ...rt.script]].map(([cmd, ...args]) => {
+        const r = run(cmd!, [...args, 'bake.mjs'], dir, 60_000);
+        expect(r.ok, r.output).toBe(true);
+        return JSON.parse(r.stdout.trim().split('\n').pop()!);
+      });
+      expect(results[0].status).toBe('complete');
+      expect(results[1]).toEqual(results[0]);
+
+      // A tiled bake in two worker threads through the bin, whose shebang names node: run the file itself.
+      const bin = join(dir, 'node_modules/navbake/web/dist/bin/navbake.js');
+      const mesh = join(meshesDir, 'nav_test.obj');
+      const files = [[process.execPath], [rt.exe!, ...rt.bin]].map(([cmd, ...args], i) => {
+        const out = join(dir, `nav_test-${i}.navbake`);
+        const r = run(cmd!, [...args, bin, 'bake', mesh, '--tile-size', '32', '--workers', '2', '-o', out, '--json'], dir);
+        expect(r.ok, r.output).toBe(true);
+        expect(JSON.parse(r.stdout).tiles).toBeGreaterThan(1);
+        return readFileSync(out);
+      });
+      expect(files[1].length).toBe(files[0].length);
+      expect(Buffer.compare(files[1], files[0])).toBe(0);
+    });
+  }
 });
 
 

@@ -8,12 +8,28 @@ export interface ProgressBar {
   stop(): void;
 }
 
-// How long a bake runs before the bar appears. NAVBAKE_PROGRESS_DELAY_MS changes it (tests show the bar at once).
-const DELAY_MS = Number(process.env.NAVBAKE_PROGRESS_DELAY_MS ?? 1000);
 const FRAME_MS = 100;
+
+/**
+ * How long a bake runs before the bar appears: a second, or NAVBAKE_PROGRESS_DELAY_MS (tests show the bar at once).
+ * Read only when there is a terminal to draw on. Under Deno without env access the variable is not read (reading
+ * it would stop the bake at a permission prompt): the tool needs no env access to run.
+ */
+function delayMs(): number {
+  const deno = (globalThis as { Deno?: { permissions?: { querySync?(d: object): { state: string } } } }).Deno;
+  const name = 'NAVBAKE_PROGRESS_DELAY_MS';
+  try {
+    if (deno && deno.permissions?.querySync?.({ name: 'env', variable: name }).state !== 'granted') return 1000;
+    const v = Number(process.env[name] ?? 1000);
+    return Number.isFinite(v) && v >= 0 ? v : 1000;
+  } catch {
+    return 1000;
+  }
+}
 
 export function progressBar(stream: NodeJS.WriteStream, label: string): ProgressBar | null {
   if (!stream.isTTY) return null;
+  const DELAY_MS = delayMs();
   const t0 = performance.now();
   let fraction = 0;
   let what = 'starting';
