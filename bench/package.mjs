@@ -7,6 +7,7 @@
 //  - shipped size: what a web page loads, gzip -9: a production build (Vite, minified) of a small page using each
 //    package's public API (bake + batch paths / generateSoloNavMesh + computePath), every emitted .js and .wasm file
 //    summed (navbake's bake worker included, it is loaded by default), plus the raw package files for reference.
+// BENCH_SECTION names the RESULTS.md section written (default "package"; `make bench` also writes "package-lts").
 import { spawnSync } from 'node:child_process';
 import { readFileSync, readdirSync, writeFileSync, mkdtempSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -197,7 +198,11 @@ const nm = resolve(root, 'node_modules/@recast-navigation');
 const theirFiles = ['core/dist/index.mjs', 'generators/dist/index.mjs', 'wasm/dist/recast-navigation.wasm.js', 'wasm/dist/recast-navigation.wasm.wasm'];
 const theirRaw = theirFiles.reduce((s, f) => s + gz(join(nm, f)), 0);
 
-const md = `## The npm package vs @recast-navigation (${today()})
+// `make bench` runs this script twice: under the machine's Node (section "package"), then under the active LTS line
+// fetched from npm (BENCH_SECTION=package-lts), since V8's changes move both libraries' figures.
+const section = process.env.BENCH_SECTION ?? 'package';
+const title = section === 'package' ? '' : ` under Node ${process.versions.node.split('.')[0]}, the active LTS line`;
+const md = `## The npm package vs @recast-navigation${title} (${today()})
 
 Machine: ${machine()}. Same triangles and settings (the reference demo's) in both; navbake through its public API
 (\`bake(..., { workers: false })\`, \`NavMesh.findPaths\`), the reference through its public API
@@ -225,7 +230,7 @@ for the reference, the page's chunk and its default wasm-compat build (the wasm 
 which is what a bundler gives its users. (Until 2026-11-22 this row summed the raw package files instead: tsc output
 for navbake, the non-inlined files for the reference; that measure is kept in the last row.)
 `;
-writeSection('package', md);
+writeSection(section, md);
 console.log(md);
 nav.dispose();
 refNav.destroy();
