@@ -20,6 +20,7 @@ import {
   type NavBakeConfig,
   type Partition,
   type PathOptions,
+  type PathsAsyncOptions,
   type PathStatus,
   type QueryFilter,
   type Volume,
@@ -44,6 +45,8 @@ export async function exportNavmesh(nav: NavMesh, grid: VoxelGrid, level: Geomet
   new Blob([path.points, path.pointFlags, path.pointRefs]);
   const batch = nav.findPaths(new Float32Array(6), { details: true });
   new Blob([batch.status, batch.exhausted, batch.lengths, batch.offsets, batch.points, batch.pointFlags, batch.pointRefs]);
+  const shared = await nav.findPathsAsync(new Float32Array(6), { details: true, workers: 2 });
+  new Blob([shared.status, shared.exhausted, shared.lengths, shared.offsets, shared.points, shared.pointFlags, shared.pointRefs]);
   const surface = nav.toGeometry();
   new Blob([surface.positions, surface.indices, surface.areas]);
   const poly = nav.polygons()[0];
@@ -81,6 +84,11 @@ export async function forwarding(
   const opts: PathOptions = { filter, halfExtents: undefined, crossings: undefined };
   nav.findPath([0, 0, 0], [1, 0, 1], opts);
   nav.findPaths([0, 0, 0, 1, 0, 1], { ...opts, details: undefined });
+  const asyncOpts: PathsAsyncOptions = { ...opts, details: undefined, workers: undefined, signal };
+  const plain = await nav.findPathsAsync([0, 0, 0, 1, 0, 1], asyncOpts);
+  // @ts-expect-error without details: true, pointRefs may be missing
+  plain.pointRefs.length;
+  await nav.findPathsAsync([0, 0, 0, 1, 0, 1], { workers: false });
   nav.nearestPoint([0, 0, 0], { filter: undefined, halfExtents: undefined });
   nav.randomPoint({ seed: ui.seed, center: undefined, radius: undefined, halfExtents: undefined, filter: undefined });
   await nav.update({ signal, workers: undefined });

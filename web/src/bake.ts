@@ -6,16 +6,17 @@
 import { configValues, type NavBakeConfig } from './config.js';
 import { abortSignal, allocate, bool, func, invalid as invalidArg, knownKeys, MAX_COORD, notDetached, numericArray, optionsObject, vec3, workerCount } from './args.js';
 import { abortedAs, abortReason, NavBakeError } from './errors.js';
-import { hardwareThreads } from './env.js';
 import { adoptNavmesh, attachTileCaches, markObstaclesBaking, type NavMesh, type Vec3Like } from './navmesh.js';
 import { TileCaches } from './obstacles.js';
 import { copyOf, sharedCopyOf } from './spare.js';
-import { settle, sharedPool, workersAvailable, type TaskHandle } from './pool.js';
+import { defaultWorkerCount, settle, sharedPool, workersAvailable, type TaskHandle } from './pool.js';
 import type { ProgressReply } from './protocol.js';
 import { loadedMainWasm, mainWasm, wasmModule } from './runtime.js';
 import { bakeTilesHere, bakeTilesInWorkers, canShare, type TileEvent, type TiledJob } from './tiled.js';
 import { linksData, volumesData, type OffMeshLink, type Volume } from './volumes.js';
 import { STAGES, type BakeStage, type CProgress, type HeapMesh, type MeshInput, type NavmeshParams, type Wasm } from './wasm.js';
+
+export { defaultWorkerCount };
 
 /** Triangles to bake. y is up. */
 export interface Geometry {
@@ -128,16 +129,6 @@ interface BakeHooks {
 type BakeOptionsWithHooks = BakeOptions & BakeHooks;
 
 const BAKE_OPTIONS: readonly (keyof BakeOptions)[] = ['workers', 'signal', 'onProgress', 'transfer', 'focus', 'onTile', 'obstacles'];
-
-/**
- * The workers a bake uses when `options.workers` is not given: min(4, hardware threads - 1), at least 1. The thread
- * count is `navigator.hardwareConcurrency` (browsers, Node >= 21). Node 20 has no `navigator`: there the count is
- * read when the wasm loads (`init()` or the first call needing it), and before that 4 threads are assumed, so this
- * returns 3 until then.
- */
-export function defaultWorkerCount(): number {
-  return Math.max(1, Math.min(4, hardwareThreads() - 1));
-}
 
 function invalid(message: string, who = 'navbake.bake'): NavBakeError {
   return invalidArg(`${who}: ${message}`);

@@ -7,7 +7,7 @@ import { isNode, nodeImport, nodeProcess } from './env.js';
 import { NavBakeError } from './errors.js';
 import { inputBuffers } from './spare.js';
 import { type BakeRequest, type InspectRequest, type VoxelizeRequest, type WorkerReply, type WorkerRequest } from './protocol.js';
-import type { RebuildRequest, SessionCloseRequest, SessionOpenRequest, TileRequest } from './protocol.js';
+import type { PathsRequest, RebuildRequest, ReplicaSync, SessionCloseRequest, SessionOpenRequest, TileRequest } from './protocol.js';
 import { instantiate, type CProgress, type GridSession, type Wasm } from './wasm.js';
 
 export type Post = (reply: WorkerReply, transfer?: ArrayBuffer[]) => void;
@@ -38,6 +38,7 @@ export function handleMessage(msg: WorkerRequest, wasm: Wasm, post: Post): void 
     if (msg?.type === 'voxelize') return voxelizeRequest(msg, wasm, post);
     if (msg?.type === 'open' || msg?.type === 'tile' || msg?.type === 'close') return sessionRequest(msg, wasm, post);
     if (msg?.type === 'rebuild') return rebuildRequest(msg, wasm, post);
+    if (msg?.type === 'paths') return pathsRequest(msg, wasm, post);
     if (!msg || msg.type !== 'bake') {
       throw new NavBakeError('NB_ERR_INVALID_ARG', `bake worker: unknown message type '${(msg as { type?: string })?.type}'`);
     }
@@ -144,6 +145,105 @@ function rebuildRequest(msg: RebuildRequest, wasm: Wasm, post: Post): void {
   const bytes = wasm.rebuildTile(msg.config, msg.cache, msg.links, msg.obstacles);
   if (bytes) post({ id: msg.id, type: 'result', bytes }, [bytes.buffer]);
   else post({ id: msg.id, type: 'result', empty: true });
+}
+
+// ---- findPathsAsync: copies of the main thread's navmeshes ----
+
+/** A navmesh copy and the wasm objects its queries use (as a NavMesh's Handle). */
+interface Replica {
+  nav: number;
+  query: number;
+  nodes: number;
+  limited: number;
+  limitedNodes: number;
+  filter: number;
+  custom: number;
+  held: Float64Array | null;
+}
+
+/** The copies on each wasm instance, by id (one per NavMesh of the main thread). */
+const replicas = new WeakMap<Wasm, Map<number, Replica>>();
+
+function freeReplica(wasm: Wasm, r: Replica): void {
+  for (const q of [r.query, r.limited]) if (q) wasm.queryDestroy(q);
+  for (const f of [r.filter, r.custom]) if (f) wasm.filterDestroy(f);
+  wasm.destroyNavmesh(r.nav);
+}
+
+/**
+ * Brings a copy up to date (ReplicaSync says in which order); a copy made anew when sync.params is set. On failure
+ * the copy is freed: half brought up to date it is no copy (the main thread forgets this worker's copy on an error
+ * reply and makes it anew next time).
+ */
+function applySync(wasm: Wasm, old: Replica | undefined, sync: ReplicaSync): Replica {
+  let r = old;
+  if (sync.params) {
+    if (r) freeReplica(wasm, r);
+    r = { nav: wasm.navmeshCreate(sync.params), query: 0, nodes: 0, limited: 0, limitedNodes: 0, filter: 0, custom: 0, held: null };
+  }
+  if (!r) throw new NavBakeError('NB_ERR_INVALID_ARG', 'bake worker: a change to a navmesh copy that is not here');
+  try {
+    for (let i = 0; i < sync.flags.length; i += 2) {
+      try {
+        wasm.setPolygonFlags(r.nav, sync.flags[i], sync.flags[i + 1]);
+      } catch (e) {
+        // the ref's tile here is not the one it names: that tile comes below, with its flags
+        if (!(e instanceof NavBakeError && e.code === 'NB_ERR_NOT_FOUND')) throw e;
+      }
+    }
+    for (let i = 0; i < sync.remove.length; i += 2) wasm.removeTile(r.nav, sync.remove[i], sync.remove[i + 1]);
+    for (const t of sync.put) wasm.putTileBack(r.nav, t.bytes, [t.slot, t.salt]);
+  } catch (e) {
+    freeReplica(wasm, r);
+    throw e;
+  }
+  return r;
+}
+
+function pathsRequest(msg: PathsRequest, wasm: Wasm, post: Post): void {
+  let mine = replicas.get(wasm);
+  if (!mine) replicas.set(wasm, (mine = new Map()));
+  for (const id of msg.drop) {
+    const r = mine.get(id);
+    mine.delete(id);
+    if (r) freeReplica(wasm, r);
+  }
+  let r = mine.get(msg.replica);
+  if (msg.sync) {
+    mine.delete(msg.replica);
+    r = applySync(wasm, r, msg.sync);
+    mine.set(msg.replica, r);
+  }
+  if (!r) throw new NavBakeError('NB_ERR_INVALID_ARG', `bake worker: no copy ${msg.replica} of a navmesh is here`);
+  if (!r.query || r.nodes < msg.nodes) {
+    if (r.query) wasm.queryDestroy(r.query);
+    r.query = 0;
+    r.query = wasm.queryCreate(r.nav, msg.nodes);
+    r.nodes = msg.nodes;
+  }
+  if (msg.maxNodes && msg.maxNodes !== r.limitedNodes) {
+    if (r.limited) wasm.queryDestroy(r.limited);
+    r.limited = 0;
+    r.limited = wasm.queryCreate(r.nav, msg.maxNodes);
+    r.limitedNodes = msg.maxNodes;
+  }
+  let filter: number;
+  if (msg.filter) {
+    if (!r.custom) {
+      r.custom = wasm.filterCreate();
+      r.held = new Float64Array(msg.filter.length).fill(1, 0, 64);
+      r.held[64] = 0xffff; // a new filter's values (C's defaults)
+    }
+    wasm.filterUpdate(r.custom, msg.filter, r.held!);
+    filter = r.custom;
+  } else {
+    if (!r.filter) r.filter = wasm.filterCreate();
+    filter = r.filter;
+  }
+  const paths = wasm.findPaths(msg.maxNodes ? r.limited : r.query, filter, msg.pairs, msg.half, msg.crossings, msg.details);
+  const arrays = [paths.status, paths.exhausted, paths.lengths, paths.offsets, paths.points, paths.pointFlags, paths.pointRefs];
+  const transfer = [...new Set(arrays.filter((a) => a !== undefined).map((a) => a!.buffer as ArrayBuffer))];
+  post({ id: msg.id, type: 'result', paths }, transfer);
 }
 
 // ---- entry ---------------------------------------------------------------------------------------------------

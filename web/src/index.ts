@@ -25,6 +25,7 @@ export {
   DEFAULT_HALF_EXTENTS,
   type PathOptions,
   type PathsOptions,
+  type PathsAsyncOptions,
   type PathResult,
   type QueryOptions,
   type RandomPointOptions,

@@ -2,9 +2,11 @@
  * NavMesh: a baked or loaded navigation mesh in the main thread's wasm memory, with its queries. "No path" and
  * "nothing near" are ordinary outcomes (a status, or null); bad input and use after dispose() throw NavBakeError.
  */
-import { allocate, bool, bytes as bytesOf, f32, lengthOf, MAX_COORD, notDetached, intIn, invalid, knownKeys, num, numericArray, optionsObject, queryPoint, shown, vec3 } from './args.js';
-import { NavBakeError } from './errors.js';
+import { abortSignal, allocate, bool, bytes as bytesOf, f32, lengthOf, MAX_COORD, notDetached, intIn, invalid, knownKeys, num, numericArray, optionsObject, queryPoint, shown, vec3, workerCount } from './args.js';
+import { abortReason, NavBakeError } from './errors.js';
 import type { ObstacleUpdate, TileCaches, UpdateOptions } from './obstacles.js';
+import { defaultWorkerCount, workersAvailable } from './pool.js';
+import { findPathsInWorkers, newReplicaId, replicaDisposed } from './replica.js';
 import { mainWasm } from './runtime.js';
 import { copyOf, keepSpares } from './spare.js';
 import type { Volume } from './volumes.js';
@@ -53,6 +55,17 @@ export interface PathsOptions extends PathOptions {
    * paths take off-mesh links. @default false
    */
   details?: boolean | undefined;
+}
+
+/** findPathsAsync's options. */
+export interface PathsAsyncOptions extends PathsOptions {
+  /**
+   * Workers to share the pairs out over (1..64; each takes at least 64 pairs), from the pool bake() uses; `false`
+   * runs findPaths on the calling thread. @default {@link defaultWorkerCount}(): min(4, hardware threads - 1), at least 1
+   */
+  workers?: number | false | undefined;
+  /** Aborting rejects with the signal's reason at once (a worker on its share finishes it, unseen). */
+  signal?: AbortSignal | undefined;
 }
 
 /** findPath's result: the path's points, with each point's flags and polygon (see {@link PathDetails}). */
@@ -163,6 +176,8 @@ interface Handle {
   /** the filter of queries given one, and the values it holds (see filterValues) */
   custom: number;
   customValues: Float64Array | null;
+  /** the id of this navmesh's copies in workers (findPathsAsync), 0 until it has any */
+  replica: number;
 }
 
 /** The smallest node pool a query gets; C's default. */
@@ -198,7 +213,8 @@ function release(h: Handle): void {
   if (h.query) h.w.queryDestroy(h.query);
   if (h.limited) h.w.queryDestroy(h.limited);
   if (h.nav) h.w.destroyNavmesh(h.nav);
-  h.filter = h.custom = h.query = h.limited = h.nav = 0;
+  if (h.replica) replicaDisposed(h.replica);
+  h.filter = h.custom = h.query = h.limited = h.nav = h.replica = 0;
 }
 
 const registry = new FinalizationRegistry<Handle>(release);
@@ -236,7 +252,23 @@ function pathOptions<T extends PathOptions>(method: string, opts: T | null | und
   return [o, crossings];
 }
 const PATH_OPTIONS = [...QUERY_OPTIONS, 'crossings', 'maxNodes'] as const;
+
+/** findPaths' pairs checked: a Float32Array as it is, other arrays copied into one; 6 finite floats a pair. */
+function pathPairs(method: string, pairs: Float32Array | ArrayLike<number>): Float32Array {
+  const where = at(method, 'pairs');
+  const p = pairs instanceof Float32Array ? notDetached(where, pairs) : numericArray(where, pairs, (n) => new Float32Array(n), () => true, 'a number');
+  if (p.length % 6 !== 0) throw invalid(`${where} must hold 6 floats per pair (got ${p.length})`);
+  for (let i = 0; i < p.length; i++) {
+    if (!Number.isFinite(p[i]) || Math.abs(p[i]!) > MAX_COORD) {
+      const what = `pair ${Math.floor(i / 6)}'s ${i % 6 < 3 ? 'start' : 'end'} ${'xyz'[i % 3]}`;
+      if (!Number.isFinite(p[i])) throw new NavBakeError('NB_ERR_NONFINITE', `${where}[${i}] (${what}) must be finite (got ${p[i]})`);
+      throw new NavBakeError('NB_ERR_TOO_LARGE', `${where}[${i}] (${what}) is ${p[i]}, beyond 1e+09, the largest coordinate a navmesh holds`);
+    }
+  }
+  return p;
+}
 const PATHS_OPTIONS = [...PATH_OPTIONS, 'details'] as const;
+const PATHS_ASYNC_OPTIONS = [...PATHS_OPTIONS, 'workers', 'signal'] as const;
 const RANDOM_OPTIONS = [...QUERY_OPTIONS, 'seed', 'center', 'radius'] as const;
 
 /** An integer tile coordinate (int32, as C stores them). */
@@ -335,7 +367,7 @@ export class NavMesh {
   /** @internal use bake() or NavMesh.load() */
   constructor(token: typeof ADOPT, w: Wasm, nav: number) {
     if (token !== ADOPT) throw new TypeError('NavMesh: use bake() or NavMesh.load()');
-    this.#h = { w, nav, query: 0, queryNodes: 0, limited: 0, limitedNodes: 0, filter: 0, custom: 0, customValues: null };
+    this.#h = { w, nav, query: 0, queryNodes: 0, limited: 0, limitedNodes: 0, filter: 0, custom: 0, customValues: null, replica: 0 };
     live++;
     registry.register(this, this.#h, this);
   }
@@ -550,19 +582,54 @@ export class NavMesh {
   findPaths(pairs: Float32Array | ArrayLike<number>, opts?: PathsOptions | null): PathBatch & Partial<PathDetails>;
   findPaths(pairs: Float32Array | ArrayLike<number>, opts?: PathsOptions | null): PathBatch & Partial<PathDetails> {
     this.#live('findPaths');
-    const where = at('findPaths', 'pairs');
-    const p = pairs instanceof Float32Array ? notDetached(where, pairs) : numericArray(where, pairs, (n) => new Float32Array(n), () => true, 'a number');
-    if (p.length % 6 !== 0) throw invalid(`${where} must hold 6 floats per pair (got ${p.length})`);
-    for (let i = 0; i < p.length; i++) {
-      if (!Number.isFinite(p[i]) || Math.abs(p[i]!) > MAX_COORD) {
-        const what = `pair ${Math.floor(i / 6)}'s ${i % 6 < 3 ? 'start' : 'end'} ${'xyz'[i % 3]}`;
-        if (!Number.isFinite(p[i])) throw new NavBakeError('NB_ERR_NONFINITE', `${where}[${i}] (${what}) must be finite (got ${p[i]})`);
-        throw new NavBakeError('NB_ERR_TOO_LARGE', `${where}[${i}] (${what}) is ${p[i]}, beyond 1e+09, the largest coordinate a navmesh holds`);
-      }
-    }
+    const p = pathPairs('findPaths', pairs);
     const [o, crossings] = pathOptions('findPaths', opts, PATHS_OPTIONS);
     const details = bool(at('findPaths', 'options.details'), o.details) ?? false;
     return this.#query('findPaths', o, null, (w, q, f, half) => w.findPaths(q, f, p, half, crossings, details));
+  }
+
+  /**
+   * findPaths in the worker pool, off the calling thread: the pairs are shared out over `options.workers` workers
+   * (from the pool bake() uses), each answering on its own copy of the navmesh. The result is findPaths' for the
+   * same pairs and options, point for point, refs included. A worker's copy is made at its first share of this
+   * navmesh's batches (one copy of every tile: as costly as NavMesh.load) and then brought up to date with what
+   * changed since (tiles loaded, removed or rebuilt by update(), flags set): keep batches large. The paths are
+   * those of the navmesh as it is when every worker of the batch is free and the shares are sent; changes made
+   * later are not in them. Rejects with what findPaths throws, NB_ERR_DISPOSED when the navmesh is disposed before
+   * the shares are sent, NB_ERR_WORKER when a worker dies, the signal's reason when aborted.
+   */
+  findPathsAsync(pairs: Float32Array | ArrayLike<number>, opts: PathsAsyncOptions & { details: true }): Promise<PathBatch & PathDetails>;
+  findPathsAsync(pairs: Float32Array | ArrayLike<number>, opts?: PathsAsyncOptions | null): Promise<PathBatch & Partial<PathDetails>>;
+  async findPathsAsync(pairs: Float32Array | ArrayLike<number>, opts?: PathsAsyncOptions | null): Promise<PathBatch & Partial<PathDetails>> {
+    const method = 'findPathsAsync';
+    const h = this.#live(method);
+    const p = pathPairs(method, pairs);
+    const [o, crossings] = pathOptions(method, opts, PATHS_ASYNC_OPTIONS);
+    const details = bool(at(method, 'options.details'), o.details) ?? false;
+    const workers = workerCount(at(method, 'options.workers'), o.workers) ?? defaultWorkerCount();
+    const signal = abortSignal(at(method, 'options.signal'), o.signal);
+    const a = this.#queryArgs(method, o, null);
+    if (signal?.aborted) throw abortReason(signal);
+    if (workers === false || !workersAvailable() || p.length === 0) {
+      return this.#query(method, o, null, (w, q, f, half) => w.findPaths(q, f, p, half, crossings, details));
+    }
+    h.replica ||= newReplicaId();
+    return findPathsInWorkers({
+      live: () => {
+        const now = this.#live(method);
+        // the pool findPaths would search with now (it grows with the navmesh, never shrinks)
+        return { w: now.w, nav: now.nav, nodes: Math.max(now.queryNodes, queryNodesFor(now.w.polyCount(now.nav), now.w.tileCount(now.nav))) };
+      },
+      replica: h.replica,
+      pairs: p,
+      half: Float64Array.from(a.half),
+      filter: a.values && a.values.slice(), // (a.values is reused by the next call)
+      crossings,
+      details,
+      maxNodes: a.maxNodes,
+      workers,
+      signal,
+    });
   }
 
   /** The closest point on the nearest polygon whose bounds overlap the box p +- halfExtents (default [2, 4, 2]), or
@@ -677,14 +744,12 @@ export class NavMesh {
     return h;
   }
 
-  /** keys: the option names to check, or null where the caller checked its own (wider) options already. */
-  #query<T>(
-    method: string,
-    options: QueryOptions | null | undefined,
-    keys: readonly string[] | null,
-    fn: (w: Wasm, q: number, filter: number, half: ArrayLike<number>) => T,
-  ): T {
-    const h = this.#live(method);
+  /**
+   * A query's options checked: half extents, the filter's values (null: none given; filterScratch, reused by the
+   * next call) and maxNodes (0: none given). keys: the option names to check, or null where the caller checked
+   * its own (wider) options already.
+   */
+  #queryArgs(method: string, options: QueryOptions | null | undefined, keys: readonly string[] | null): { half: ArrayLike<number>; values: Float64Array | null; maxNodes: number } {
     const opts = optionsObject<QueryOptions>(at(method, 'options'), options, keys ?? undefined);
     const half = opts.halfExtents == null ? DEFAULT_HALF_EXTENTS : vec3(at(method, 'options.halfExtents'), opts.halfExtents);
     if (!(half[0] > 0 && half[1] > 0 && half[2] > 0)) {
@@ -693,6 +758,18 @@ export class NavMesh {
     const values = opts.filter == null ? null : filterValues(at(method, 'options.filter'), opts.filter);
     const limit = (opts as PathOptions).maxNodes;
     const maxNodes = limit === undefined ? 0 : intIn(at(method, 'options.maxNodes'), limit, 1, MAX_QUERY_NODES);
+    return { half, values, maxNodes };
+  }
+
+  /** keys: the option names to check, or null where the caller checked its own (wider) options already. */
+  #query<T>(
+    method: string,
+    options: QueryOptions | null | undefined,
+    keys: readonly string[] | null,
+    fn: (w: Wasm, q: number, filter: number, half: ArrayLike<number>) => T,
+  ): T {
+    const h = this.#live(method);
+    const { half, values, maxNodes } = this.#queryArgs(method, options, keys);
     // The pool grows with the navmesh (tiles added by a tiled bake, loadTile...); it is never shrunk.
     const nodes = queryNodesFor(h.w.polyCount(h.nav), h.w.tileCount(h.nav));
     if (h.query && nodes > h.queryNodes) {

@@ -63,6 +63,8 @@ export interface LeaseEvents {
  */
 export interface Lease {
   readonly id: number;
+  /** the worker held, as a key: the same object for every lease of that worker ({@link BakePool.alive}) */
+  readonly worker: object;
   post(msg: LeaseRequest, transfer?: ArrayBuffer[]): void;
   release(): void;
   kill(): void;
@@ -144,6 +146,16 @@ async function spawnPort(events: PortEvents): Promise<Port> {
   };
   w.onmessageerror = () => events.died('a message from it could not be read');
   return { post: (m, t) => w.postMessage(m, t), terminate: () => w.terminate(), hold: () => undefined };
+}
+
+/**
+ * The workers a bake (or another call that runs in workers) uses when `options.workers` is not given: min(4,
+ * hardware threads - 1), at least 1. The thread count is `navigator.hardwareConcurrency` (browsers, Node >= 21).
+ * Node 20 has no `navigator`: there the count is read when the wasm loads (`init()` or the first call needing it),
+ * and before that 4 threads are assumed, so this returns 3 until then.
+ */
+export function defaultWorkerCount(): number {
+  return Math.max(1, Math.min(4, hardwareThreads() - 1));
 }
 
 /** Whether this environment can run bake workers at all. */
@@ -233,6 +245,11 @@ export class BakePool {
         this.cancel(task, reason);
       },
     };
+  }
+
+  /** Whether a lease's worker ({@link Lease.worker}) is still in the pool: false once it died or was stopped. */
+  alive(worker: object): boolean {
+    return this.workers.has(worker as PoolWorker);
   }
 
   /** Terminates every worker; running and queued tasks reject with NB_ERR_WORKER. The pool stays usable. */
@@ -402,6 +419,7 @@ export class BakePool {
     const held = () => w.task === task && !w.dead;
     return {
       id: task.id,
+      worker: w,
       post: (msg, transfer = []) => {
         if (!held()) return;
         try {

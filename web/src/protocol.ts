@@ -2,7 +2,7 @@
 // transfer list, never copied twice.
 import type { Inspection, StageTimes } from './inspect.js';
 import type { VolumeData } from './volumes.js';
-import type { VoxelLayout, WasmModule } from './wasm.js';
+import type { NavmeshParams, PathBatch, PathDetails, VoxelLayout, WasmModule } from './wasm.js';
 
 /** Sent once to each new worker: the compiled wasm, which it instantiates with its own memory. */
 export interface InitRequest {
@@ -124,6 +124,43 @@ export interface RebuildRequest {
   obstacles: VolumeData[];
 }
 
+/**
+ * What brings a worker's copy of a navmesh (a replica, findPathsAsync) up to date, applied in this order: flags
+ * set again (refs whose tile is no longer the worker's fail and are skipped: their tile comes in `put`), tiles taken
+ * out, tiles put in at the slot and with the salt they have in the original (so every polygon ref is the
+ * original's).
+ */
+export interface ReplicaSync {
+  /** set: the copy is made anew, an empty navmesh of these params, and `put` holds every tile */
+  params: NavmeshParams | null;
+  /** (ref, flags) pairs */
+  flags: Uint32Array;
+  /** tile positions, (x, z) pairs */
+  remove: Int32Array;
+  put: { bytes: Uint8Array; slot: number; salt: number }[];
+}
+
+/** findPathsAsync: a share of a batch of paths on a worker's copy of the navmesh. */
+export interface PathsRequest {
+  id: number;
+  type: 'paths';
+  /** the copy's id (one per NavMesh) */
+  replica: number;
+  /** null when the worker's copy is up to date */
+  sync: ReplicaSync | null;
+  /** copies to free first (their NavMesh was disposed) */
+  drop: number[];
+  pairs: Float32Array;
+  half: Float64Array;
+  /** C filter values (64 area costs, includeFlags, excludeFlags), or null: the default filter */
+  filter: Float64Array | null;
+  crossings: number;
+  details: boolean;
+  /** the search nodes of the navmesh's query (queryNodesFor), and maxNodes (0: none given) */
+  nodes: number;
+  maxNodes: number;
+}
+
 export type WorkerRequest =
   | InitRequest
   | BakeRequest
@@ -132,7 +169,8 @@ export type WorkerRequest =
   | SessionOpenRequest
   | TileRequest
   | SessionCloseRequest
-  | RebuildRequest;
+  | RebuildRequest
+  | PathsRequest;
 
 export interface ProgressReply {
   id: number;
@@ -152,6 +190,8 @@ export interface ResultReply {
   empty?: boolean;
   /** inspect requests */
   inspection?: Inspection;
+  /** paths requests */
+  paths?: PathBatch & Partial<PathDetails>;
   /** voxelize requests */
   voxels?: VoxelLayout & { words: Uint32Array; filled: number };
   /** the buffers of the request's geometry, handed back for the next copy (spare.ts) */

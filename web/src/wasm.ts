@@ -339,6 +339,31 @@ const PATH_EXHAUSTED = 4;
 /** Pairs per call of a findPaths batch: 96 KB of pairs and about 0.8 MB of points at a time. */
 const PATH_CHUNK = 4096;
 
+/**
+ * What changed in a navmesh since copies of it in workers (findPathsAsync's replicas, replica.ts) were last brought
+ * up to date. Kept only for a navmesh that has copies (Wasm.trackChanges): every call that changes a navmesh's tiles or
+ * flags goes through Wasm, which notes it here.
+ */
+export interface NavChanges {
+  /** bumped by every change */
+  gen: number;
+  /** copies older than this are made anew (what changed before it is no longer listed) */
+  floor: number;
+  /** tile position ("x,z") -> gen of its last change (added, replaced or removed) */
+  tiles: Map<string, number>;
+  /** polygon ref -> [gen, flags] of its last setPolygonFlags */
+  flags: Map<number, [number, number]>;
+}
+
+/** Entries either list of a NavChanges holds before it is cleared (copies then start anew). */
+const CHANGES_KEPT = 1 << 16;
+
+/** The tile position a tile blob says it is at (its header: docs/FORMAT.md). */
+function blobTile(bytes: Uint8Array): [number, number] {
+  const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return [dv.getInt32(20, true), dv.getInt32(24, true)];
+}
+
 // ---- the instance ------------------------------------------------------------------------------------------------
 
 export class Wasm {
@@ -352,6 +377,8 @@ export class Wasm {
   /** nb_bake's statistics (NB_STAT_COUNT doubles) of the last tile baked, and the table's names */
   private readonly stats: number;
   private readonly statNames: readonly string[];
+  /** navmesh pointer -> its changes, for the navmeshes with copies in workers */
+  private readonly changeLogs = new Map<number, NavChanges>();
 
   constructor(m: RawModule) {
     this.m = m;
@@ -790,6 +817,33 @@ export class Wasm {
     } finally {
       this.m._free(p);
     }
+    this.changed(nav, bytes);
+  }
+
+  // ---- changes, for copies of a navmesh in workers ----
+
+  /** Starts noting nav's changes (from now on; a copy made now starts from gen), or gives the notes kept so far. */
+  trackChanges(nav: number): NavChanges {
+    let log = this.changeLogs.get(nav);
+    if (!log) this.changeLogs.set(nav, (log = { gen: 0, floor: 0, tiles: new Map(), flags: new Map() }));
+    return log;
+  }
+
+  /** A tile of nav was added, replaced or removed: at the position its blob says, or at (x, z). */
+  private changed(nav: number, at: Uint8Array | [number, number]): void {
+    const log = this.changeLogs.get(nav);
+    if (!log) return;
+    const [x, z] = at instanceof Uint8Array ? blobTile(at) : at;
+    const key = `${x},${z}`;
+    if (log.tiles.size >= CHANGES_KEPT && !log.tiles.has(key)) this.forget(log);
+    log.tiles.set(key, ++log.gen);
+  }
+
+  /** Too many changes to list: copies made before now start anew. */
+  private forget(log: NavChanges): void {
+    log.tiles.clear();
+    log.flags.clear();
+    log.floor = ++log.gen;
   }
 
   // ---- streaming ----
@@ -817,6 +871,7 @@ export class Wasm {
       return false;
     }
     this.check(st);
+    this.changed(nav, [x, z]);
     return true;
   }
 
@@ -828,6 +883,7 @@ export class Wasm {
     } finally {
       this.m._free(p);
     }
+    this.changed(nav, bytes);
   }
 
   /** The slot and salt of the tile at (x, z) (what its refs are made of), or null when there is none. */
@@ -849,6 +905,7 @@ export class Wasm {
     } finally {
       this.m._free(p);
     }
+    this.changed(nav, bytes);
   }
 
   /** (x, z, polygons) per tile, in slot order. */
@@ -901,6 +958,7 @@ export class Wasm {
   }
 
   destroyNavmesh(nav: number): void {
+    this.changeLogs.delete(nav);
     this.m._nbw_navmesh_destroy(this.ctx, nav);
   }
 
@@ -964,6 +1022,11 @@ export class Wasm {
 
   setPolygonFlags(nav: number, ref: number, flags: number): void {
     this.check(this.m._nbw_navmesh_set_poly_flags(this.ctx, nav, ref >>> 0, flags & 0xffff));
+    const log = this.changeLogs.get(nav);
+    if (log) {
+      if (log.flags.size >= CHANGES_KEPT && !log.flags.has(ref >>> 0)) this.forget(log);
+      log.flags.set(ref >>> 0, [++log.gen, flags & 0xffff]);
+    }
   }
 
   detailTriangles(nav: number): SurfaceGeometry {
