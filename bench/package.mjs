@@ -3,14 +3,15 @@
 //  - solo bake: median of >= 15 warm bakes through each package's public API (navbake: bake() on the main
 //    thread, workers: false; reference: generateSoloNavMesh);
 //  - cold start: a fresh Node process doing import + init + first solo bake of dungeon (median of 7);
-//  - path queries: 2000 random pairs on dungeon, navbake's batch findPaths vs the reference's computePath;
+//  - path queries: 2000 random pairs on dungeon, navbake's batch findPaths (and findPathsAsync over the machine's
+//    threads) vs the reference's computePath;
 //  - shipped size: what a web page loads, gzip -9: a production build (Vite, minified) of a small page using each
 //    package's public API (bake + batch paths / generateSoloNavMesh + computePath), every emitted .js and .wasm file
 //    summed (navbake's bake worker included, it is loaded by default), plus the raw package files for reference.
 // BENCH_SECTION names the RESULTS.md section written (default "package"; `make bench` also writes "package-lts").
 import { spawnSync } from 'node:child_process';
 import { readFileSync, readdirSync, writeFileSync, mkdtempSync, mkdirSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { pathToFileURL } from 'node:url';
@@ -127,7 +128,25 @@ const rate = (fn) => {
   }
   return median(r);
 };
+// the same for a call that returns a promise
+const rateAsync = async (fn) => {
+  for (let i = 0; i < 3; i++) await fn();
+  const r = [];
+  for (let k = 0; k < 7; k++) {
+    let n = 0;
+    const t0 = performance.now();
+    while (performance.now() - t0 < 150) {
+      await fn();
+      n++;
+    }
+    r.push((n * PAIRS) / ((performance.now() - t0) / 1000));
+  }
+  return median(r);
+};
 const ours = () => nav.findPaths(pairs);
+// the batch shared out over one worker per hardware thread (this thread waits meanwhile)
+const THREADS = availableParallelism();
+const oursAsync = () => nav.findPathsAsync(pairs, { workers: THREADS });
 // one findPath call per pair, as a game asks for them (points, flags and polygons per point)
 const oursOne = () => {
   for (let i = 0; i < PAIRS; i++) nav.findPath(pairs.subarray(i * 6, i * 6 + 3), pairs.subarray(i * 6 + 3, i * 6 + 6));
@@ -137,14 +156,16 @@ const theirs = () => {
 };
 // Taken in turns, three times each (as bench/queries.mjs does): this VM's speed drifts by 10-20% for seconds at a
 // time, and measured one after the other the ratio took the drift.
-const turns = { ours: [], one: [], theirs: [] };
+const turns = { ours: [], one: [], async: [], theirs: [] };
 for (let k = 0; k < 3; k++) {
   turns.ours.push(rate(ours));
   turns.one.push(rate(oursOne));
+  turns.async.push(await rateAsync(oursAsync));
   turns.theirs.push(rate(theirs));
 }
 const qOurs = median(turns.ours);
 const qOursOne = median(turns.one);
+const qOursAsync = median(turns.async);
 const qTheirs = median(turns.theirs);
 
 // ---- shipped size ----
@@ -220,6 +241,7 @@ ${bakeRows.join('\n')}
 | cold start: fresh process, import + init + first dungeon bake (median of ${COLD}, alternating) | ${f1(coldOurs)} ms | ${f1(coldTheirs)} ms | ${(coldOurs / coldTheirs).toFixed(2)} | <= 0.3 |
 | path queries on dungeon, 2000 random pairs (batch vs computePath; medians, the three taken in turns) | ${(qOurs / 1000).toFixed(0)}k/s | ${(qTheirs / 1000).toFixed(0)}k/s | ${(qOurs / qTheirs).toFixed(1)}x | >= 3x |
 | (for reference) the same pairs one findPath call each vs computePath | ${(qOursOne / 1000).toFixed(0)}k/s | ${(qTheirs / 1000).toFixed(0)}k/s | ${(qOursOne / qTheirs).toFixed(1)}x | |
+| (for reference) the same batch off the main thread: findPathsAsync over ${THREADS} workers (one per hardware thread; ${(qOursAsync / qOurs).toFixed(2)}x findPaths) vs computePath on one thread | ${(qOursAsync / 1000).toFixed(0)}k/s | ${(qTheirs / 1000).toFixed(0)}k/s | ${(qOursAsync / qTheirs).toFixed(1)}x | |
 | shipped size: production build of a page (Vite, minified), JS + wasm, gzip -9 | ${kb(ourSize)} (wasm ${kb(wasmSize)}; ${bundled.ours.files} files) | ${kb(theirSize)} (${bundled.theirs.files} files) | ${(ourSize / theirSize).toFixed(2)} | <= 60 KB |
 | (for reference) the package files as published, JS + wasm, gzip -9 | ${kb(ourRaw)} (${ourFiles.length} files) | ${kb(theirRaw)} (non-inlined build) | ${(ourRaw / theirRaw).toFixed(2)} | |
 
