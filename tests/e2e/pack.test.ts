@@ -345,6 +345,9 @@ async function loadPage(url: string, workerUrl: RegExp): Promise<Record<string, 
     // tiled over two workers: several tiles, and the way round the wall
     expect(out.tiles).toBeGreaterThan(1);
     expect(out.tiledStatus).toBe('complete');
+    // findPathsAsync in two module workers gave findPaths' answers, mostly complete paths
+    expect(out.asyncSame).toBe(true);
+    expect(out.asyncComplete).toBeGreaterThan(300);
     expect(workers.some((w) => workerUrl.test(w)), workers.join(', ')).toBe(true);
     expect(wasm.length).toBeGreaterThan(0);
     expect(wasm.every((r) => r.status === 200 && r.type === 'application/wasm')).toBe(true);
