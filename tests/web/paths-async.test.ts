@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bake, NavBakeError, NavMesh, terminateWorkers, type PathBatch, type PathDetails } from '../../build/web/index.js';
 import { handleMessage } from '../../build/web/bake.worker.js';
+import { navmeshHandle } from '../../build/web/navmesh.js';
 import { copiesInWorkers } from '../../build/web/replica.js';
 import type { PathsRequest, WorkerReply } from '../../build/web/protocol.js';
 import { wasmModule } from '../../build/web/runtime.js';
@@ -124,6 +125,45 @@ describe('findPathsAsync gives findPaths\' answers', () => {
       const after = await nav.findPathsAsync(pairs, { workers: 2, details: true });
       expect(arrays(after)).toEqual(arrays(nav.findPaths(pairs, { details: true })));
       expect(Array.from(after.status)).not.toEqual(Array.from(before.status));
+    } finally {
+      nav.dispose();
+    }
+  });
+});
+
+describe('findPathsAsync while the navmesh changes', () => {
+  it('asked during a tiled bake (onTile), it answers on the navmesh as it is once it has its workers', async () => {
+    let batch: Promise<Batch> | null = null;
+    let pairs: Float32Array | null = null;
+    const nav = await bake(dungeon, { tileSize: 32 }, {
+      workers: 2,
+      onTile: (t) => {
+        if (batch || t.done < 4) return;
+        pairs = randomPairs(t.navMesh, 300, 5); // on the tiles so far
+        batch = t.navMesh.findPathsAsync(pairs, { workers: 2, details: true }); // waits for the bake's workers
+      },
+    });
+    try {
+      expect(batch).not.toBeNull();
+      // the bake held both workers to its end: the batch got them then, with every tile in
+      expect(arrays(await batch!)).toEqual(arrays(nav.findPaths(pairs!, { details: true })));
+    } finally {
+      nav.dispose();
+    }
+  });
+
+  it('a copy older than what the change lists keep is made anew', async () => {
+    const nav = await bake(dungeon, { tileSize: 32 }, { workers: false });
+    try {
+      const pairs = randomPairs(nav, 300, 9);
+      await nav.findPathsAsync(pairs, { workers: 2 }); // copies made
+      const t = nav.tiles()[4];
+      expect(nav.removeTile(t.x, t.z)).toBe(true);
+      // what happens when a list reaches its cap: the lists are cleared and copies before now are stale
+      const { w, nav: ptr } = navmeshHandle(nav);
+      (w as unknown as { forget(log: unknown): void }).forget(w.trackChanges(ptr));
+      expect(w.trackChanges(ptr).tiles.size).toBe(0);
+      expect(arrays(await nav.findPathsAsync(pairs, { workers: 2 }))).toEqual(arrays(nav.findPaths(pairs)));
     } finally {
       nav.dispose();
     }
