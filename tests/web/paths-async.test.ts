@@ -131,6 +131,32 @@ describe('findPathsAsync gives findPaths\' answers', () => {
   });
 });
 
+describe('findPathsAsync beside other work', () => {
+  it('batches on two navmeshes, of several worker counts, and a bake share the pool; each gets its own answers', async () => {
+    const a = await bake(dungeon, {}, { workers: false });
+    const b = await bake(dungeon, { tileSize: 32 }, { workers: false });
+    try {
+      const pairs = randomPairs(a, 1000, 11);
+      const [ra, rb, baked, ra1, rb2] = await Promise.all([
+        a.findPathsAsync(pairs, { workers: 2 }),
+        b.findPathsAsync(pairs, { workers: 3 }),
+        bake(dungeon, { tileSize: 32 }, { workers: 2 }),
+        a.findPathsAsync(pairs, { workers: 1, details: true }),
+        b.findPathsAsync(pairs, { workers: 2, details: true }),
+      ]);
+      expect(arrays(ra)).toEqual(arrays(a.findPaths(pairs)));
+      expect(arrays(rb)).toEqual(arrays(b.findPaths(pairs)));
+      expect(arrays(ra1)).toEqual(arrays(a.findPaths(pairs, { details: true })));
+      expect(arrays(rb2)).toEqual(arrays(b.findPaths(pairs, { details: true })));
+      expect(baked.save()).toEqual(b.save());
+      baked.dispose();
+    } finally {
+      a.dispose();
+      b.dispose();
+    }
+  });
+});
+
 describe('findPathsAsync while the navmesh changes', () => {
   it('asked during a tiled bake (onTile), it answers on the navmesh as it is once it has its workers', async () => {
     let batch: Promise<Batch> | null = null;
