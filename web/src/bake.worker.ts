@@ -8,7 +8,7 @@ import { NavBakeError } from './errors.js';
 import { inputBuffers } from './spare.js';
 import { type BakeRequest, type InspectRequest, type VoxelizeRequest, type WorkerReply, type WorkerRequest } from './protocol.js';
 import type { PathsRequest, RebuildRequest, ReplicaSync, SessionCloseRequest, SessionOpenRequest, TileRequest } from './protocol.js';
-import { instantiate, type CProgress, type GridSession, type Wasm } from './wasm.js';
+import { instantiate, type CProgress, type GridSession, type QueryObjects, type Wasm } from './wasm.js';
 
 export type Post = (reply: WorkerReply, transfer?: ArrayBuffer[]) => void;
 
@@ -149,24 +149,16 @@ function rebuildRequest(msg: RebuildRequest, wasm: Wasm, post: Post): void {
 
 // ---- findPathsAsync: copies of the main thread's navmeshes ----
 
-/** A navmesh copy and the wasm objects its queries use (as a NavMesh's Handle). */
-interface Replica {
+/** A navmesh copy and the wasm objects its queries use (as a NavMesh's). */
+interface Replica extends QueryObjects {
   nav: number;
-  query: number;
-  nodes: number;
-  limited: number;
-  limitedNodes: number;
-  filter: number;
-  custom: number;
-  held: Float64Array | null;
 }
 
 /** The copies on each wasm instance, by id (one per NavMesh of the main thread). */
 const replicas = new WeakMap<Wasm, Map<number, Replica>>();
 
 function freeReplica(wasm: Wasm, r: Replica): void {
-  for (const q of [r.query, r.limited]) if (q) wasm.queryDestroy(q);
-  for (const f of [r.filter, r.custom]) if (f) wasm.filterDestroy(f);
+  wasm.queryObjectsFree(r);
   wasm.destroyNavmesh(r.nav);
 }
 
@@ -179,7 +171,7 @@ function applySync(wasm: Wasm, old: Replica | undefined, sync: ReplicaSync): Rep
   let r = old;
   if (sync.params) {
     if (r) freeReplica(wasm, r);
-    r = { nav: wasm.navmeshCreate(sync.params), query: 0, nodes: 0, limited: 0, limitedNodes: 0, filter: 0, custom: 0, held: null };
+    r = { nav: wasm.navmeshCreate(sync.params), query: 0, queryNodes: 0, limited: 0, limitedNodes: 0, filter: 0, custom: 0, customValues: null };
   }
   if (!r) throw new NavBakeError('NB_ERR_INVALID_ARG', 'bake worker: a change to a navmesh copy that is not here');
   try {
@@ -215,32 +207,8 @@ function pathsRequest(msg: PathsRequest, wasm: Wasm, post: Post): void {
     mine.set(msg.replica, r);
   }
   if (!r) throw new NavBakeError('NB_ERR_INVALID_ARG', `bake worker: no copy ${msg.replica} of a navmesh is here`);
-  if (!r.query || r.nodes < msg.nodes) {
-    if (r.query) wasm.queryDestroy(r.query);
-    r.query = 0;
-    r.query = wasm.queryCreate(r.nav, msg.nodes);
-    r.nodes = msg.nodes;
-  }
-  if (msg.maxNodes && msg.maxNodes !== r.limitedNodes) {
-    if (r.limited) wasm.queryDestroy(r.limited);
-    r.limited = 0;
-    r.limited = wasm.queryCreate(r.nav, msg.maxNodes);
-    r.limitedNodes = msg.maxNodes;
-  }
-  let filter: number;
-  if (msg.filter) {
-    if (!r.custom) {
-      r.custom = wasm.filterCreate();
-      r.held = new Float64Array(msg.filter.length).fill(1, 0, 64);
-      r.held[64] = 0xffff; // a new filter's values (C's defaults)
-    }
-    wasm.filterUpdate(r.custom, msg.filter, r.held!);
-    filter = r.custom;
-  } else {
-    if (!r.filter) r.filter = wasm.filterCreate();
-    filter = r.filter;
-  }
-  const paths = wasm.findPaths(msg.maxNodes ? r.limited : r.query, filter, msg.pairs, msg.half, msg.crossings, msg.details);
+  const [q, filter] = wasm.querySetup(r.nav, r, msg.nodes, msg.maxNodes, msg.filter);
+  const paths = wasm.findPaths(q, filter, msg.pairs, msg.half, msg.crossings, msg.details);
   const arrays = [paths.status, paths.exhausted, paths.lengths, paths.offsets, paths.points, paths.pointFlags, paths.pointRefs];
   const transfer = [...new Set(arrays.filter((a) => a !== undefined).map((a) => a!.buffer as ArrayBuffer))];
   post({ id: msg.id, type: 'result', paths }, transfer);

@@ -18,6 +18,7 @@ import {
   type PathStatus,
   type PolygonInfo,
   type QueryFilter,
+  type QueryObjects,
   type SurfaceGeometry,
   type Vec3,
   type Wasm,
@@ -162,20 +163,9 @@ export const DEFAULT_HALF_EXTENTS: Readonly<Vec3> = Object.freeze([2, 4, 2]) as 
 const CROSSINGS = { none: 0, area: 1, all: 2 } as const;
 
 /** Wasm objects of one navmesh; also what the FinalizationRegistry frees when a NavMesh is forgotten. */
-interface Handle {
+interface Handle extends QueryObjects {
   w: Wasm;
   nav: number;
-  query: number;
-  /** search nodes of `query`'s pool */
-  queryNodes: number;
-  /** the query of paths given maxNodes, and its node count */
-  limited: number;
-  limitedNodes: number;
-  /** the filter of queries given none */
-  filter: number;
-  /** the filter of queries given one, and the values it holds (see filterValues) */
-  custom: number;
-  customValues: Float64Array | null;
   /** the id of this navmesh's copies in workers (findPathsAsync), 0 until it has any */
   replica: number;
 }
@@ -208,13 +198,10 @@ export function liveNavMeshes(): number {
 
 function release(h: Handle): void {
   if (h.nav) live--;
-  if (h.filter) h.w.filterDestroy(h.filter);
-  if (h.custom) h.w.filterDestroy(h.custom);
-  if (h.query) h.w.queryDestroy(h.query);
-  if (h.limited) h.w.queryDestroy(h.limited);
+  h.w.queryObjectsFree(h);
   if (h.nav) h.w.destroyNavmesh(h.nav);
   if (h.replica) replicaDisposed(h.replica);
-  h.filter = h.custom = h.query = h.limited = h.nav = h.replica = 0;
+  h.nav = h.replica = 0;
 }
 
 const registry = new FinalizationRegistry<Handle>(release);
@@ -281,11 +268,6 @@ const tileCoord = (where: string, v: number) => intIn(where, v, -0x80000000, 0x7
  * below, not for a new wasm filter (64 costs: about 15 us a call before).
  */
 const FILTER_VALUES = 66;
-const filterDefaults = (): Float64Array => {
-  const v = new Float64Array(FILTER_VALUES).fill(1, 0, 64);
-  v[64] = 0xffff;
-  return v;
-};
 /** filterValues' output, reused from call to call (queries run one at a time). */
 const filterScratch = new Float64Array(FILTER_VALUES);
 const MAX_F32 = 3.4028234663852886e38;
@@ -772,31 +754,8 @@ export class NavMesh {
     const { half, values, maxNodes } = this.#queryArgs(method, options, keys);
     // The pool grows with the navmesh (tiles added by a tiled bake, loadTile...); it is never shrunk.
     const nodes = queryNodesFor(h.w.polyCount(h.nav), h.w.tileCount(h.nav));
-    if (h.query && nodes > h.queryNodes) {
-      h.w.queryDestroy(h.query);
-      h.query = 0;
-    }
-    if (!h.query) {
-      h.query = h.w.queryCreate(h.nav, nodes);
-      h.queryNodes = nodes;
-    }
-    if (maxNodes && maxNodes !== h.limitedNodes) {
-      if (h.limited) h.w.queryDestroy(h.limited);
-      h.limited = 0;
-      h.limited = h.w.queryCreate(h.nav, maxNodes);
-      h.limitedNodes = maxNodes;
-    }
-    const q = maxNodes ? h.limited : h.query;
-    if (!values) {
-      if (!h.filter) h.filter = h.w.filterCreate();
-      return fn(h.w, q, h.filter, half);
-    }
-    if (!h.custom) {
-      h.custom = h.w.filterCreate();
-      h.customValues = filterDefaults(); // a new wasm filter's
-    }
-    h.w.filterUpdate(h.custom, values, h.customValues!);
-    return fn(h.w, q, h.custom, half);
+    const [q, f] = h.w.querySetup(h.nav, h, nodes, maxNodes, values);
+    return fn(h.w, q, f, half);
   }
 }
 

@@ -9,7 +9,7 @@ import { abortReason, NavBakeError, onAbort, type NavBakeErrorCode } from './err
 import { sharedPool, type Lease } from './pool.js';
 import type { PathsRequest, ReplicaSync, WorkerReply } from './protocol.js';
 import { wasmModule } from './runtime.js';
-import type { NavChanges, PathBatch, PathDetails, Wasm } from './wasm.js';
+import { join, type NavChanges, type PathBatch, type PathDetails, type Wasm } from './wasm.js';
 
 /** What each worker holds: the gen of its copy of each navmesh, and the copies to free at its next share. */
 interface WorkerCopies {
@@ -83,38 +83,26 @@ function syncFor(w: Wasm, nav: number, log: NavChanges, have: number | undefined
   return { params: null, flags: new Uint32Array(flags), remove: new Int32Array(remove), put };
 }
 
-/** The shares' results as one batch, in pair order. */
-function join(parts: (PathBatch & Partial<PathDetails>)[], details: boolean): PathBatch & Partial<PathDetails> {
-  if (parts.length === 1) return parts[0];
-  const sum = (f: (p: PathBatch) => number) => parts.reduce((n, p) => n + f(p), 0);
-  const pairs = sum((p) => p.status.length);
-  const points = sum((p) => p.points.length / 3);
-  const out: PathBatch & Partial<PathDetails> = {
-    status: new Uint8Array(pairs),
-    exhausted: new Uint8Array(pairs),
-    lengths: new Float32Array(pairs),
-    offsets: new Uint32Array(pairs + 1),
-    points: new Float32Array(points * 3),
-  };
-  if (details) {
-    out.pointFlags = new Uint8Array(points);
-    out.pointRefs = new Uint32Array(points);
-  }
+/** The shares' results as one batch, in pair order: their arrays end to end, offsets counted on. */
+function joinShares(parts: (PathBatch & Partial<PathDetails>)[], details: boolean): PathBatch & Partial<PathDetails> {
+  const offsets = new Uint32Array(parts.reduce((n, p) => n + p.status.length, 0) + 1);
   let pair = 0;
   let point = 0;
   for (const p of parts) {
-    const n = p.status.length;
-    out.status.set(p.status, pair);
-    out.exhausted.set(p.exhausted, pair);
-    out.lengths.set(p.lengths, pair);
-    for (let i = 1; i <= n; i++) out.offsets[pair + i] = point + p.offsets[i];
-    out.points.set(p.points, point * 3);
-    if (details) {
-      out.pointFlags!.set(p.pointFlags!, point);
-      out.pointRefs!.set(p.pointRefs!, point);
-    }
-    pair += n;
+    for (let i = 1; i < p.offsets.length; i++) offsets[pair + i] = point + p.offsets[i];
+    pair += p.status.length;
     point += p.points.length / 3;
+  }
+  const out: PathBatch & Partial<PathDetails> = {
+    status: join(parts.map((p) => p.status), Uint8Array),
+    exhausted: join(parts.map((p) => p.exhausted), Uint8Array),
+    lengths: join(parts.map((p) => p.lengths), Float32Array),
+    offsets,
+    points: join(parts.map((p) => p.points), Float32Array),
+  };
+  if (details) {
+    out.pointFlags = join(parts.map((p) => p.pointFlags!), Uint8Array);
+    out.pointRefs = join(parts.map((p) => p.pointRefs!), Uint32Array);
   }
   return out;
 }
@@ -183,7 +171,7 @@ export function findPathsInWorkers(job: PathsJob): Promise<PathBatch & Partial<P
         results[i] = r.paths;
         leases[i]!.release();
         leases[i] = null;
-        if (++done === k) finish(null, join(results, job.details));
+        if (++done === k) finish(null, joinShares(results, job.details));
       } else if (r.type === 'error') {
         held.get(leases[i]!.worker)?.gens.delete(job.replica); // its copy is gone (or was never made)
         finish(new NavBakeError((r.code as NavBakeErrorCode) ?? 'NB_ERR_WORKER', r.message));

@@ -212,7 +212,7 @@ export interface PathBatch {
 }
 
 /** One array of a batch's chunks (the chunk itself when there is only one). */
-function join<T extends Float32Array<ArrayBuffer> | Uint8Array<ArrayBuffer> | Uint32Array<ArrayBuffer>>(parts: T[], Type: { new (n: number): T }): T {
+export function join<T extends Float32Array<ArrayBuffer> | Uint8Array<ArrayBuffer> | Uint32Array<ArrayBuffer>>(parts: T[], Type: { new (n: number): T }): T {
   if (parts.length === 1) return parts[0];
   const out = new Type(parts.reduce((n, p) => n + p.length, 0));
   let at = 0;
@@ -353,6 +353,24 @@ export interface NavChanges {
   tiles: Map<string, number>;
   /** polygon ref -> [gen, flags] of its last setPolygonFlags */
   flags: Map<number, [number, number]>;
+}
+
+/**
+ * The wasm objects a navmesh's queries use, made when first needed (0 until then): a NavMesh's, and each worker's
+ * copy's (findPathsAsync). Wasm.querySetup makes and replaces them.
+ */
+export interface QueryObjects {
+  /** the search of queries given no maxNodes, and its node count (it only grows) */
+  query: number;
+  queryNodes: number;
+  /** the search of paths given maxNodes, and its node count */
+  limited: number;
+  limitedNodes: number;
+  /** the filter of queries given none */
+  filter: number;
+  /** the filter of queries given one, and the values it holds (C's defaults when made: see filterUpdate) */
+  custom: number;
+  customValues: Float64Array | null;
 }
 
 /** Entries either list of a NavChanges holds before it is cleared (copies then start anew). */
@@ -1095,6 +1113,47 @@ export class Wasm {
 
   filterDestroy(f: number): void {
     this.m._nbw_filter_destroy(f);
+  }
+
+  /**
+   * The search and the filter of a query on nav, from o (made or replaced as needed): the search of `nodes` nodes
+   * (a bigger one kept: it only grows), or of maxNodes when given (> 0); the filter holding `values` (64 area
+   * costs, includeFlags, excludeFlags), or the default filter for null.
+   */
+  querySetup(nav: number, o: QueryObjects, nodes: number, maxNodes: number, values: Float64Array | null): [query: number, filter: number] {
+    if (o.query && nodes > o.queryNodes) {
+      this.queryDestroy(o.query);
+      o.query = 0;
+    }
+    if (!o.query) {
+      o.query = this.queryCreate(nav, nodes);
+      o.queryNodes = nodes;
+    }
+    if (maxNodes && maxNodes !== o.limitedNodes) {
+      if (o.limited) this.queryDestroy(o.limited);
+      o.limited = 0;
+      o.limited = this.queryCreate(nav, maxNodes);
+      o.limitedNodes = maxNodes;
+    }
+    const q = maxNodes ? o.limited : o.query;
+    if (!values) {
+      if (!o.filter) o.filter = this.filterCreate();
+      return [q, o.filter];
+    }
+    if (!o.custom) {
+      o.custom = this.filterCreate();
+      o.customValues = new Float64Array(66).fill(1, 0, 64); // a new wasm filter's values
+      o.customValues[64] = 0xffff;
+    }
+    this.filterUpdate(o.custom, values, o.customValues!);
+    return [q, o.custom];
+  }
+
+  /** Frees what querySetup made (o's fields back to 0). */
+  queryObjectsFree(o: QueryObjects): void {
+    for (const f of [o.filter, o.custom]) if (f) this.filterDestroy(f);
+    for (const q of [o.query, o.limited]) if (q) this.queryDestroy(q);
+    o.filter = o.custom = o.query = o.limited = 0;
   }
 
   /** Nearest polygon and the closest point on it, or null when no polygon overlaps the box. */
