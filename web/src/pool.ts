@@ -501,8 +501,9 @@ export function sharedPool(wasm: () => Promise<WasmModule>): BakePool {
 }
 
 /**
- * Stops every bake worker (running bakes reject with NB_ERR_WORKER). Workers start again on the next bake.
- * Idle workers never keep Node from exiting, so this is only needed to free their memory.
+ * Stops every bake worker (running bakes, updates and findPathsAsync batches reject with NB_ERR_WORKER; the
+ * workers' navmesh copies go with them). Workers start again on the next call that needs them. Idle workers never
+ * keep Node from exiting, so this is only needed to free their memory.
  */
 export function terminateWorkers(): void {
   shared?.terminate();
