@@ -296,6 +296,17 @@ describe('the worker body (handleMessage) with navmesh copies', () => {
       const want = arrays(nav.findPaths(pairs, { details: true }));
       for (const r of replies) expect(arrays((r as { paths: Batch }).paths)).toEqual(want);
       expect(wasm.heapUsed()).toBeGreaterThan(heap0);
+      // 40 changes brought in (the tile taken out and put back, its flags set): the copy's memory stays as it was
+      const flagged = { params: null, flags: new Uint32Array([want.pointRefs![0], 3]), remove: new Int32Array([t.x, t.z]), put: sync.put };
+      const held = wasm.heapUsed();
+      for (let i = 0; i < 40; i++) {
+        const put = [{ ...sync.put[0], bytes: sync.put[0].bytes.slice() }];
+        handleMessage({ ...base, replica: 9, sync: { ...flagged, put }, drop: [] }, wasm, post);
+      }
+      expect(replies.slice(2).every((r) => r.type === 'result')).toBe(true);
+      expect(arrays((replies[replies.length - 1] as { paths: Batch }).paths)).toEqual(want);
+      expect(wasm.heapUsed()).toBe(held);
+      replies.length = 2;
       handleMessage({ ...base, replica: 9, sync: null, drop: [9] }, wasm, post); // freed first: no copy 9 left
       expect(replies[2]).toMatchObject({ type: 'error', code: 'NB_ERR_INVALID_ARG' });
       expect((replies[2] as { message: string }).message).toMatch(/no copy 9 of a navmesh/);
