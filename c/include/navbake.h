@@ -878,7 +878,8 @@ nb_status nb_query_find_nearest_poly(nb_query* q, const float center[3], const f
 
 /* A* over polygons from start_ref to end_ref (positions on them). path receives at most max_path refs.
  * When end_ref cannot be reached (or the node pool runs out first) the path ends at the reachable polygon
- * closest to `end` and *partial = 1. A corridor longer than max_path is cut to its first max_path polygons,
+ * closest to `end` and *partial = 1 (with a node per polygon: the shortest path to that polygon's point nearest
+ * `end`; ties between polygons go to the first in grid order, tile z, tile x, then index). A corridor longer than max_path is cut to its first max_path polygons,
  * also with *partial = 1. partial is optional. */
 nb_status nb_query_find_path(nb_query* q, nb_poly_ref start_ref, nb_poly_ref end_ref, const float start[3],
                              const float end[3], const nb_query_filter* filter, nb_poly_ref* path,
@@ -887,6 +888,12 @@ nb_status nb_query_find_path(nb_query* q, nb_poly_ref start_ref, nb_poly_ref end
  * nodes: with a bigger max_nodes a partial path might reach further, and a complete one might be shorter. 0 when it
  * ended on its own (a partial path then means the end cannot be reached). */
 int nb_query_exhausted(const nb_query* q);
+/* The nodes the last path search of q took from its pool, a measure of its work. With a pool of a node per polygon
+ * (the default), an end that cannot be reached is found out in one of two ways: by a search that visits all it can
+ * reach (the query's first such search after the navmesh or the filter's flags changed), or at once from the
+ * polygons' connected components, which that search labels for the ones after it. Either way the path is the one a
+ * search finds to the reachable polygon nearest the end; the count includes both searches where there were two. */
+uint32_t nb_query_last_nodes(const nb_query* q);
 
 #define NB_STRAIGHT_AREA_CROSSINGS 1 /* add a point where the path enters another area */
 #define NB_STRAIGHT_ALL_CROSSINGS 2  /* add a point at every polygon edge crossed */

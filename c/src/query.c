@@ -64,6 +64,7 @@ struct nb_query {
     qbucket* buckets;
     uint32_t bucket_shift, bucket_count, stamp;
     int exhausted; /* the last A* ran out of nodes */
+    uint32_t last_nodes; /* the nodes the last A* took (both searches where astar ran two) */
     /* scratch of nb_query_find_paths: a corridor and its straight path */
     nb_poly_ref* path;
     uint32_t* path_nodes; /* the node of each polygon of path */
@@ -81,6 +82,18 @@ struct nb_query {
     double rp_total;
     uint16_t rp_include, rp_exclude;
     int rp_ready;
+    /* The polygons' connected components (components_label), for the navmesh generation and filter flags they
+     * were labelled for: per polygon, numbered cc_base[tile slot] + index, its component (0.., CC_NONE: filtered
+     * out); per component c, cc_flags[c] and its polygons (slot << NB_POLY_BITS | index) in cc_members, from
+     * cc_first[c] to cc_first[c + 1]. cc_cap: the pool's nodes (more polygons: no labels). */
+    uint32_t* cc_label;
+    uint32_t* cc_first;
+    uint32_t* cc_members;
+    uint32_t* cc_base;
+    uint8_t* cc_flags;
+    uint32_t cc_cap, cc_gen;
+    uint16_t cc_include, cc_exclude;
+    int cc_ready;
 };
 
 static void pool_reset(nb_query* q)
@@ -461,6 +474,18 @@ static inline int passes(const nb_query_filter* f, uint16_t flags)
 
 static inline int is_offmesh(const nb_tile* t, uint32_t p) { return t->v.poly_types[p] == NB_POLY_OFFMESH; }
 
+/* Grid order of tiles (tile_z, then tile_x): an order that does not depend on the order tiles were added in. */
+static inline int tile_before(const nb_tile* a, const nb_tile* b)
+{
+    return a->v.tile_z != b->v.tile_z ? a->v.tile_z < b->v.tile_z : a->v.tile_x < b->v.tile_x;
+}
+
+/* Polygon (ta, pa) before (tb, pb) in grid order, then by index. */
+static inline int poly_before(const nb_tile* ta, uint32_t pa, const nb_tile* tb, uint32_t pb)
+{
+    return ta != tb ? tile_before(ta, tb) : pa < pb;
+}
+
 /* Vertex i of a detail triangle of polygon p (Detour's convention: the polygon's own vertices first). */
 static inline const float* detail_vert(const nb_tile_view* v, uint32_t p, const uint32_t* dm, uint32_t i)
 {
@@ -814,6 +839,7 @@ NB_COLD NB_NOINLINE void nb_query_destroy(nb_context* ctx, nb_query* q)
     nb_free(ctx, q->path_nodes);
     nb_free(ctx, q->spoints);
     nb_free(ctx, q->rp_acc);
+    nb_free(ctx, q->cc_label);
     nb_free(ctx, q);
 }
 
@@ -908,6 +934,19 @@ NB_COLD NB_NOINLINE nb_status nb_query_create(nb_context* ctx, const nb_navmesh*
         }
         q->rp_poly = (uint32_t*)(q->rp_acc + q->rp_cap);
     }
+    /* Components for as many polygons as there are nodes: astar labels them only with a node per polygon. */
+    q->cc_cap = max_nodes;
+    const size_t slots = nav->params.max_tiles;
+    q->cc_label =
+        (uint32_t*)nb_alloc(ctx, (sizeof(uint32_t) * 3 + 1) * (size_t)q->cc_cap + sizeof(uint32_t) * (slots + 1));
+    if (!q->cc_label) {
+        st = nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "nb_query_create: out of memory 'components' (%u)", q->cc_cap);
+        goto cleanup;
+    }
+    q->cc_first = q->cc_label + q->cc_cap;
+    q->cc_members = q->cc_first + q->cc_cap + 1;
+    q->cc_base = q->cc_members + q->cc_cap;
+    q->cc_flags = (uint8_t*)(q->cc_base + slots);
     *out = q;
     return NB_OK;
 
@@ -924,6 +963,25 @@ static inline int box_overlap(const float* amin, const float* amax, const float*
 {
     return amin[0] <= bmax[0] && amax[0] >= bmin[0] && amin[1] <= bmax[1] && amax[1] >= bmin[1] &&
            amin[2] <= bmax[2] && amax[2] >= bmin[2];
+}
+
+/* The box [lo, hi] in the units of v's BV tree, as the tree was quantized (the minimum floored, the maximum ceiled:
+ * nothing is missed), clamped as floats (a large bv_quant puts them beyond the int range). */
+static inline void bv_box(const nb_tile_view* v, const float* lo, const float* hi, uint16_t* qlo, uint16_t* qhi)
+{
+    for (int a = 0; a < 3; ++a) {
+        const float l = (nb_maxf(lo[a], v->bmin[a]) - v->bmin[a]) * v->bv_quant;
+        const float h = (nb_minf(hi[a], v->bmax[a]) - v->bmin[a]) * v->bv_quant;
+        qlo[a] = (uint16_t)nb_minf(nb_maxf(floorf(l), 0.0f), 65535.0f);
+        qhi[a] = (uint16_t)nb_minf(nb_maxf(ceilf(h), 0.0f), 65535.0f);
+    }
+}
+
+/* Does BV node n overlap the quantized box? */
+static inline int bv_hit(const nb_bv_node* n, const uint16_t* qlo, const uint16_t* qhi)
+{
+    return qlo[0] <= n->bmax[0] && qhi[0] >= n->bmin[0] && qlo[1] <= n->bmax[1] && qhi[1] >= n->bmin[1] &&
+           qlo[2] <= n->bmax[2] && qhi[2] >= n->bmin[2];
 }
 
 /* Does ground polygon p's bounds (its vertices and its detail surface's: the surface a point stands on can rise
@@ -1083,21 +1141,13 @@ static void nearest_in_tile(const nb_navmesh* nav, const nb_tile* t, const float
         }
         return;
     }
-    /* Quantize the box the way the tree was (floor the minimum, ceil the maximum, so nothing is missed). */
     uint16_t qlo[3], qhi[3];
-    for (int a = 0; a < 3; ++a) {
-        const float l = (nb_maxf(lo[a], v->bmin[a]) - v->bmin[a]) * v->bv_quant;
-        const float h = (nb_minf(hi[a], v->bmax[a]) - v->bmin[a]) * v->bv_quant;
-        /* Clamped as floats: a large bv_quant puts them beyond the int range. */
-        qlo[a] = (uint16_t)nb_minf(nb_maxf(floorf(l), 0.0f), 65535.0f);
-        qhi[a] = (uint16_t)nb_minf(nb_maxf(ceilf(h), 0.0f), 65535.0f);
-    }
+    bv_box(v, lo, hi, qlo, qhi);
     /* Preorder walk; a node that misses the box is skipped with its whole subtree by its escape offset. */
     uint32_t i = 0;
     while (i < v->nbv) {
         const nb_bv_node* n = &v->bv[i];
-        const int hit = qlo[0] <= n->bmax[0] && qhi[0] >= n->bmin[0] && qlo[1] <= n->bmax[1] &&
-                        qhi[1] >= n->bmin[1] && qlo[2] <= n->bmax[2] && qhi[2] >= n->bmin[2];
+        const int hit = bv_hit(n, qlo, qhi);
         if (n->i >= 0) {
             const uint32_t p = (uint32_t)n->i;
             if (hit && p < v->npolys && !is_offmesh(t, p) && passes(f, v->poly_flags[p])) {
@@ -1217,6 +1267,130 @@ static float min_area_cost(const nb_query_filter* f)
     return m;
 }
 
+/* ---- connected components: an end the search cannot reach, known before searching ----
+ * A search toward an end it cannot reach visits every polygon it can reach before it gives up: on a world of
+ * 10,000 polygons about 15 times a reachable end's time. The query labels the polygons the filter lets through
+ * with their component (polygons joined by links), for the navmesh generation and filter flags they were labelled
+ * for, after the first search that ends without reaching its end (navmeshes whose ends are all reachable never pay
+ * for it). An end in another component than the start is out of reach. A component holding a link without its way
+ * back (a one-way off-mesh link) is marked: there the direction matters, and only a search can tell. */
+#define CC_NONE UINT32_MAX
+#define CC_ASYM 1u    /* (of a polygon) one of its links has no way back */
+#define CC_ONE_WAY 2u /* (of a component, at the polygon numbered as its label) it holds a CC_ASYM polygon */
+
+static inline int components_ready(const nb_query* q, const nb_query_filter* f)
+{
+    return q->cc_ready && q->cc_gen == q->nav->generation && q->cc_include == f->include_flags &&
+           q->cc_exclude == f->exclude_flags;
+}
+
+static inline uint32_t component_of(const nb_query* q, const nb_tile* t, uint32_t p)
+{
+    return q->cc_label[q->cc_base[t - q->nav->tiles] + p];
+}
+
+static uint32_t cc_root(uint32_t* parent, uint32_t i)
+{
+    while (parent[i] != i) {
+        parent[i] = parent[parent[i]];
+        i = parent[i];
+    }
+    return i;
+}
+
+/* Labels the components for filter (union-find over the links, the labels doubling as parents). Leaves no labels
+ * when the navmesh has more polygons than the query was made for. */
+static NB_NOINLINE void components_label(nb_query* q, const nb_query_filter* f)
+{
+    const nb_navmesh* nav = q->nav;
+    q->cc_ready = 0;
+    if (!q->cc_label || nav->poly_count > q->cc_cap)
+        return;
+    uint32_t* label = q->cc_label;
+    uint8_t* flags = q->cc_flags;
+    uint32_t count = 0;
+    for (uint32_t s = 0; s < nav->params.max_tiles; ++s) {
+        const nb_tile* t = &nav->tiles[s];
+        q->cc_base[s] = count;
+        if (!t->data)
+            continue;
+        for (uint32_t p = 0; p < t->v.npolys; ++p) {
+            label[count + p] = passes(f, t->v.poly_flags[p]) ? count + p : CC_NONE;
+            flags[count + p] = 0;
+        }
+        count += t->v.npolys;
+    }
+    for (uint32_t s = 0; s < nav->params.max_tiles; ++s) {
+        const nb_tile* t = &nav->tiles[s];
+        if (!t->data)
+            continue;
+        for (uint32_t p = 0; p < t->v.npolys; ++p) {
+            const uint32_t i = q->cc_base[s] + p;
+            if (label[i] == CC_NONE)
+                continue;
+            const nb_poly_ref ref = nb_navmesh_ref_of(nav, t, p);
+            for (uint32_t li = t->first_link[p]; li != NB_NULL_LINK; li = t->links[li].next) {
+                const nb_link* l = &t->links[li];
+                uint32_t np;
+                const nb_tile* nt = l->ref ? link_target(nav, t, ref, l->ref, &np) : NULL;
+                if (!nt)
+                    continue;
+                const uint32_t j = q->cc_base[nt - nav->tiles] + np;
+                if (label[j] == CC_NONE)
+                    continue;
+                if (!find_link(nt, np, ref))
+                    flags[i] |= CC_ASYM;
+                const uint32_t a = cc_root(label, i), b = cc_root(label, j);
+                if (a < b)
+                    label[b] = a;
+                else if (b < a)
+                    label[a] = b;
+            }
+        }
+    }
+    /* Roots to component numbers in order of first polygon (a root is its component's first polygon: unions keep
+     * the smaller), the polygons' one-way marks to their components, and the members grouped by component. */
+    uint32_t* first = q->cc_first;
+    uint32_t comps = 0;
+    for (uint32_t i = 0; i < count; ++i)
+        if (label[i] != CC_NONE)
+            label[i] = cc_root(label, i);
+    for (uint32_t i = 0; i < count; ++i) {
+        if (label[i] == CC_NONE)
+            continue;
+        if (label[i] == i) {
+            first[comps] = 0;
+            label[i] = comps++;
+        } else {
+            label[i] = label[label[i]]; /* the root comes first: numbered already */
+        }
+        first[label[i]]++;
+    }
+    for (uint32_t i = 0; i < count; ++i)
+        if ((flags[i] & CC_ASYM) && label[i] != CC_NONE)
+            flags[label[i]] |= CC_ONE_WAY;
+    uint32_t sum = 0;
+    for (uint32_t k = 0; k < comps; ++k) { /* first[k]: the end of k's members while they are placed, then its start */
+        sum += first[k];
+        first[k] = sum;
+    }
+    first[comps] = sum;
+    for (uint32_t s = nav->params.max_tiles; s-- > 0;) {
+        const nb_tile* t = &nav->tiles[s];
+        if (!t->data)
+            continue;
+        for (uint32_t p = t->v.npolys; p-- > 0;) {
+            const uint32_t k = label[q->cc_base[s] + p];
+            if (k != CC_NONE)
+                q->cc_members[--first[k]] = s << NB_POLY_BITS | p;
+        }
+    }
+    q->cc_gen = nav->generation;
+    q->cc_include = f->include_flags;
+    q->cc_exclude = f->exclude_flags;
+    q->cc_ready = 1;
+}
+
 /* Writes the corridor from the start node to node `last` into path (its first max_path polygons when longer);
  * returns 1 when it had to be cut. */
 static int write_corridor(const nb_query* q, uint32_t last, nb_poly_ref* path, uint32_t* node_of, int32_t max_path,
@@ -1238,16 +1412,68 @@ static int write_corridor(const nb_query* q, uint32_t last, nb_poly_ref* path, u
     return n > (uint32_t)max_path;
 }
 
-/* nearest_visited's scoring of node i against the best so far: the squared distance from `end` to the closest point
- * of its polygon (ties: the earlier node). */
-static void visited_score(const qnode* nodes, uint32_t i, const float* end, float* best_d, uint32_t* best)
+/* A lower bound of poly_end_dist2 for ground polygon p of view v, from its bounds: its outline in xz, then the heights
+ * of its outline and detail vertices (an end above or below a floor). Above `cut` (from the xz part alone) it may stop
+ * early with a bound that is still above cut. */
+static float poly_bound2(const nb_tile_view* v, uint32_t p, const float* end, float cut)
 {
-    const qnode* n = &nodes[i];
-    const nb_tile_view* v = &n->tile->v;
+    const uint16_t* pv = &v->poly_verts[(size_t)p * v->nvp];
+    const int nv = v->poly_nverts[p];
+    float lo[3] = { FLT_MAX, FLT_MAX, FLT_MAX }, hi[3] = { -FLT_MAX, -FLT_MAX, -FLT_MAX };
+    for (int j = 0; j < nv; ++j) {
+        const float* c = &v->verts[(size_t)pv[j] * 3];
+        lo[0] = nb_minf(lo[0], c[0]);
+        hi[0] = nb_maxf(hi[0], c[0]);
+        lo[2] = nb_minf(lo[2], c[2]);
+        hi[2] = nb_maxf(hi[2], c[2]);
+    }
+    const float bx = nb_maxf(nb_maxf(lo[0] - end[0], end[0] - hi[0]), 0.0f);
+    const float bz = nb_maxf(nb_maxf(lo[2] - end[2], end[2] - hi[2]), 0.0f);
+    const float bxz = bx * bx + bz * bz;
+    if (bxz > cut)
+        return bxz;
+    const uint32_t* dm = &v->detail_meshes[(size_t)p * 4];
+    for (int j = 0; j < nv; ++j) {
+        lo[1] = nb_minf(lo[1], v->verts[(size_t)pv[j] * 3 + 1]);
+        hi[1] = nb_maxf(hi[1], v->verts[(size_t)pv[j] * 3 + 1]);
+    }
+    for (uint32_t j = 0; j < dm[1]; ++j) {
+        lo[1] = nb_minf(lo[1], v->detail_verts[((size_t)dm[0] + j) * 3 + 1]);
+        hi[1] = nb_maxf(hi[1], v->detail_verts[((size_t)dm[0] + j) * 3 + 1]);
+    }
+    const float by = nb_maxf(nb_maxf(lo[1] - end[1], end[1] - hi[1]), 0.0f);
+    return bxz + by * by;
+}
+
+/* A lower bound of the squared distance from `end` to what lies inside BV node n of view v: to its bounds, less
+ * `margin` on each axis for their rounding back to world units. */
+static float bv_bound2(const nb_tile_view* v, const nb_bv_node* n, const float* end, float margin)
+{
+    const float inv = 1.0f / v->bv_quant;
+    float d = 0.0f;
+    for (int a = 0; a < 3; ++a) {
+        const float e = nb_maxf(
+            nb_maxf(v->bmin[a] + n->bmin[a] * inv - end[a], end[a] - (v->bmin[a] + n->bmax[a] * inv)) - margin, 0.0f);
+        d += e * e;
+    }
+    return d;
+}
+
+/* The margin bv_bound2 takes near `end`. */
+static inline float bv_margin(const float* end)
+{
+    return 1e-5f * (1.0f + fabsf(end[0]) + fabsf(end[1]) + fabsf(end[2]));
+}
+
+/* The squared distance from `end` to the closest point of ground polygon p (closest_on_poly's point). */
+static float poly_end_dist2(const nb_tile* t, uint32_t p, const float* end)
+{
+    const nb_tile_view* v = &t->v;
+    const uint32_t poly = p;
     float verts[NB_MAX_VERTS_PER_POLY * 3], pt[3], h;
-    const int nv = poly_gather(v, n->poly, verts);
+    const int nv = poly_gather(v, poly, verts);
     const int inside = point_in_poly_xz(verts, nv, end);
-    if (inside && detail_height(v, n->poly, end, &h)) {
+    if (inside && detail_height(v, poly, end, &h)) {
         pt[0] = end[0];
         pt[1] = h;
         pt[2] = end[2];
@@ -1262,16 +1488,27 @@ static void visited_score(const qnode* nodes, uint32_t i, const float* end, floa
                 vlerp(pt, &verts[m * 3], &verts[j * 3], u);
             }
         }
-        if (detail_height(v, n->poly, pt, &h))
+        if (detail_height(v, poly, pt, &h))
             pt[1] = h;
         else
-            closest_on_detail_edges(v, n->poly, end, 1, pt);
+            closest_on_detail_edges(v, poly, end, 1, pt);
     } else {
-        closest_on_detail_edges(v, n->poly, end, 0, pt);
+        closest_on_detail_edges(v, poly, end, 0, pt);
     }
     const float dx = pt[0] - end[0], dy = pt[1] - end[1], dz = pt[2] - end[2];
-    const float d = dx * dx + dy * dy + dz * dz;
-    if (d < *best_d || (d == *best_d && i < *best)) {
+    return dx * dx + dy * dy + dz * dz;
+}
+
+/* nearest_visited's scoring of node i against the best so far (UINT32_MAX: none yet): poly_end_dist2 of its
+ * polygon; ties go to the polygon first in grid order (as nearest_in_component breaks them), then to the earlier
+ * node. */
+static void visited_score(const qnode* nodes, uint32_t i, const float* end, float* best_d, uint32_t* best)
+{
+    const qnode* n = &nodes[i];
+    const float d = poly_end_dist2(n->tile, n->poly, end);
+    if (d < *best_d ||
+        (d == *best_d && (*best == UINT32_MAX || poly_before(n->tile, n->poly, nodes[*best].tile, nodes[*best].poly) ||
+                          (n->tile == nodes[*best].tile && n->poly == nodes[*best].poly && i < *best)))) {
         *best_d = d;
         *best = i;
     }
@@ -1388,7 +1625,7 @@ static uint32_t nearest_visited(const nb_query* q, const float* end)
         /* Many visited nodes: find the candidates through the BV trees of the tiles around the end instead (all of
          * them must have a tree; a tile without one is scanned below with the others). */
         const nb_navmesh* nav = q->nav;
-        const float margin = 1e-5f * (1.0f + fabsf(end[0]) + fabsf(end[1]) + fabsf(end[2]));
+        const float margin = bv_margin(end);
         const float r = sqrtf(best_d) + margin;
         const float lo[3] = { end[0] - r, end[1] - r, end[2] - r }, hi[3] = { end[0] + r, end[1] + r, end[2] + r };
         const nb_tile* tiles[VISITED_MAX_TILES];
@@ -1411,17 +1648,10 @@ static uint32_t nearest_visited(const nb_query* q, const float* end)
             const nb_tile* t = tiles[k];
             const nb_tile_view* v = &t->v;
             uint16_t qlo[3], qhi[3];
-            for (int a = 0; a < 3; ++a) {
-                const float l = (nb_maxf(lo[a], v->bmin[a]) - v->bmin[a]) * v->bv_quant;
-                const float h = (nb_minf(hi[a], v->bmax[a]) - v->bmin[a]) * v->bv_quant;
-                qlo[a] = (uint16_t)nb_minf(nb_maxf(floorf(l), 0.0f), 65535.0f);
-                qhi[a] = (uint16_t)nb_minf(nb_maxf(ceilf(h), 0.0f), 65535.0f);
-            }
-            const float inv = 1.0f / v->bv_quant;
+            bv_box(v, lo, hi, qlo, qhi);
             for (uint32_t i = 0; i < v->nbv;) {
                 const nb_bv_node* n = &v->bv[i];
-                const int hit = qlo[0] <= n->bmax[0] && qhi[0] >= n->bmin[0] && qlo[1] <= n->bmax[1] &&
-                                qhi[1] >= n->bmin[1] && qlo[2] <= n->bmax[2] && qhi[2] >= n->bmin[2];
+                const int hit = bv_hit(n, qlo, qhi);
                 if (n->i < 0) {
                     i += hit ? 1u : (uint32_t)(-n->i);
                     continue;
@@ -1429,13 +1659,7 @@ static uint32_t nearest_visited(const nb_query* q, const float* end)
                 ++i;
                 if (!hit || (uint32_t)n->i >= v->npolys)
                     continue;
-                float d = 0.0f; /* to the leaf's bounds, less a margin for their rounding back to world units */
-                for (int a = 0; a < 3; ++a) {
-                    const float e = nb_maxf(nb_maxf(v->bmin[a] + n->bmin[a] * inv - end[a],
-                                                    end[a] - (v->bmin[a] + n->bmax[a] * inv)) - margin,
-                                            0.0f);
-                    d += e * e;
-                }
+                const float d = bv_bound2(v, n, end, margin);
                 if (d > best_d)
                     continue;
                 const uint32_t vn = visited_node(q, nb_navmesh_ref_of(nav, t, (uint32_t)n->i));
@@ -1454,35 +1678,164 @@ static uint32_t nearest_visited(const nb_query* q, const float* end)
         const uint32_t p = n->poly;
         if (i == seed || is_offmesh(n->tile, p))
             continue;
-        const uint16_t* pv = &v->poly_verts[(size_t)p * v->nvp];
-        const int nv = v->poly_nverts[p];
-        float lo[3] = { FLT_MAX, FLT_MAX, FLT_MAX }, hi[3] = { -FLT_MAX, -FLT_MAX, -FLT_MAX };
-        for (int j = 0; j < nv; ++j) {
-            const float* c = &v->verts[(size_t)pv[j] * 3];
-            lo[0] = nb_minf(lo[0], c[0]);
-            hi[0] = nb_maxf(hi[0], c[0]);
-            lo[2] = nb_minf(lo[2], c[2]);
-            hi[2] = nb_maxf(hi[2], c[2]);
-        }
-        const float bx = nb_maxf(nb_maxf(lo[0] - end[0], end[0] - hi[0]), 0.0f);
-        const float bz = nb_maxf(nb_maxf(lo[2] - end[2], end[2] - hi[2]), 0.0f);
-        const float bxz = bx * bx + bz * bz;
-        if (bxz > best_d)
-            continue;
-        const uint32_t* dm = &v->detail_meshes[(size_t)p * 4];
-        for (int j = 0; j < nv; ++j) {
-            lo[1] = nb_minf(lo[1], v->verts[(size_t)pv[j] * 3 + 1]);
-            hi[1] = nb_maxf(hi[1], v->verts[(size_t)pv[j] * 3 + 1]);
-        }
-        for (uint32_t j = 0; j < dm[1]; ++j) {
-            lo[1] = nb_minf(lo[1], v->detail_verts[((size_t)dm[0] + j) * 3 + 1]);
-            hi[1] = nb_maxf(hi[1], v->detail_verts[((size_t)dm[0] + j) * 3 + 1]);
-        }
-        const float by = nb_maxf(nb_maxf(lo[1] - end[1], end[1] - hi[1]), 0.0f);
-        cand_add(&cands, bxz + by * by, i, nodes, end, &best_d, &best);
+        const float bound = poly_bound2(v, p, end, best_d);
+        if (bound <= best_d)
+            cand_add(&cands, bound, i, nodes, end, &best_d, &best);
     }
     cand_score(&cands, nodes, end, &best_d, &best);
     return best;
+}
+
+/* Scores ground polygon p of tile t as visited_score scores nodes. */
+static inline void component_score(const nb_tile* t, uint32_t p, const float* end, float* best_d, const nb_tile** bt,
+                                   uint32_t* bp)
+{
+    const float d = poly_end_dist2(t, p, end);
+    if (d < *best_d || (d == *best_d && poly_before(t, p, *bt, *bp))) {
+        *best_d = d;
+        *bt = t;
+        *bp = p;
+    }
+}
+
+/* Candidates of nearest_in_component, as visited_cands holds nodes. */
+typedef struct component_cands {
+    float bound[VISITED_CANDIDATES];
+    const nb_tile* tile[VISITED_CANDIDATES];
+    uint32_t poly[VISITED_CANDIDATES];
+    int count;
+} component_cands;
+
+/* Scores the candidates, nearest bound first (the first scores rule the others out), and empties the list. */
+static void component_cands_score(component_cands* cands, const float* end, float* best_d, const nb_tile** bt,
+                                  uint32_t* bp)
+{
+    while (cands->count > 0) {
+        int k = 0;
+        for (int j = 1; j < cands->count; ++j)
+            if (cands->bound[j] < cands->bound[k])
+                k = j;
+        if (cands->bound[k] > *best_d)
+            break;
+        const nb_tile* t = cands->tile[k];
+        const uint32_t p = cands->poly[k];
+        --cands->count;
+        cands->bound[k] = cands->bound[cands->count];
+        cands->tile[k] = cands->tile[cands->count];
+        cands->poly[k] = cands->poly[cands->count];
+        component_score(t, p, end, best_d, bt, bp);
+    }
+    cands->count = 0;
+}
+
+/* Polygon p of tile t, whose distance is at least `bound`, into cands unless the best rules it out (scored at once
+ * when the list is full). */
+static void component_cand(component_cands* cands, float bound, const nb_tile* t, uint32_t p, const float* end,
+                           float* best_d, const nb_tile** bt, uint32_t* bp)
+{
+    if (bound > *best_d)
+        return;
+    if (cands->count == VISITED_CANDIDATES) {
+        component_score(t, p, end, best_d, bt, bp);
+        return;
+    }
+    cands->bound[cands->count] = bound;
+    cands->tile[cands->count] = t;
+    cands->poly[cands->count++] = p;
+}
+
+/* Components of at most this many polygons are scanned whole by nearest_in_component. */
+#define COMPONENT_SCAN 64
+
+/* The polygons of component c in tile t that may lie within sqrt(*best_d) of `end` and inside the box [lo, hi]
+ * around it, into cands (component_cand). */
+static void component_gather(const nb_query* q, uint32_t c, const nb_tile* t, const float* lo, const float* hi,
+                             const float* end, float margin, component_cands* cands, float* best_d,
+                             const nb_tile** bt, uint32_t* bp)
+{
+    const nb_tile_view* v = &t->v;
+    const uint32_t* label = &q->cc_label[q->cc_base[t - q->nav->tiles]];
+    if (v->nbv == 0) {
+        for (uint32_t p = 0; p < v->npolys; ++p)
+            if (label[p] == c && !is_offmesh(t, p))
+                component_cand(cands, poly_bound2(v, p, end, *best_d), t, p, end, best_d, bt, bp);
+        return;
+    }
+    uint16_t qlo[3], qhi[3];
+    bv_box(v, lo, hi, qlo, qhi);
+    for (uint32_t i = 0; i < v->nbv;) {
+        const nb_bv_node* n = &v->bv[i];
+        const int hit = bv_hit(n, qlo, qhi);
+        if (n->i < 0) {
+            i += hit ? 1u : (uint32_t)(-n->i);
+            continue;
+        }
+        ++i;
+        const uint32_t p = (uint32_t)n->i;
+        if (hit && p < v->npolys && label[p] == c && !is_offmesh(t, p))
+            component_cand(cands, bv_bound2(v, n, end, margin), t, p, end, best_d, bt, bp);
+    }
+}
+
+/* The ground polygon of component c nearest to `end`, scored and tie-broken as nearest_visited does: the polygon a
+ * search from a start in c would end at, having visited all of c (no component marked CC_ONE_WAY). (st, sp) is a
+ * ground polygon of c: the boxes reach it in the end. A component of at most COMPONENT_SCAN polygons is scanned whole, nearest
+ * bound first. Else boxes around the end, growing fourfold from 8 cells: the polygons of c
+ * in the box, nearest bound first; once the best lies within the box's half-width, nothing outside can beat it.
+ * A box over more than VISITED_MAX_TILES tiles scans every tile. */
+static void nearest_in_component(const nb_query* q, uint32_t c, const nb_tile* st, uint32_t sp, const float* end,
+                                 const nb_tile** out_t, uint32_t* out_p)
+{
+    const nb_navmesh* nav = q->nav;
+    const float margin = bv_margin(end);
+    float best_d = FLT_MAX;
+    const nb_tile* bt = st;
+    uint32_t bp = sp;
+    component_cands cands;
+    cands.count = 0;
+    const uint32_t m0 = q->cc_first[c], m1 = q->cc_first[c + 1];
+    if (m1 - m0 <= COMPONENT_SCAN) {
+        for (uint32_t m = m0; m < m1; ++m) {
+            const nb_tile* t = &nav->tiles[q->cc_members[m] >> NB_POLY_BITS];
+            const uint32_t p = q->cc_members[m] & ((1u << NB_POLY_BITS) - 1);
+            if (!is_offmesh(t, p))
+                component_cand(&cands, poly_bound2(&t->v, p, end, best_d), t, p, end, &best_d, &bt, &bp);
+        }
+        component_cands_score(&cands, end, &best_d, &bt, &bp);
+        *out_t = bt;
+        *out_p = bp;
+        return;
+    }
+    float r = 8.0f / st->v.bv_quant;
+    for (;;) {
+        const float lo[3] = { end[0] - r, end[1] - r, end[2] - r }, hi[3] = { end[0] + r, end[1] + r, end[2] + r };
+        const nb_tile* tiles[VISITED_MAX_TILES];
+        const int nt = tiles_in_box(nav, lo, hi, tiles);
+        if (nt < 0) {
+            const float all_lo[3] = { -FLT_MAX, -FLT_MAX, -FLT_MAX }, all_hi[3] = { FLT_MAX, FLT_MAX, FLT_MAX };
+            for (uint32_t s = 0; s < nav->params.max_tiles; ++s) {
+                const nb_tile* t = &nav->tiles[s];
+                if (!t->data)
+                    continue;
+                float tb = 0.0f;
+                for (int a = 0; a < 3; ++a) {
+                    const float e = nb_maxf(nb_maxf(t->v.bmin[a] - end[a], end[a] - t->v.bmax[a]) - margin, 0.0f);
+                    tb += e * e;
+                }
+                if (tb <= best_d)
+                    component_gather(q, c, t, all_lo, all_hi, end, margin, &cands, &best_d, &bt, &bp);
+            }
+        } else {
+            for (int k = 0; k < nt; ++k)
+                component_gather(q, c, tiles[k], lo, hi, end, margin, &cands, &best_d, &bt, &bp);
+        }
+        component_cands_score(&cands, end, &best_d, &bt, &bp);
+        if (nt < 0 || best_d <= r * r)
+            break;
+        r *= 4.0f;
+    }
+    *out_t = bt;
+    *out_p = bp;
 }
 
 /* A* from start (on start_ref) to end (on end_ref). Nodes enter a polygon at the midpoint of the portal they
@@ -1493,10 +1846,11 @@ static uint32_t nearest_visited(const nb_query* q, const float* end)
  * them: with one node per polygon, the first portal found fixes a border polygon's entry point, and tiled paths
  * came out longer than solo ones (tiles cut polygons, and a third of them touch two tile sides at 32 cells).
  * Without reaching end_ref (disconnected, or the pool ran out) the corridor leads to the visited polygon nearest to
- * the end (nearest_visited). Returns 1 when end_ref was reached. */
-static int astar(nb_query* q, nb_poly_ref start_ref, const nb_tile* st, uint32_t sp, nb_poly_ref end_ref,
-                 const float* start, const float* end, const nb_query_filter* f, float hmul, nb_poly_ref* path,
-                 uint32_t* node_of, int32_t max_path, int32_t* path_count)
+ * the end (nearest_visited), whose node is *last. Returns 1 when end_ref was reached; *reached says so even when the
+ * corridor had to be cut to max_path. */
+static int astar_search(nb_query* q, nb_poly_ref start_ref, const nb_tile* st, uint32_t sp, nb_poly_ref end_ref,
+                        const float* start, const float* end, const nb_query_filter* f, float hmul, nb_poly_ref* path,
+                        uint32_t* node_of, int32_t max_path, int32_t* path_count, int* reached_out, uint32_t* last)
 {
     const nb_navmesh* nav = q->nav;
     pool_reset(q);
@@ -1509,6 +1863,8 @@ static int astar(nb_query* q, nb_poly_ref start_ref, const nb_tile* st, uint32_t
         if (node_of)
             node_of[0] = 0;
         *path_count = 1;
+        *reached_out = 1;
+        *last = 0;
         return 1;
     }
     search sr;
@@ -1671,7 +2027,51 @@ static int astar(nb_query* q, nb_poly_ref start_ref, const nb_tile* st, uint32_t
     if (!reached)
         best = nearest_visited(q, end); /* (a partial path ends on the ground, never partway along a link) */
     const int cut = write_corridor(q, best, path, node_of, max_path, path_count);
+    *reached_out = reached;
+    *last = best;
     return reached && !cut;
+}
+
+/* A* as astar_search, but where a search that cannot reach end_ref would see all it can reach (a pool of a node per
+ * polygon never runs out), the corridor is the one astar_search finds from the start to that search's nearest
+ * polygon P, ending at P's point nearest the end: one path whichever way P was found. It is found without searching
+ * when the components (components_label) put end_ref out of the start's reach; else by the search, which labels them
+ * for the next ones. Returns 1 when end_ref was reached. */
+static int astar(nb_query* q, nb_poly_ref start_ref, const nb_tile* st, uint32_t sp, nb_poly_ref end_ref,
+                 const float* start, const float* end, const nb_query_filter* f, float hmul, nb_poly_ref* path,
+                 uint32_t* node_of, int32_t max_path, int32_t* path_count)
+{
+    const nb_navmesh* nav = q->nav;
+    const int whole = q->max_nodes >= nb_navmesh_poly_count(nav);
+    const nb_tile* pt = NULL;
+    uint32_t pp = 0, last;
+    int reached;
+    if (whole && start_ref != end_ref && components_ready(q, f) && !is_offmesh(st, sp)) {
+        uint32_t ep;
+        const nb_tile* et = nb_navmesh_resolve(nav, end_ref, &ep);
+        const uint32_t cs = component_of(q, st, sp), ce = et ? component_of(q, et, ep) : CC_NONE;
+        if (cs != CC_NONE && ce != CC_NONE && cs != ce && !(q->cc_flags[cs] & CC_ONE_WAY))
+            nearest_in_component(q, cs, st, sp, end, &pt, &pp);
+    }
+    q->last_nodes = 0;
+    if (!pt) {
+        const int r = astar_search(q, start_ref, st, sp, end_ref, start, end, f, hmul, path, node_of, max_path,
+                                   path_count, &reached, &last);
+        q->last_nodes = q->node_count;
+        if (reached || !whole || q->exhausted)
+            return r;
+        if (!components_ready(q, f))
+            components_label(q, f);
+        pt = q->nodes[last].tile;
+        pp = q->nodes[last].poly;
+    }
+    float target[3];
+    int over;
+    closest_on_poly(pt, pp, end, target, &over);
+    astar_search(q, start_ref, st, sp, nb_navmesh_ref_of(nav, pt, pp), start, target, f, hmul, path, node_of,
+                 max_path, path_count, &reached, &last);
+    q->last_nodes += q->node_count;
+    return 0;
 }
 
 NB_COLD NB_NOINLINE nb_status nb_query_find_path(nb_query* q, nb_poly_ref start_ref, nb_poly_ref end_ref, const float start[3],
@@ -1706,6 +2106,8 @@ NB_COLD NB_NOINLINE nb_status nb_query_find_path(nb_query* q, nb_poly_ref start_
 }
 
 int nb_query_exhausted(const nb_query* q) { return q ? q->exhausted : 0; }
+
+uint32_t nb_query_last_nodes(const nb_query* q) { return q ? q->last_nodes : 0; }
 
 /* ================================================================================================ */
 /* Straight path (funnel string-pulling)                                                            */
@@ -2378,11 +2780,6 @@ static inline int usable_ground(const nb_tile* t, uint32_t p, const nb_query_fil
  * decides the point. Tile slots (and links, hence search order) follow the order the tiles were added in, so the
  * walks below go by grid position instead (tile_z, then tile_x; the order nb_navmesh_save writes), and the same
  * navmesh gives the same points however it was streamed in. */
-
-static inline int tile_before(const nb_tile* a, const nb_tile* b)
-{
-    return a->v.tile_z != b->v.tile_z ? a->v.tile_z < b->v.tile_z : a->v.tile_x < b->v.tile_x;
-}
 
 typedef int (*before_fn)(const nb_query* q, uint32_t a, uint32_t b);
 
@@ -3099,6 +3496,7 @@ nb_status nb_query_find_paths_ex(nb_query* q, const float* pairs, uint32_t n, co
         const nb_poly_ref eref = sref ? nearest_core(q, b, half_extents, filter, sb, &eover) : 0;
         const nb_tile* stile = sref ? nb_navmesh_resolve(q->nav, sref, &sp) : NULL;
         q->exhausted = 0;
+        q->last_nodes = 0;
         if (stile && eref) {
             int32_t path_count = 0;
             const int complete = astar(q, sref, stile, sp, eref, sa, sb, filter, hmul, q->path, q->path_nodes,

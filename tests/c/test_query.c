@@ -1161,18 +1161,15 @@ static void test_statuses(void)
 
 /* The same level baked as one tile and as a grid of 64-cell tiles: the same pairs are reachable and the paths are
  * as long (median ratio within 2%). */
-static void test_tiled_vs_solo(void)
+/* obj baked in tiles of `cells` cells (default config) into a tiled navmesh; *count: the tiles with polygons. */
+static nb_navmesh* tiled_from_obj(const nb_obj* o, int cells, int* count)
 {
-    nb_obj obj;
-    if (!load_dungeon(&obj))
-        return;
-    nb_navmesh* solo = nav_from_triangles(obj.positions, obj.vertex_count, obj.indices, obj.triangle_count, NULL, 0,
-                                          NULL, 0);
+    const nb_obj obj = *o;
     float bmin[3], bmax[3];
     mesh_bounds(obj.positions, obj.vertex_count, bmin, bmax);
     nb_config cfg;
     nb_config_resolve(ctx, NULL, &cfg, NULL);
-    const float tile_world = 64 * cfg.cell_size;
+    const float tile_world = (float)cells * cfg.cell_size;
     nb_navmesh_params p;
     memset(&p, 0, sizeof(p));
     memcpy(p.origin, bmin, sizeof(bmin));
@@ -1211,6 +1208,19 @@ static void test_tiled_vs_solo(void)
             }
             nb_bytes_free(ctx, data);
         }
+    *count = tiles;
+    return tiled;
+}
+
+static void test_tiled_vs_solo(void)
+{
+    nb_obj obj;
+    if (!load_dungeon(&obj))
+        return;
+    nb_navmesh* solo = nav_from_triangles(obj.positions, obj.vertex_count, obj.indices, obj.triangle_count, NULL, 0,
+                                          NULL, 0);
+    int tiles = 0;
+    nb_navmesh* tiled = tiled_from_obj(&obj, 64, &tiles);
     CHECK(tiles >= 9);
     nb_query* qs = query_for(solo);
     nb_query* qt = query_for(tiled);
@@ -1288,6 +1298,166 @@ static void test_tiled_vs_solo(void)
     nb_obj_free(&obj);
 }
 
+/* Pair `pair` on a fresh query (its first search for an end out of reach visits all it can reach) and on `shared`:
+ * the same path, byte for byte. Returns the status; the nodes each used go to *fresh_nodes and *shared_nodes. */
+static uint8_t same_as_fresh(const nb_navmesh* nav, nb_query* shared, const float* pair, const nb_query_filter* f,
+                             uint32_t* fresh_nodes, uint32_t* shared_nodes)
+{
+    enum { CAP = 1024 };
+    static float pts[2][3 * CAP];
+    static uint8_t flags[2][CAP];
+    static nb_poly_ref refs[2][CAP];
+    uint8_t status[2] = { 0, 0 };
+    float len[2] = { 0, 0 };
+    uint32_t off[2][2] = { { 0, 0 }, { 0, 0 } };
+    nb_query* fresh = query_for(nav);
+    nb_query* qs[2] = { fresh, shared };
+    for (int k = 0; k < 2; ++k)
+        CHECK_INT(nb_query_find_paths_ex(qs[k], pair, 1, HALF, f, 0, &status[k], &len[k], off[k], pts[k], flags[k],
+                                         refs[k], CAP, NULL),
+                  NB_OK);
+    *fresh_nodes = nb_query_last_nodes(fresh);
+    *shared_nodes = nb_query_last_nodes(shared);
+    nb_query_destroy(ctx, fresh);
+    CHECK_INT(status[0], status[1]);
+    CHECK(memcmp(&len[0], &len[1], sizeof(float)) == 0);
+    CHECK_INT(off[0][1], off[1][1]);
+    if (off[0][1] == off[1][1]) {
+        CHECK(memcmp(pts[0], pts[1], sizeof(float) * 3 * off[0][1]) == 0);
+        CHECK(memcmp(flags[0], flags[1], off[0][1]) == 0);
+        CHECK(memcmp(refs[0], refs[1], sizeof(nb_poly_ref) * off[0][1]) == 0);
+    }
+    return status[1];
+}
+
+/* Ends out of reach on dungeon, solo and in tiles of 32 cells: once a query has searched for one (and labelled the
+ * components), it finds such paths without visiting all it can reach, and they are the paths a search finds, byte
+ * for byte: to the reachable polygon nearest the end, ties in grid order. */
+static void test_unreachable_components(void)
+{
+    nb_obj obj;
+    if (!load_dungeon(&obj))
+        return;
+    for (int tiled = 0; tiled < 2; ++tiled) {
+        int tiles = 1;
+        nb_navmesh* nav = tiled ? tiled_from_obj(&obj, 32, &tiles)
+                                : nav_from_triangles(obj.positions, obj.vertex_count, obj.indices, obj.triangle_count,
+                                                     NULL, 0, NULL, 0);
+        CHECK(tiles >= (tiled ? 20 : 1));
+        nb_query* shared = query_for(nav);
+        nb_query_filter f;
+        nb_query_filter_init(&f);
+        enum { N = 200 };
+        static float pairs[N * 6];
+        random_pairs(shared, N, 77 + (uint64_t)tiled, pairs);
+        int partial = 0, fewer = 0;
+        for (int i = 0; i < N; ++i) {
+            uint32_t fresh_nodes = 0, shared_nodes = 0;
+            const uint8_t st = same_as_fresh(nav, shared, &pairs[i * 6], &f, &fresh_nodes, &shared_nodes);
+            CHECK(!(st & NB_PATH_EXHAUSTED));
+            if (!(st & NB_PATH_PARTIAL))
+                continue;
+            if (partial++ > 0) { /* labelled by the first */
+                CHECK(shared_nodes < fresh_nodes);
+                fewer += shared_nodes < fresh_nodes;
+            }
+        }
+        CHECK(partial >= 10);
+        CHECK_INT(fewer, partial - 1);
+        nb_query_destroy(ctx, shared);
+        nb_navmesh_destroy(ctx, nav);
+    }
+    nb_obj_free(&obj);
+}
+
+/* The components are labelled for the filter's flags and the navmesh as it is: a query whose labels say an end is
+ * out of reach finds it again once the filter or a polygon's flags open the way. And a component holding a one-way
+ * link is searched: the labels join what the link joins, but the way back is not there. */
+static void test_unreachable_labels(void)
+{
+    mesh_builder m = { 0 };
+    add_floor(&m, 0, 0, 8.1f, 8.1f, 0);
+    add_floor(&m, 7.8f, 2.7f, 10.2f, 5.4f, 0); /* the door, walkable z 3.6 .. 4.5 */
+    add_floor(&m, 9.9f, 0, 18, 8.1f, 0);
+    nb_navmesh* nav = nav_from(&m, NULL, 0, NULL, 0);
+    nb_query* q = query_for(nav);
+    nb_query_filter open, closed;
+    nb_query_filter_init(&open);
+    nb_query_filter_init(&closed);
+    closed.exclude_flags = 0x2;
+    const float a[3] = { 2, 0, 6 }, b[3] = { 16, 0, 2 }, door[3] = { 8.4f, 0, 4 };
+    nb_poly_ref door_ref = 0;
+    CHECK_INT(nb_query_find_nearest_poly(q, door, HALF, &open, &door_ref, NULL), NB_OK);
+    CHECK_INT(nb_navmesh_set_poly_flags(ctx, nav, door_ref, 0x3), NB_OK);
+    route r;
+    for (int k = 0; k < 2; ++k) { /* searched, then known from the labels */
+        CHECK(find_route(q, a, b, &closed, 0, &r));
+        CHECK_INT(r.partial, 1);
+    }
+    CHECK(find_route(q, a, b, &open, 0, &r)); /* other flags: labelled again */
+    CHECK_INT(r.partial, 0);
+    CHECK(find_route(q, a, b, &closed, 0, &r));
+    CHECK_INT(r.partial, 1);
+    CHECK_INT(nb_navmesh_set_poly_flags(ctx, nav, door_ref, 0x1), NB_OK); /* the door no longer excluded */
+    CHECK(find_route(q, a, b, &closed, 0, &r));
+    CHECK_INT(r.partial, 0);
+    nb_query_destroy(ctx, q);
+    nb_navmesh_destroy(ctx, nav);
+
+    /* Floor A (x 0..8, z 20..26) with a one-way link to the strip B (x 14..22, z 0..40); island C north of A. From
+     * B, an end on C is out of reach, and so is A: the path ends at B's point nearest the end (z 33), not at its
+     * point nearest A's (z 25), which is where A, the nearer floor of the two that the link joins, would take it. */
+    mesh_builder m2 = { 0 };
+    add_floor(&m2, 0, 20, 8.1f, 26.1f, 0);
+    add_floor(&m2, 14, 0, 22.1f, 40.1f, 0);
+    add_floor(&m2, 0, 30, 8.1f, 36.1f, 0);
+    nb_offmesh_link link;
+    memset(&link, 0, sizeof(link));
+    const float ls[3] = { 2, 0, 22 }, le[3] = { 18, 0, 22 };
+    memcpy(link.start, ls, sizeof(ls));
+    memcpy(link.end, le, sizeof(le));
+    link.radius = 0.5f;
+    nav = nav_from(&m2, NULL, 0, &link, 1);
+    q = query_for(nav);
+    const float from_b[3] = { 18, 0, 5 }, on_c[3] = { 4, 0, 33 }, on_a[3] = { 4, 0, 23 };
+    CHECK(find_route(q, on_a, from_b, &open, 0, &r)); /* A reaches B through the link */
+    CHECK_INT(r.partial, 0);
+    for (int k = 0; k < 2; ++k) { /* searched, then labelled: the same */
+        CHECK(find_route(q, from_b, on_c, &open, 0, &r));
+        CHECK_INT(r.partial, 1);
+        const float* last = &r.pts[(r.npts - 1) * 3];
+        CHECK(last[0] > 14.0f);
+        CHECK_NEAR(last[2], 33.0, 0.05);
+    }
+    nb_query_destroy(ctx, q);
+    nb_navmesh_destroy(ctx, nav);
+
+    /* An L (x 0..8 by z 0..4, and x 0..4 by z 4..8) and an island over its notch. The end on the island's diagonal
+     * is as near the L's two arms (polygons of their own), exactly: the tie goes to the polygon first in grid order,
+     * so the path ends at the same point from either arm, searched or labelled. */
+    mesh_builder m3 = { 0 };
+    add_floor(&m3, 0, 0, 8.1f, 4.2f, 0);
+    add_floor(&m3, 0, 4.2f, 4.2f, 8.1f, 0);
+    add_floor(&m3, 6.3f, 6.3f, 12, 12, 0);
+    nav = nav_from(&m3, NULL, 0, NULL, 0);
+    q = query_for(nav);
+    const float starts[2][3] = { { 7, 0, 1.5f }, { 1.5f, 0, 7 } }, end[3] = { 7.5f, 0, 7.5f };
+    float ends[2][3];
+    for (int k = 0; k < 2; ++k) {
+        for (int again = 0; again < 2; ++again) { /* searched, then labelled */
+            CHECK(find_route(q, starts[k], end, &open, 0, &r));
+            CHECK_INT(r.partial, 1);
+            memcpy(ends[k], &r.pts[(r.npts - 1) * 3], sizeof(ends[k]));
+        }
+        const float pair[6] = { starts[k][0], starts[k][1], starts[k][2], end[0], end[1], end[2] };
+        uint32_t fresh_nodes, shared_nodes;
+        same_as_fresh(nav, q, pair, &open, &fresh_nodes, &shared_nodes);
+    }
+    CHECK(memcmp(ends[0], ends[1], sizeof(ends[0])) == 0);
+    nb_query_destroy(ctx, q);
+    nb_navmesh_destroy(ctx, nav);
+}
+
 int main(void)
 {
     ctx = nb_context_create(NULL);
@@ -1307,6 +1477,8 @@ int main(void)
     RUN(test_limits);
     RUN(test_statuses);
     RUN(test_tiled_vs_solo);
+    RUN(test_unreachable_components);
+    RUN(test_unreachable_labels);
     nb_context_destroy(ctx);
     return nbt_finish("test_query");
 }
