@@ -296,7 +296,7 @@ describe('the worker body (handleMessage) with navmesh copies', () => {
       const want = arrays(nav.findPaths(pairs, { details: true }));
       for (const r of replies) expect(arrays((r as { paths: Batch }).paths)).toEqual(want);
       expect(wasm.heapUsed()).toBeGreaterThan(heap0);
-      // 40 changes brought in (the tile taken out and put back, its flags set): the copy's memory stays as it was
+      // 40 changes brought in (the tile taken out and put back, its flags set): the copy's memory does not grow
       const flagged = { params: null, flags: new Uint32Array([want.pointRefs![0], 3]), remove: new Int32Array([t.x, t.z]), put: sync.put };
       const held = wasm.heapUsed();
       for (let i = 0; i < 40; i++) {
@@ -305,7 +305,9 @@ describe('the worker body (handleMessage) with navmesh copies', () => {
       }
       expect(replies.slice(2).every((r) => r.type === 'result')).toBe(true);
       expect(arrays((replies[replies.length - 1] as { paths: Batch }).paths)).toEqual(want);
-      expect(wasm.heapUsed()).toBe(held);
+      // within the allocator's rounding (free blocks split and merge differently: 8 bytes seen); a leak of even 8
+      // bytes a change would be 320 here, and the tile alone is 13 KB
+      expect(Math.abs(wasm.heapUsed() - held)).toBeLessThan(64);
       replies.length = 2;
       handleMessage({ ...base, replica: 9, sync: null, drop: [9] }, wasm, post); // freed first: no copy 9 left
       expect(replies[2]).toMatchObject({ type: 'error', code: 'NB_ERR_INVALID_ARG' });
