@@ -1466,10 +1466,9 @@ static inline float bv_margin(const float* end)
 }
 
 /* The squared distance from `end` to the closest point of ground polygon p (closest_on_poly's point). */
-static float poly_end_dist2(const nb_tile* t, uint32_t p, const float* end)
+static float poly_end_dist2(const nb_tile* t, uint32_t poly, const float* end)
 {
     const nb_tile_view* v = &t->v;
-    const uint32_t poly = p;
     float verts[NB_MAX_VERTS_PER_POLY * 3], pt[3], h;
     const int nv = poly_gather(v, poly, verts);
     const int inside = point_in_poly_xz(verts, nv, end);
@@ -1499,16 +1498,15 @@ static float poly_end_dist2(const nb_tile* t, uint32_t p, const float* end)
     return dx * dx + dy * dy + dz * dz;
 }
 
-/* nearest_visited's scoring of node i against the best so far (UINT32_MAX: none yet): poly_end_dist2 of its
- * polygon; ties go to the polygon first in grid order (as nearest_in_component breaks them), then to the earlier
- * node. */
+/* nearest_visited's scoring of node i against the best so far: poly_end_dist2 of its polygon; ties go to the polygon
+ * first in grid order (as nearest_in_component breaks them), then to the earlier node. */
 static void visited_score(const qnode* nodes, uint32_t i, const float* end, float* best_d, uint32_t* best)
 {
     const qnode* n = &nodes[i];
+    const qnode* b = &nodes[*best];
     const float d = poly_end_dist2(n->tile, n->poly, end);
-    if (d < *best_d ||
-        (d == *best_d && (*best == UINT32_MAX || poly_before(n->tile, n->poly, nodes[*best].tile, nodes[*best].poly) ||
-                          (n->tile == nodes[*best].tile && n->poly == nodes[*best].poly && i < *best)))) {
+    if (d < *best_d || (d == *best_d && (poly_before(n->tile, n->poly, b->tile, b->poly) ||
+                                          (n->tile == b->tile && n->poly == b->poly && i < *best)))) {
         *best_d = d;
         *best = i;
     }
