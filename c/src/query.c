@@ -1548,13 +1548,20 @@ static void cand_add(visited_cands* c, float bound, uint32_t node, const qnode* 
     c->node[c->count++] = node;
 }
 
+/* The candidate with the smallest bound (count > 0). */
+static int cand_nearest(const float* bound, int count)
+{
+    int k = 0;
+    for (int j = 1; j < count; ++j)
+        if (bound[j] < bound[k])
+            k = j;
+    return k;
+}
+
 static void cand_score(visited_cands* c, const qnode* nodes, const float* end, float* best_d, uint32_t* best)
 {
     while (c->count > 0) {
-        int k = 0;
-        for (int j = 1; j < c->count; ++j)
-            if (c->bound[j] < c->bound[k])
-                k = j;
+        const int k = cand_nearest(c->bound, c->count);
         if (c->bound[k] > *best_d)
             break;
         const uint32_t node = c->node[k];
@@ -1709,10 +1716,7 @@ static void component_cands_score(component_cands* cands, const float* end, floa
                                   uint32_t* bp)
 {
     while (cands->count > 0) {
-        int k = 0;
-        for (int j = 1; j < cands->count; ++j)
-            if (cands->bound[j] < cands->bound[k])
-                k = j;
+        const int k = cand_nearest(cands->bound, cands->count);
         if (cands->bound[k] > *best_d)
             break;
         const nb_tile* t = cands->tile[k];
@@ -1776,11 +1780,11 @@ static void component_gather(const nb_query* q, uint32_t c, const nb_tile* t, co
 }
 
 /* The ground polygon of component c nearest to `end`, scored and tie-broken as nearest_visited does: the polygon a
- * search from a start in c would end at, having visited all of c (no component marked CC_ONE_WAY). (st, sp) is a
- * ground polygon of c: the boxes reach it in the end. A component of at most COMPONENT_SCAN polygons is scanned whole, nearest
- * bound first. Else boxes around the end, growing fourfold from 8 cells: the polygons of c
- * in the box, nearest bound first; once the best lies within the box's half-width, nothing outside can beat it.
- * A box over more than VISITED_MAX_TILES tiles scans every tile. */
+ * search from a start in c would end at, having visited all of c (no component marked CC_ONE_WAY). A component of
+ * at most COMPONENT_SCAN polygons is scanned whole, nearest bound first. Else boxes around the end, growing fourfold
+ * from 8 cells: the polygons of c in the box, nearest bound first; once the best lies within the box's half-width,
+ * nothing outside can beat it ((st, sp), a ground polygon of c, lies in some box). A box over more than
+ * VISITED_MAX_TILES tiles scans every tile. */
 static void nearest_in_component(const nb_query* q, uint32_t c, const nb_tile* st, uint32_t sp, const float* end,
                                  const nb_tile** out_t, uint32_t* out_p)
 {
