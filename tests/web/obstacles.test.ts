@@ -320,6 +320,74 @@ describe('live obstacles', () => {
     }
   });
 
+  it('a tile taken out with removeTile stays out through update(); loadTile puts it back and the next update() carves it', async () => {
+    for (const workers of [2, false] as const) {
+      const nav = await bake(dungeon, config, { workers: 2, obstacles: true });
+      const control = await bake(dungeon, config, { workers: 2, obstacles: true });
+      const path = nav.findPath(from, to).points;
+      const box = blocker(path, 8); // several tiles
+      const grid = overlapped(nav, [box.min[0], box.min[2]], [box.max[0], box.max[2]]);
+      const inside = nav.tiles().filter((t) => grid.includes(`${t.x},${t.z}`) && t.polygons > 0);
+      expect(inside.length).toBeGreaterThan(1);
+      const { x, z } = inside[0];
+      const saved = nav.saveTile(x, z)!; // as baked: no obstacle in it
+      // taken out before the change: its rebuild waits, and pendingTiles leaves it out
+      expect(nav.removeTile(x, z)).toBe(true);
+      const id = nav.addObstacle(box);
+      control.addObstacle(box);
+      const pending = control.pendingTiles;
+      expect(nav.pendingTiles).toBe(pending - 1);
+      const u = await nav.update({ workers });
+      const cu = await control.update({ workers });
+      expect(u.tiles).toEqual(cu.tiles.filter(([tx, tz]) => tx !== x || tz !== z));
+      expect(nav.saveTile(x, z)).toBeNull(); // not brought back
+      expect(nav.tiles().some((t) => t.x === x && t.z === z)).toBe(false);
+      expect(nav.pendingTiles).toBe(0);
+      for (const [tx, tz] of u.tiles) expect(nav.saveTile(tx, tz)).toEqual(control.saveTile(tx, tz));
+      // put back with the bytes of the bake: the obstacle over it is not in them, so it is pending again
+      nav.loadTile(saved);
+      expect(nav.saveTile(x, z)).toEqual(saved);
+      expect(nav.pendingTiles).toBe(1);
+      expect((await nav.update({ workers })).tiles).toEqual([[x, z]]);
+      expect(nav.save()).toEqual(control.save());
+      // taken out with the obstacle over it and loaded back with the bake's bytes: pending, as the obstacle is not in them
+      expect(nav.removeTile(x, z)).toBe(true);
+      nav.loadTile(saved);
+      expect(nav.pendingTiles).toBe(1);
+      expect((await nav.update({ workers })).tiles).toEqual([[x, z]]);
+      expect(nav.save()).toEqual(control.save());
+      // taken out while an update rebuilds it (in the workers: the rebuilds were sent within the microtask that
+      // began it, and come back in messages, after the microtasks; on this thread, before it starts): it stays out,
+      // and pending; back in, the next update rebuilds it
+      nav.removeObstacle(id);
+      control.removeObstacle(id);
+      const running = nav.update({ workers });
+      if (workers) for (let i = 0; i < 4; i++) await null;
+      expect(nav.removeTile(x, z)).toBe(true);
+      const r = await running;
+      expect(r.tiles.some(([tx, tz]) => tx === x && tz === z)).toBe(false);
+      expect(r.tiles.length).toBe(pending - 1);
+      expect(nav.saveTile(x, z)).toBeNull();
+      expect(nav.pendingTiles).toBe(0);
+      expect((await nav.update({ workers })).tiles).toEqual([]);
+      nav.loadTile(control.saveTile(x, z)!); // the bake's bytes again, the changes around it made while it was out
+      expect(nav.pendingTiles).toBe(1);
+      await nav.update({ workers });
+      await control.update({ workers });
+      expect(nav.save()).toEqual(original);
+      expect(control.save()).toEqual(original);
+      // a tile loaded back where no obstacle is and none changed while it was out waits for nothing
+      const far = nav.tiles().find((t) => !grid.includes(`${t.x},${t.z}`) && t.polygons > 0)!;
+      const farBytes = nav.saveTile(far.x, far.z)!;
+      nav.removeTile(far.x, far.z);
+      nav.loadTile(farBytes);
+      expect(nav.pendingTiles).toBe(0);
+      expect(nav.save()).toEqual(original);
+      nav.dispose();
+      control.dispose();
+    }
+  });
+
   it('needs a tiled bake with obstacles: true', async () => {
     const plain = await bake(dungeon, config, { workers: false });
     for (const fn of [() => plain.addObstacle({ type: 'box', min: [0, 0, 0], max: [1, 1, 1] }), () => plain.removeObstacle(1)]) {

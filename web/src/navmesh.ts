@@ -11,6 +11,7 @@ import { mainWasm } from './runtime.js';
 import { copyOf, keepSpares } from './spare.js';
 import type { Volume } from './volumes.js';
 import {
+  blobTile,
   PATH_STATUS,
   type OffMeshLinkInfo,
   type PathBatch,
@@ -431,13 +432,23 @@ export class NavMesh {
    */
   loadTile(data: Uint8Array | ArrayBuffer | ArrayBufferView): void {
     const h = this.#live('loadTile');
-    h.w.putTile(h.nav, bytesOf(at('loadTile', 'bytes'), data));
+    const bytes = bytesOf(at('loadTile', 'bytes'), data);
+    h.w.putTile(h.nav, bytes);
+    this.#caches?.tileLoaded(...blobTile(bytes));
   }
 
-  /** Removes tile (x, z) (its polygon refs become stale); false when there was none. */
+  /**
+   * Removes tile (x, z) (its polygon refs become stale); false when there was none. With live obstacles the tile
+   * stays out: {@link update} does not put it back, and the obstacle changes around it wait until
+   * {@link loadTile} does.
+   */
   removeTile(x: number, z: number): boolean {
     const h = this.#live('removeTile');
-    return h.w.removeTile(h.nav, tileCoord(at('removeTile', 'x'), x), tileCoord(at('removeTile', 'z'), z));
+    const tx = tileCoord(at('removeTile', 'x'), x);
+    const tz = tileCoord(at('removeTile', 'z'), z);
+    const removed = h.w.removeTile(h.nav, tx, tz);
+    this.#caches?.tileRemoved(tx, tz);
+    return removed;
   }
 
   // ---- live obstacles ----
@@ -462,7 +473,7 @@ export class NavMesh {
     this.#obstacles('updateObstacle').replace(id, volume);
   }
 
-  /** Tiles waiting for {@link update} (0 for a navmesh without obstacles). */
+  /** Tiles waiting for {@link update} (0 for a navmesh without obstacles; a tile taken out by {@link removeTile} waits uncounted). */
   get pendingTiles(): number {
     this.#live('pendingTiles');
     return this.#caches?.pendingTiles ?? 0;

@@ -3,7 +3,8 @@
  * cache blob (its compact heightfield after erosion and the bake-time volumes, encoded by C). An obstacle change
  * marks dirty the tiles whose box (the tile with its border, nb_tile_dirty_box) overlaps the old or the new
  * volume's bounds; update() rebuilds exactly those tiles from their caches (nb_tile_rebuild, in the worker pool or
- * on this thread) and swaps them in all at once.
+ * on this thread) and swaps them in all at once. A tile the user takes out (NavMesh.removeTile) is left out and
+ * pending until NavMesh.loadTile puts it back.
  */
 import { abortSignal, intIn, invalid, optionsObject, shown, workerCount } from './args.js';
 import { abortReason, NavBakeError, onAbort } from './errors.js';
@@ -73,6 +74,8 @@ export class TileCaches {
   private readonly obstacles = new Map<number, VolumeData>();
   /** dirty tile -> the change (generation) that last dirtied it */
   private readonly pending = new Map<number, number>();
+  /** the tiles taken out by NavMesh.removeTile: update() leaves them out (and pending) until loadTile puts them back */
+  private readonly out = new Set<number>();
   private generation = 0;
   private nextId = 1;
   private chain: Promise<unknown> = Promise.resolve();
@@ -90,8 +93,35 @@ export class TileCaches {
     private readonly workers: number | false,
   ) {}
 
+  /** The tiles the next update() would rebuild (those taken out wait). */
   get pendingTiles(): number {
-    return this.pending.size;
+    let n = 0;
+    for (const k of this.pending.keys()) if (!this.out.has(k)) n++;
+    return n;
+  }
+
+  /** NavMesh.removeTile(x, z) ran: the tile stays out of the navmesh until loadTile puts it back. */
+  tileRemoved(x: number, z: number): void {
+    const k = tileKey(x, z);
+    if (this.caches.has(k)) this.out.add(k);
+  }
+
+  /**
+   * NavMesh.loadTile put tile (x, z) in. Its bytes may lack the obstacles (a file's tile) or hold old ones: when an
+   * obstacle overlaps it, or one changed around it while it was out, the next update() rebuilds it.
+   */
+  tileLoaded(x: number, z: number): void {
+    const k = tileKey(x, z);
+    if (!this.caches.has(k)) return;
+    this.out.delete(k);
+    if (this.pending.has(k)) return;
+    const box = this.box(k);
+    for (const o of this.obstacles.values()) {
+      if (overlapsXZ(o.bounds, box)) {
+        this.pending.set(k, ++this.generation);
+        return;
+      }
+    }
   }
 
   /** The navmesh was disposed: the rebuilds running in workers stop, their update() rejects with reason. */
@@ -190,7 +220,7 @@ export class TileCaches {
     const signal = opts.signal;
     if (signal?.aborted) throw abortReason(signal); // while waiting for the calls before it
     navPtr(); // NB_ERR_DISPOSED when the navmesh was disposed while it waited
-    const jobs = dirty.filter(([k]) => this.pending.has(k)).sort((a, b) => a[0] - b[0]);
+    const jobs = dirty.filter(([k]) => this.pending.has(k) && !this.out.has(k)).sort((a, b) => a[0] - b[0]);
     const workers = opts.workers === undefined ? this.workers : opts.workers;
     const inputs = jobs.map(([k]) => {
       const box = this.box(k);
@@ -222,15 +252,16 @@ export class TileCaches {
       }
     }
     // Swap every new tile in, or none: on a failure the tiles already swapped get their old blobs back, in the
-    // places they had, so that refs to them stay valid.
+    // places they had, so that refs to them stay valid. A tile taken out (removeTile) while it was rebuilt stays
+    // out, and pending.
     const nav = navPtr();
+    const swap = inputs.map((j, i) => ({ k: j.k, bytes: blobs[i] })).filter((j) => !this.out.has(j.k));
     const undo: { x: number; z: number; old: Uint8Array | null; place: [number, number] | null }[] = [];
     try {
-      inputs.forEach((j, i) => {
-        const [x, z] = unkey(j.k);
+      swap.forEach(({ k, bytes }) => {
+        const [x, z] = unkey(k);
         const old = this.w.tileData(nav, x, z);
         const place = this.w.tilePlace(nav, x, z);
-        const bytes = blobs[i];
         if (bytes) this.w.putTile(nav, bytes);
         else if (old) this.w.removeTile(nav, x, z);
         undo.push({ x, z, old, place });
@@ -243,14 +274,14 @@ export class TileCaches {
       throw e;
     }
     // Tiles dirtied again while this update ran stay pending.
-    for (const [k, g] of jobs) if (this.pending.get(k) === g) this.pending.delete(k);
+    for (const [k, g] of jobs) if (this.pending.get(k) === g && !this.out.has(k)) this.pending.delete(k);
     const [ox, , oz, tw, td] = this.params;
-    const rects = inputs.map((j) => {
+    const rects = swap.map((j) => {
       const [x, z] = unkey(j.k);
       return [ox + x * tw, oz + z * td, ox + (x + 1) * tw, oz + (z + 1) * td];
     });
     return {
-      tiles: inputs.map((j) => unkey(j.k)),
+      tiles: swap.map((j) => unkey(j.k)),
       touches(points: ArrayLike<number>): boolean {
         const where = 'navbake: ObstacleUpdate.touches: points';
         if (points === null || typeof points !== 'object' || typeof points.length !== 'number' || (!ArrayBuffer.isView(points) && !Array.isArray(points))) {

@@ -377,7 +377,7 @@ export interface QueryObjects {
 const CHANGES_KEPT = 1 << 16;
 
 /** The tile position a tile blob says it is at (its header: docs/FORMAT.md). */
-function blobTile(bytes: Uint8Array): [number, number] {
+export function blobTile(bytes: Uint8Array): [number, number] {
   const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   return [dv.getInt32(20, true), dv.getInt32(24, true)];
 }
