@@ -417,6 +417,26 @@ typedef struct link_growth {
     uint32_t capacity;
 } link_growth;
 
+/* Whether each ground polygon's neighbour across an edge names it back across one of its own edges. */
+static int neighbours_mutual(const nb_tile_view* v)
+{
+    const uint32_t nground = v->npolys - v->noffmesh;
+    for (uint32_t p = 0; p < nground; ++p) {
+        for (uint32_t j = 0; j < v->poly_nverts[p]; ++j) {
+            const uint16_t nei = v->poly_neis[(size_t)p * v->nvp + j];
+            if (nei == NB_NEI_WALL || (nei & NB_NEI_BORDER))
+                continue;
+            const uint32_t q = (uint32_t)nei - 1u;
+            int back = 0;
+            for (uint32_t k = 0; k < v->poly_nverts[q] && !back; ++k)
+                back = v->poly_neis[(size_t)q * v->nvp + k] == p + 1u;
+            if (!back)
+                return 0;
+        }
+    }
+    return 1;
+}
+
 static uint32_t link_alloc(nb_tile* t)
 {
     if (t->free_link != NB_NULL_LINK) {
@@ -642,6 +662,7 @@ static nb_status add_tile(nb_context* ctx, nb_navmesh* nav, const uint8_t* data,
     }
 
     /* ---- commit: nothing below can fail ---- */
+    tile->mutual = neighbours_mutual(&view);
     tile->data = copy;
     tile->size = size;
     tile->v = view;

@@ -142,6 +142,9 @@ typedef struct nb_tile {
     uint32_t link_capacity; /* entries allocated */
     uint32_t free_link;     /* freed entries, chained through next; NB_NULL_LINK = none */
     int32_t next_in_bucket; /* slot index of the next tile in the same position-hash bucket, -1 = end */
+    /* Every link between two of its ground polygons has its way back (its polygons' neighbours name each other, as
+     * every bake's do; a file's may not): queries then need not look for it (border links come in pairs). */
+    int mutual;
 } nb_tile;
 
 struct nb_navmesh {

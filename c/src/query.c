@@ -1338,7 +1338,9 @@ static NB_NOINLINE void components_label(nb_query* q, const nb_query_filter* f)
                 const uint32_t j = q->cc_base[nt - nav->tiles] + np;
                 if (label[j] == CC_NONE)
                     continue;
-                if (!find_link(nt, np, ref))
+                /* (links between ground polygons of a mutual tile, and across tile borders, have their way back) */
+                const int paired = !is_offmesh(t, p) && !is_offmesh(nt, np) && (nt != t || t->mutual);
+                if (!paired && !find_link(nt, np, ref))
                     flags[i] |= CC_ASYM;
                 const uint32_t a = cc_root(label, i), b = cc_root(label, j);
                 if (a < b)

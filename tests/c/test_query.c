@@ -4,6 +4,7 @@
 #include "nbtest.h"
 #include "nbtest_mesh.h"
 #include "obj.h"
+#include "../../c/src/navmesh_internal.h"
 
 static nb_context* ctx;
 
@@ -1458,6 +1459,89 @@ static void test_unreachable_labels(void)
     nb_navmesh_destroy(ctx, nav);
 }
 
+/* The mean of a ground polygon's corners. */
+static void poly_centroid(const nb_tile_view* v, uint32_t p, float* c)
+{
+    c[0] = c[1] = c[2] = 0.0f;
+    const uint32_t n = v->poly_nverts[p];
+    for (uint32_t k = 0; k < n; ++k)
+        for (int a = 0; a < 3; ++a)
+            c[a] += v->verts[(size_t)v->poly_verts[(size_t)p * v->nvp + k] * 3 + a] / (float)n;
+}
+
+/* A tile whose polygons' neighbours do not all name each other (a file's, not a bake's: here the polygons east of
+ * the door lost their edges back west) links one way there. The labels must see it: a query that has labelled
+ * searches that component as a fresh query does, node for node, and finds the same paths. */
+static void test_unreachable_one_way_neighbours(void)
+{
+    mesh_builder m = { 0 };
+    add_floor(&m, 0, 0, 8.1f, 8.1f, 0);
+    add_floor(&m, 7.8f, 2.7f, 10.2f, 5.4f, 0); /* the door */
+    add_floor(&m, 9.9f, 0, 18, 8.1f, 0);
+    add_floor(&m, -20, 0, -12, 8.1f, 0); /* an island to the west */
+    nb_navmesh* baked = nav_from(&m, NULL, 0, NULL, 0);
+    const nb_tile* t = NULL;
+    for (uint32_t s = 0; s < baked->params.max_tiles && !t; ++s)
+        t = baked->tiles[s].data ? &baked->tiles[s] : NULL;
+    CHECK(t && t->mutual);
+    if (!t)
+        return;
+    /* East polygons' edges toward west polygons become walls: links run west -> east only. */
+    uint8_t* blob = (uint8_t*)malloc(t->size);
+    memcpy(blob, t->data, t->size);
+    uint16_t* neis = (uint16_t*)(blob + ((const uint8_t*)t->v.poly_neis - t->data));
+    const nb_tile_view* v = &t->v;
+    int cut = 0;
+    for (uint32_t p = 0; p < v->npolys - v->noffmesh; ++p) {
+        float cp[3], cq[3];
+        poly_centroid(v, p, cp);
+        for (uint32_t j = 0; j < v->poly_nverts[p]; ++j) {
+            const uint16_t nei = neis[p * v->nvp + j];
+            if (nei == NB_NEI_WALL || (nei & NB_NEI_BORDER))
+                continue;
+            poly_centroid(v, nei - 1u, cq);
+            if (cp[0] > 9.0f && cq[0] < 9.0f) {
+                neis[p * v->nvp + j] = NB_NEI_WALL;
+                ++cut;
+            }
+        }
+    }
+    CHECK(cut >= 1);
+    nb_tile_update_crc(blob, t->size);
+    nb_navmesh_params params = baked->params;
+    nb_navmesh* nav = NULL;
+    CHECK_INT(nb_navmesh_create(ctx, &params, &nav), NB_OK);
+    CHECK_INT(nb_navmesh_add_tile(ctx, nav, blob, t->size), NB_OK);
+    free(blob);
+    nb_navmesh_destroy(ctx, baked);
+    if (!nav)
+        return;
+    for (uint32_t s = 0; s < nav->params.max_tiles; ++s)
+        if (nav->tiles[s].data)
+            CHECK(!nav->tiles[s].mutual);
+    nb_query* q = query_for(nav);
+    nb_query_filter f;
+    nb_query_filter_init(&f);
+    const float west[3] = { 2, 0, 4 }, east[3] = { 16, 0, 6 }, island[3] = { -16, 0, 2 };
+    route r;
+    CHECK(find_route(q, west, east, &f, 0, &r));
+    CHECK_INT(r.partial, 0);
+    CHECK(find_route(q, east, west, &f, 0, &r));
+    CHECK_INT(r.partial, 1);
+    const float* pairs[2][2] = { { east, island }, { west, island } };
+    for (int k = 0; k < 2; ++k) {
+        const float pair[6] = { pairs[k][0][0], pairs[k][0][1], pairs[k][0][2],
+                                pairs[k][1][0], pairs[k][1][1], pairs[k][1][2] };
+        for (int again = 0; again < 2; ++again) { /* the first labels (k = 0), the others find the labels */
+            uint32_t fresh_nodes = 0, shared_nodes = 0;
+            CHECK(same_as_fresh(nav, q, pair, &f, &fresh_nodes, &shared_nodes) & NB_PATH_PARTIAL);
+            CHECK_INT(shared_nodes, fresh_nodes);
+        }
+    }
+    nb_query_destroy(ctx, q);
+    nb_navmesh_destroy(ctx, nav);
+}
+
 int main(void)
 {
     ctx = nb_context_create(NULL);
@@ -1478,6 +1562,7 @@ int main(void)
     RUN(test_statuses);
     RUN(test_tiled_vs_solo);
     RUN(test_unreachable_components);
+    RUN(test_unreachable_one_way_neighbours);
     RUN(test_unreachable_labels);
     nb_context_destroy(ctx);
     return nbt_finish("test_query");
