@@ -890,9 +890,11 @@ nb_status nb_query_find_path(nb_query* q, nb_poly_ref start_ref, nb_poly_ref end
 int nb_query_exhausted(const nb_query* q);
 /* The nodes the last path search of q took from its pool, a measure of its work. With a pool of a node per polygon
  * (the default), an end that cannot be reached is found out in one of two ways: by a search that visits all it can
- * reach (the query's first such search after the navmesh or the filter's flags changed), or at once from the
- * polygons' connected components, which that search labels for the ones after it. Either way the path is the one a
- * search finds to the reachable polygon nearest the end; the count includes both searches where there were two. */
+ * reach, or at once from the polygons' connected components. The query labels those once its searches of the first
+ * kind since the navmesh or the filter's flags last changed add up to a quarter of the polygons (about what the
+ * labelling costs): at once after a search from a big floor, only after several from a small island. Either way the
+ * path is the one a search finds to the reachable polygon nearest the end; the count includes both searches where
+ * there were two. */
 uint32_t nb_query_last_nodes(const nb_query* q);
 
 #define NB_STRAIGHT_AREA_CROSSINGS 1 /* add a point where the path enters another area */

@@ -94,6 +94,10 @@ struct nb_query {
     uint32_t cc_cap, cc_gen;
     uint16_t cc_include, cc_exclude;
     int cc_ready;
+    /* Nodes the searches that saw all they could reach took since the navmesh or the filter's flags were last as
+     * cc_spent_gen / _include / _exclude say: labelling waits until they add up to its own cost (see astar). */
+    uint32_t cc_spent, cc_spent_gen;
+    uint16_t cc_spent_include, cc_spent_exclude;
 };
 
 static void pool_reset(nb_query* q)
@@ -2036,6 +2040,24 @@ static int astar_search(nb_query* q, nb_poly_ref start_ref, const nb_tile* st, u
     return reached && !cut;
 }
 
+/* Whether to label the components after a search that saw all it could reach (q->node_count nodes). Labelling
+ * costs about as much as a search of a quarter of the polygons: it waits until the searches since the last change
+ * of the navmesh or the filter's flags add up to that (rent or buy), so that a start on a small island does not
+ * pay for it again after each change (an update() per frame), while the first search from a big component pays
+ * it at once. */
+static int labelling_pays(nb_query* q, const nb_query_filter* f)
+{
+    if (q->cc_spent_gen != q->nav->generation || q->cc_spent_include != f->include_flags ||
+        q->cc_spent_exclude != f->exclude_flags) {
+        q->cc_spent = 0;
+        q->cc_spent_gen = q->nav->generation;
+        q->cc_spent_include = f->include_flags;
+        q->cc_spent_exclude = f->exclude_flags;
+    }
+    q->cc_spent = q->cc_spent > UINT32_MAX - q->node_count ? UINT32_MAX : q->cc_spent + q->node_count;
+    return (uint64_t)q->cc_spent * 4 >= nb_navmesh_poly_count(q->nav);
+}
+
 /* A* as astar_search, but where a search that cannot reach end_ref would see all it can reach (a pool of a node per
  * polygon never runs out), the corridor is the one astar_search finds from the start to that search's nearest
  * polygon P, ending at P's point nearest the end: one path whichever way P was found. It is found without searching
@@ -2064,7 +2086,7 @@ static int astar(nb_query* q, nb_poly_ref start_ref, const nb_tile* st, uint32_t
         q->last_nodes = q->node_count;
         if (reached || !whole || q->exhausted)
             return r;
-        if (!components_ready(q, f))
+        if (!components_ready(q, f) && labelling_pays(q, f))
             components_label(q, f);
         pt = q->nodes[last].tile;
         pp = q->nodes[last].poly;

@@ -1542,6 +1542,77 @@ static void test_unreachable_one_way_neighbours(void)
     nb_navmesh_destroy(ctx, nav);
 }
 
+/* Labelling costs about a search of a quarter of the polygons, so a query labels once the searches that saw all
+ * they could reach (since the last change) add up to that: at once from a big floor, only after several searches
+ * from a small island, again from nothing after each change of the navmesh. Paths are the same either way. */
+static void test_unreachable_label_when_it_pays(void)
+{
+    nb_obj obj;
+    if (!load_dungeon(&obj))
+        return;
+    nb_navmesh* nav = nav_from_triangles(obj.positions, obj.vertex_count, obj.indices, obj.triangle_count, NULL, 0,
+                                         NULL, 0);
+    nb_query* q = query_for(nav);
+    nb_query_filter f;
+    nb_query_filter_init(&f);
+    const uint32_t polys = nb_navmesh_poly_count(nav);
+    /* the unreachable pair whose search is smallest (from an island) and the one whose search is biggest */
+    enum { N = 200 };
+    static float pairs[N * 6];
+    random_pairs(q, N, 5, pairs);
+    const float *island = NULL, *floor = NULL;
+    uint32_t least = UINT32_MAX, most = 0, fresh = 0, shared = 0;
+    for (int i = 0; i < N; ++i) {
+        nb_query* probe = query_for(nav);
+        uint8_t st = 0;
+        float len;
+        uint32_t off[2];
+        const nb_status ps = nb_query_find_paths(probe, &pairs[i * 6], 1, HALF, &f, 0, &st, &len, off, NULL, 0, NULL);
+        CHECK(ps == NB_OK || ps == NB_ERR_BUFFER_TOO_SMALL); /* (no room for points: only the status is wanted) */
+        const uint32_t nodes = nb_query_last_nodes(probe);
+        nb_query_destroy(ctx, probe);
+        if (!(st & NB_PATH_PARTIAL))
+            continue;
+        if (nodes < least) {
+            least = nodes;
+            island = &pairs[i * 6];
+        }
+        if (nodes > most) {
+            most = nodes;
+            floor = &pairs[i * 6];
+        }
+    }
+    CHECK(island && floor && least * 8 < polys && most * 4 >= polys);
+    if (!island || !floor)
+        return;
+    int searched = 0, labelled = 0;
+    for (int i = 0; i < 40 && !labelled; ++i) { /* from the island: searched until the searches add up */
+        same_as_fresh(nav, q, island, &f, &fresh, &shared);
+        labelled = shared < fresh;
+        searched += !labelled;
+    }
+    CHECK(searched >= 2);
+    CHECK(labelled);
+    same_as_fresh(nav, q, island, &f, &fresh, &shared); /* labelled: no search */
+    CHECK(shared < fresh);
+    nb_poly_ref ref = 0;
+    CHECK_INT(nb_query_find_nearest_poly(q, island, HALF, &f, &ref, NULL), NB_OK);
+    CHECK_INT(nb_navmesh_set_poly_flags(ctx, nav, ref, 1), NB_OK); /* a change: counted again from nothing */
+    for (int k = 0; k < 2; ++k) { /* (two island searches add up to less than a quarter) */
+        same_as_fresh(nav, q, island, &f, &fresh, &shared);
+        CHECK_INT(shared, fresh);
+    }
+    CHECK_INT(nb_navmesh_set_poly_flags(ctx, nav, ref, 1), NB_OK);
+    same_as_fresh(nav, q, floor, &f, &fresh, &shared); /* a big search labels at once */
+    same_as_fresh(nav, q, floor, &f, &fresh, &shared);
+    CHECK(shared < fresh);
+    same_as_fresh(nav, q, island, &f, &fresh, &shared);
+    CHECK(shared < fresh);
+    nb_query_destroy(ctx, q);
+    nb_navmesh_destroy(ctx, nav);
+    nb_obj_free(&obj);
+}
+
 int main(void)
 {
     ctx = nb_context_create(NULL);
@@ -1563,6 +1634,7 @@ int main(void)
     RUN(test_tiled_vs_solo);
     RUN(test_unreachable_components);
     RUN(test_unreachable_one_way_neighbours);
+    RUN(test_unreachable_label_when_it_pays);
     RUN(test_unreachable_labels);
     nb_context_destroy(ctx);
     return nbt_finish("test_query");
