@@ -12,7 +12,7 @@ import { NavBakeError } from './errors.js';
  * regular regions), 'monotone' (the fastest; long strips), 'layers' (no two spans of a column in one region: for
  * tiles with many stacked floors), 'wavefront' (regions grown one at a time, each kept convex: with a high
  * vertsPerPoly, 8..12, fewer and larger polygons than watershed -- dungeon 81 against 88 at 12 -- for a region
- * stage about 3x slower).
+ * stage about 1.5x slower).
  */
 export type Partition = 'watershed' | 'monotone' | 'layers' | 'wavefront';
 
