@@ -95,7 +95,7 @@ struct nb_query {
     uint16_t cc_include, cc_exclude;
     int cc_ready;
     /* Nodes the searches that saw all they could reach took since the navmesh or the filter's flags were last as
-     * cc_spent_gen / _include / _exclude say: labelling waits until they add up to its own cost (see astar). */
+     * cc_spent_gen / _include / _exclude say: labelling waits until they add up to its own cost (labelling_pays). */
     uint32_t cc_spent, cc_spent_gen;
     uint16_t cc_spent_include, cc_spent_exclude;
 };
