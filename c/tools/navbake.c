@@ -146,12 +146,41 @@ static int parse_count(const char* s, unsigned long long min, unsigned long long
     return 0;
 }
 
-/* A whole finite number ("1.5", "-2", "1e3"; not "5x", "nan" or "inf"), blanks around it allowed. 0, or -1. */
+/* Whether [s, e) is a decimal number ("1.5", "-2", ".5", "1e3"), as the Node tool reads numbers: strtod also
+ * takes hexadecimal ("0x1p3"), which the Node tool does not, so both refuse it. */
+static int is_decimal(const char* s, const char* e)
+{
+    if (s < e && (*s == '+' || *s == '-'))
+        ++s;
+    int digits = 0;
+    while (s < e && isdigit((unsigned char)*s))
+        ++s, ++digits;
+    if (s < e && *s == '.')
+        for (++s; s < e && isdigit((unsigned char)*s); ++s)
+            ++digits;
+    if (!digits)
+        return 0;
+    if (s < e && (*s == 'e' || *s == 'E')) {
+        ++s;
+        if (s < e && (*s == '+' || *s == '-'))
+            ++s;
+        if (!(s < e && isdigit((unsigned char)*s)))
+            return 0;
+        while (s < e && isdigit((unsigned char)*s))
+            ++s;
+    }
+    return s == e;
+}
+
+/* A whole finite number ("1.5", "-2", "1e3"; not "5x", "nan", "inf" or "0x10"), blanks around it allowed. 0, or
+ * -1. */
 static int parse_number(const char* s, double* out)
 {
     char* end;
     const double v = strtod(s, &end);
-    if (end == s)
+    while (isspace((unsigned char)*s))
+        ++s;
+    if (end == s || !is_decimal(s, end))
         return -1;
     while (isspace((unsigned char)*end))
         ++end;
@@ -174,12 +203,12 @@ static int parse_vec3(const char* flag, const char* text, float out[3])
     for (int k = 0; k < 3; ++k) {
         char* end;
         v[k] = strtod(s, &end);
-        if (end == s || !isfinite(v[k])) {
+        while (isspace((unsigned char)*s))
+            ++s;
+        if (end == s || !isfinite(v[k]) || !is_decimal(s, end)) {
             fprintf(stderr, "navbake: %s needs x,y,z (got '%s')\n", flag, text);
             return -1;
         }
-        while (isspace((unsigned char)*s))
-            ++s;
         token[k] = s;
         token_len[k] = (int)(end - s);
         while (isspace((unsigned char)*end))
@@ -261,6 +290,9 @@ static int parse_config_flag(const char* flag, int field, const char* v, nb_conf
     } else if (!fits_float(value)) {
         fprintf(stderr, "navbake: %s: %s is beyond float32's range (3.4e38)\n", flag, v);
         return -1;
+    } else if (value != 0.0 && (float)value == 0.0f) { /* else it would pass as 0, "the default" */
+        fprintf(stderr, "navbake: %s: config.%s (%s) is 0 in float32; give 0 or a value C can hold\n", flag, name, v);
+        return -1;
     }
     if (value == 0.0) {
         if (zero)
@@ -304,6 +336,16 @@ static int parse_args(int argc, char** argv, options* o)
     }
     for (int i = 2; i < argc; ++i) {
         const char* a = argv[i];
+        /* --flag=value is --flag value, as in the Node tool */
+        char name[64];
+        const char* inline_value = NULL;
+        const char* eq = strncmp(a, "--", 2) == 0 ? strchr(a, '=') : NULL;
+        if (eq && (size_t)(eq - a) < sizeof(name)) {
+            memcpy(name, a, (size_t)(eq - a));
+            name[eq - a] = '\0';
+            inline_value = eq + 1;
+            a = name;
+        }
         const tool_option* opt = find_option(a);
         const int field = !opt && strncmp(a, "--", 2) == 0 ? nb_config_field_index(a + 2) : -1;
         if (!opt && field < 0) {
@@ -324,11 +366,14 @@ static int parse_args(int argc, char** argv, options* o)
         }
         const char* v = NULL;
         if (!opt || opt->value) {
-            if (i + 1 >= argc) {
+            if (!inline_value && i + 1 >= argc) {
                 fprintf(stderr, "navbake: %s needs a value\n", a);
                 return -1;
             }
-            v = argv[++i];
+            v = inline_value ? inline_value : argv[++i];
+        } else if (inline_value) {
+            fprintf(stderr, "navbake: %s takes no value\n", a);
+            return -1;
         }
         if (!opt) {
             if (parse_config_flag(a, field, v, &o->config) != 0)
@@ -692,7 +737,8 @@ static long read_pairs(const char* path, float** pairs, char* err, size_t err_si
     size_t cap = 0, n = 0;
     long lineno = 0;
     int ok = 1;
-    for (char* line = text; ok && *line;) {
+    char* start = size >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0 ? text + 3 : text; /* a UTF-8 byte order mark */
+    for (char* line = start; ok && *line;) {
         ++lineno;
         char* next = strchr(line, '\n');
         next = next ? next + 1 : line + strlen(line);
@@ -710,7 +756,7 @@ static long read_pairs(const char* path, float** pairs, char* err, size_t err_si
                 break;
             char* e;
             const double x = strtod(q, &e);
-            if (k == 6 || e == q || (*e && !isspace((unsigned char)*e)) || !isfinite(x)) {
+            if (k == 6 || e == q || (*e && !isspace((unsigned char)*e)) || !isfinite(x) || !is_decimal(q, e)) {
                 numbers = 0;
                 break;
             }
@@ -958,7 +1004,7 @@ static int cmd_terrain(int argc, char** argv)
         fprintf(f, "v %.6g %.6g %.6g\n", t.positions[i * 3], t.positions[i * 3 + 1], t.positions[i * 3 + 2]);
     for (uint32_t i = 0; i < t.triangle_count; ++i)
         fprintf(f, "f %u %u %u\n", t.indices[i * 3] + 1, t.indices[i * 3 + 1] + 1, t.indices[i * 3 + 2] + 1);
-    const int rc = fclose(f) == 0 ? 0 : 2;
+    const int rc = close_written(f, out);
     nb_obj_free(&t);
     return rc;
 }
@@ -1043,8 +1089,7 @@ static int cmd_world(int argc, char** argv)
         for (uint32_t i = 0; i < w.triangle_count; ++i)
             fprintf(f, "f %u %u %u\n", w.indices[i * 3] + 1, w.indices[i * 3 + 1] + 1, w.indices[i * 3 + 2] + 1);
     }
-    const int write_error = ferror(f);
-    const int rc = fclose(f) != 0 || write_error ? 2 : 0;
+    const int rc = close_written(f, out);
     if (!rc)
         fprintf(stderr, "navbake world: %u triangles, %u vertices, generated in %.1f ms\n", w.triangle_count,
                 w.vertex_count, gen_ms);
@@ -1079,7 +1124,10 @@ static int run(int argc, char** argv)
         return cmd_terrain(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "world") == 0)
         return cmd_world(argc, argv);
-    if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0)) {
+    int help = argc >= 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0);
+    for (int i = 1; i < argc; ++i) /* --help anywhere, as in the Node tool */
+        help |= strcmp(argv[i], "--help") == 0;
+    if (help) {
         usage(stdout);
         return 0;
     }

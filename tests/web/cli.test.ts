@@ -829,6 +829,13 @@ describe('navbake (Node) and the native tool refuse and read the same', () => {
       [['query', dungeon, '--seed', '3', '--pairs-file', pairs], /--seed goes with --pairs N \(the random pairs\), not --pairs-file/],
       [['path', dungeon, '--from', '1,2', '--to', '1,2,3'], /--from needs x,y,z \(got '1,2'\)/],
       [['path', dungeon, '--from', '1e40,0,0', '--to', '1,2,3'], /--from: x = 1e40 is beyond float32's range/],
+      // a value that float32 holds as 0 is not "the default"; numbers are decimal (not C's hex, not JavaScript's 0b)
+      [['query', dungeon, '--pairs', '5', '--cell-size', '1e-50'], /--cell-size: config\.cell_?[sS]ize \(1e-50\) is 0 in float32/],
+      [['query', dungeon, '--pairs', '5', '--cell-size', '0x1p-2'], /--cell-size needs a number \(got '0x1p-2'\)/],
+      [['query', dungeon, '--pairs', '5', '--tile-size', '0b1000000'], /--tile-size needs a number \(got '0b1000000'\)/],
+      [['path', dungeon, '--from', '0x1p3,10.2,5.7', '--to', '1,2,3'], /--from needs x,y,z \(got '0x1p3,10\.2,5\.7'\)/],
+      [['path', dungeon, '--from', '0o7,10.2,5.7', '--to', '1,2,3'], /--from needs x,y,z \(got '0o7,10\.2,5\.7'\)/],
+      [['query', dungeon, '--json=1', '--pairs', '5'], /--json takes no value/],
     ];
     for (const [args, message] of cases) {
       for (const [tool, r] of both(args).map((x, i) => [i ? 'native' : 'node', x] as const)) {
@@ -883,6 +890,9 @@ describe('navbake (Node) and the native tool refuse and read the same', () => {
       ['inf-pairs.txt', '0 0 0 1 1 inf\n', /inf-pairs\.txt:1: need six numbers/],
       ['seven-pairs.txt', '0 0 0 1 1 1 1\n', /seven-pairs\.txt:1: need six numbers/],
       ['big-pairs.txt', '# c\n0 0 0 1 1 1e39\n', /big-pairs\.txt:2: 1e39 is beyond float32's range/],
+      ['hex-pairs.txt', '0x1p3 10.2 5.7 26.2 15.5 -83.3\n', /hex-pairs\.txt:1: need six numbers/],
+      ['binary-pairs.txt', '0b11 10.2 5.7 26.2 15.5 -83.3\n', /binary-pairs\.txt:1: need six numbers/],
+      ['nbsp-pairs.txt', '36.5\u00a010.2 5.7 26.2 15.5 -83.3\n', /nbsp-pairs\.txt:1: need six numbers/],
     ];
     for (const [name, text, message] of cases) {
       const f = file(name, text);
@@ -892,6 +902,23 @@ describe('navbake (Node) and the native tool refuse and read the same', () => {
         expect(r.stderr.trim().split('\n'), name).toHaveLength(1); // said once
       }
     }
+  });
+
+  it('--flag=value, --help after the command and a pairs file with a byte order mark: taken by both', () => {
+    if (!existsSync(baked)) json(navbake, ['bake', dungeon, '-o', baked, '--json']);
+    const node = json(navbake, ['query', baked, '--pairs=7', '--seed=3', '--json']);
+    const native = json(runNative, ['query', baked, '--pairs=7', '--seed=3', '--json']);
+    expect([node.pairs, node.found, node.complete]).toEqual([native.pairs, native.found, native.complete]);
+    expect(node.pairs).toBe(7);
+    for (const r of both(['path', baked, '--help'])) {
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.stdout).toMatch(/^usage: navbake /);
+    }
+    const bom = file('bom-pairs.txt', '\ufeff36.5 10.2 5.7 26.2 15.5 -83.3\n');
+    const a = json(navbake, ['query', baked, '--pairs-file', bom, '--json']);
+    const b = json(runNative, ['query', baked, '--pairs-file', bom, '--json']);
+    expect([a.pairs, b.pairs]).toEqual([1, 1]);
+    expectSameResults(a.results, b.results);
   });
 
   it('a directory as the mesh: "cannot open: is a directory", exit 2, in both', () => {
@@ -926,6 +953,8 @@ describe('navbake (Node) and the native tool refuse and read the same', () => {
       [process.execPath, [cli, 'bake', dungeon, '-o', '/dev/full']],
       [resolve(root, 'build/navbake'), ['bake', dungeon, '--save', '/dev/full']],
       [resolve(root, 'build/navbake'), ['bake', dungeon, '-o', '/dev/full']],
+      [resolve(root, 'build/navbake'), ['terrain', '--cells', '40', '-o', '/dev/full']],
+      [resolve(root, 'build/navbake'), ['world', '--triangles', '5000', '-o', '/dev/full']],
     ] as [string, string[]][]) {
       const r = spawnSync(cmd, args, { encoding: 'utf8' });
       expect(r.status, `${args.join(' ')}: ${r.stderr}`).toBe(1);

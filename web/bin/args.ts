@@ -106,9 +106,15 @@ export function usage(): string {
   return lines.join('\n') + '\n';
 }
 
+/** A decimal number ('1.5', '-2', '.5', '1e3'), as the native tool reads numbers: not '0x10', '0b11' or '0o7'. */
+export const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
+/** Blanks as C's isspace sees them (not a no-break space): around numbers, and between them in a pairs file. */
+export const trimC = (s: string): string => s.replace(/^[ \t\n\v\f\r]+|[ \t\n\v\f\r]+$/g, '');
+
 function parseNumber(flag: string, v: string): number {
   const x = Number(v);
-  if (v.trim() === '' || !Number.isFinite(x)) throw new InputError(`${flag} needs a number (got '${v}')`);
+  if (!DECIMAL.test(trimC(v)) || !Number.isFinite(x)) throw new InputError(`${flag} needs a number (got '${v}')`);
   return x;
 }
 
@@ -122,7 +128,7 @@ function parseInteger(flag: string, v: string, min: number, max: number): number
 function parseVec3(flag: string, v: string): Vec3 {
   const parts = v.split(',');
   const xyz = parts.map((p) => Number(p));
-  if (parts.length !== 3 || parts.some((p) => p.trim() === '') || !xyz.every(Number.isFinite)) {
+  if (parts.length !== 3 || parts.some((p) => !DECIMAL.test(trimC(p))) || !xyz.every(Number.isFinite)) {
     throw new InputError(`${flag} needs x,y,z (got '${v}')`);
   }
   const big = xyz.findIndex((x) => !Number.isFinite(Math.fround(x)));

@@ -16,7 +16,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { bake, NavBakeError, NavMesh, terminateWorkers, type NavBakeConfig, type PathBatch, type PathResult } from 'navbake';
-import { flagOfField, parseArgs, usage, type Options } from './args.js';
+import { DECIMAL, flagOfField, parseArgs, trimC, usage, type Options } from './args.js';
 import { describeFsError, InputError } from './errors.js';
 import { readGltf } from './gltf.js';
 import { parseObjBytes, type Triangles } from './obj.js';
@@ -281,11 +281,11 @@ async function readPairs(file: string): Promise<Float32Array> {
   const text = new TextDecoder().decode(await readBytes(file, 'cannot read pairs'));
   const out: number[] = [];
   text.split('\n').forEach((raw, i) => {
-    const line = raw.replace(/#.*/, '').trim();
+    const line = trimC(raw.replace(/#.*/, ''));
     if (!line) return;
-    const parts = line.split(/\s+/);
+    const parts = line.split(/[ \t\v\f\r]+/);
     const v = parts.map(Number);
-    if (parts.length !== 6 || !v.every(Number.isFinite)) {
+    if (parts.length !== 6 || !parts.every((p) => DECIMAL.test(p)) || !v.every(Number.isFinite)) {
       throw new InputError(`${file}:${i + 1}: need six numbers (start xyz, end xyz)`);
     }
     const big = v.findIndex((x) => !Number.isFinite(Math.fround(x)));
