@@ -988,6 +988,26 @@ static inline int bv_hit(const nb_bv_node* n, const uint16_t* qlo, const uint16_
            qlo[2] <= n->bmax[2] && qhi[2] >= n->bmin[2];
 }
 
+/* The next leaf of tile view v's tree at or after *i that the quantized box hits and that names a polygon of the
+ * tile, or NULL at the end: a preorder walk, where a node that misses the box is skipped with its whole subtree by
+ * its escape offset. */
+static inline const nb_bv_node* bv_next_leaf(const nb_tile_view* v, uint32_t* i, const uint16_t* qlo,
+                                             const uint16_t* qhi)
+{
+    while (*i < v->nbv) {
+        const nb_bv_node* n = &v->bv[*i];
+        const int hit = bv_hit(n, qlo, qhi);
+        if (n->i < 0) {
+            *i += hit ? 1u : (uint32_t)(-n->i);
+            continue;
+        }
+        ++*i;
+        if (hit && (uint32_t)n->i < v->npolys)
+            return n;
+    }
+    return NULL;
+}
+
 /* Does ground polygon p's bounds (its vertices and its detail surface's: the surface a point stands on can rise
  * above or dip below the outline) overlap the box [lo, hi]? */
 static int poly_overlaps_box(const nb_tile_view* v, uint32_t p, const float* lo, const float* hi)
@@ -1147,25 +1167,15 @@ static void nearest_in_tile(const nb_navmesh* nav, const nb_tile* t, const float
     }
     uint16_t qlo[3], qhi[3];
     bv_box(v, lo, hi, qlo, qhi);
-    /* Preorder walk; a node that misses the box is skipped with its whole subtree by its escape offset. */
     uint32_t i = 0;
-    while (i < v->nbv) {
-        const nb_bv_node* n = &v->bv[i];
-        const int hit = bv_hit(n, qlo, qhi);
-        if (n->i >= 0) {
-            const uint32_t p = (uint32_t)n->i;
-            if (hit && p < v->npolys && !is_offmesh(t, p) && passes(f, v->poly_flags[p])) {
-                s->leaf = n;
-                consider(nav, t, p, s);
-                if (s->dist == 0.0f)
-                    return; /* nothing scores below 0, and ties keep the first: the answer is final */
-            }
-            ++i;
-        } else if (hit) {
-            ++i;
-        } else {
-            i += (uint32_t)(-n->i);
-        }
+    for (const nb_bv_node* n; (n = bv_next_leaf(v, &i, qlo, qhi));) {
+        const uint32_t p = (uint32_t)n->i;
+        if (is_offmesh(t, p) || !passes(f, v->poly_flags[p]))
+            continue;
+        s->leaf = n;
+        consider(nav, t, p, s);
+        if (s->dist == 0.0f)
+            return; /* nothing scores below 0, and ties keep the first: the answer is final */
     }
 }
 
@@ -1660,16 +1670,8 @@ static uint32_t nearest_visited(const nb_query* q, const float* end)
             const nb_tile_view* v = &t->v;
             uint16_t qlo[3], qhi[3];
             bv_box(v, lo, hi, qlo, qhi);
-            for (uint32_t i = 0; i < v->nbv;) {
-                const nb_bv_node* n = &v->bv[i];
-                const int hit = bv_hit(n, qlo, qhi);
-                if (n->i < 0) {
-                    i += hit ? 1u : (uint32_t)(-n->i);
-                    continue;
-                }
-                ++i;
-                if (!hit || (uint32_t)n->i >= v->npolys)
-                    continue;
+            uint32_t i = 0;
+            for (const nb_bv_node* n; (n = bv_next_leaf(v, &i, qlo, qhi));) {
                 const float d = bv_bound2(v, n, end, margin);
                 if (d > best_d)
                     continue;
@@ -1771,16 +1773,10 @@ static void component_gather(const nb_query* q, uint32_t c, const nb_tile* t, co
     }
     uint16_t qlo[3], qhi[3];
     bv_box(v, lo, hi, qlo, qhi);
-    for (uint32_t i = 0; i < v->nbv;) {
-        const nb_bv_node* n = &v->bv[i];
-        const int hit = bv_hit(n, qlo, qhi);
-        if (n->i < 0) {
-            i += hit ? 1u : (uint32_t)(-n->i);
-            continue;
-        }
-        ++i;
+    uint32_t i = 0;
+    for (const nb_bv_node* n; (n = bv_next_leaf(v, &i, qlo, qhi));) {
         const uint32_t p = (uint32_t)n->i;
-        if (hit && p < v->npolys && label[p] == c && !is_offmesh(t, p))
+        if (label[p] == c && !is_offmesh(t, p))
             component_cand(cands, bv_bound2(v, n, end, margin), t, p, end, best_d, bt, bp);
     }
 }
