@@ -31,6 +31,18 @@ nb_status nb_grid_from(nb_context* ctx, const char* fn, const nb_config* cfg, co
     const float td = tiled ? tw : nb_maxf(bmax[2] - bmin[2], cfg->cell_size);
     const double ntx = tiled ? ceil(((double)bmax[0] - bmin[0]) / tw) : 1.0;
     const double ntz = tiled ? ceil(((double)bmax[2] - bmin[2]) / td) : 1.0;
+    /* A navmesh holds coordinates and tile sizes within NB_MAX_COORD. A solo tile is the level's width (a tiled one
+     * at most 4096 cells of 1000): say which extent is beyond it, in the caller's terms, before nb_navmesh_create
+     * refuses its tile_width. */
+    for (int k = 0; k < 2 && !tiled; ++k) {
+        const float w = k == 0 ? tw : td;
+        const int a = k == 0 ? 0 : 2;
+        if (!(w <= NB_MAX_COORD))
+            return nb_fail(ctx, NB_ERR_TOO_LARGE,
+                           "%s: the level is %.0f wide in %c (every vertex counted: %.0f .. %.0f), beyond %g, the most a "
+                           "navmesh holds; remove the stray vertices",
+                           fn, (double)w, "xyz"[a], (double)bmin[a], (double)bmax[a], NB_MAX_COORD);
+    }
     const double ntiles = nb_maxf(1.0f, (float)ntx) * nb_maxf(1.0f, (float)ntz);
     if (ntiles > (double)NB_MAX_TILES)
         return nb_fail(ctx, NB_ERR_TOO_LARGE, "%s: %.0f x %.0f tiles exceed the limit of %u; raise tile_size or cell_size",

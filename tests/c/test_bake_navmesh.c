@@ -95,6 +95,15 @@ static void test_errors(void)
     memset(&cfg, 0, sizeof(cfg));
     cfg.tile_size = 16;
     CHECK_STATUS(ctx, nb_bake_navmesh(ctx, &in, &cfg, NULL, 0, &nav), NB_ERR_TOO_LARGE, "tiles exceed");
+    /* Every vertex within NB_MAX_COORD, the level wider than it: the solo tile would be, and the message says so in
+     * the level's terms (it was nb_navmesh_create's NB_ERR_INVALID_ARG on its tile_width). */
+    const float wide[] = { 0, 0, 0, 0, 0, 100, 100, 0, 0, 0, 0, -1e9f };
+    in.mesh.positions = wide;
+    in.mesh.triangle_count = 1;
+    CHECK_STATUS(ctx, nb_bake_navmesh(ctx, &in, NULL, NULL, 0, &nav), NB_ERR_TOO_LARGE,
+                 "the level is 1000000128 wide in z (every vertex counted: -1000000000 .. 100)");
+    CHECK(nav == NULL);
+    in.mesh.triangle_count = 2;
     CHECK_STATUS(ctx, nb_bake_navmesh(ctx, NULL, NULL, NULL, 0, &nav), NB_ERR_NULL_ARG, "input");
     in.mesh.positions = v;
     CHECK_STATUS(ctx, nb_bake_navmesh(ctx, &in, NULL, NULL, 3, &nav), NB_ERR_NULL_ARG, "links");

@@ -665,6 +665,10 @@ describe('errors: every code the API can produce', () => {
     await expectCode(bake({ ...tri, areas: new Uint8Array([64]) }, { tileSize: 16 }, { workers: false }), 'NB_ERR_INVALID_ARG', /areas\[0\] is 64/);
     await expectCode(bake({ ...tri, areas: new Uint8Array([64]) }, { tileSize: 16 }, { workers: 1 }), 'NB_ERR_INVALID_ARG', /areas\[0\] is 64/);
     await expectCode(bake({ positions: new Float32Array(12) }, {}, { workers: false }), 'NB_ERR_INVALID_ARG', /multiple of 3/);
+    // tiled, as solo: fewer vertices than a triangle is the same mistake (it was NB_ERR_EMPTY_MESH)
+    for (const n of [3, 12]) {
+      await expectCode(bake({ positions: new Float32Array(n) }, { tileSize: 16 }, { workers: false }), 'NB_ERR_INVALID_ARG', /without indices vertex_count must be a multiple of 3/);
+    }
     await expectCode(bake(tri, {}, { workers: 0 }), 'NB_ERR_INVALID_ARG', /workers/);
     await expectCode(async () => nav.findPaths(new Float32Array(7)), 'NB_ERR_INVALID_ARG', /6 floats/);
     await expectCode(async () => nav.findPath([0, 0, 0], [1, 1, 1], { crossings: 'some' as 'all' }), 'NB_ERR_INVALID_ARG');
@@ -681,6 +685,16 @@ describe('errors: every code the API can produce', () => {
       'NB_ERR_TOO_LARGE',
       /\(the bounds, every vertex counted: x -[\d.]+ \.\. 100000, z -[\d.]+ \.\. 100000\), above the limit of 2\^28; raise cellSize or bake in tiles$/,
     );
+    // Every vertex within 1e9, but the level wider than that: the width a navmesh cannot hold, in the level's terms
+    // (it was NB_ERR_INVALID_ARG naming nb_navmesh_create's tile_width, "1e+09 is beyond 1e+09").
+    const wide = new Float32Array([0, 0, 0, 0, 0, 100, 100, 0, 0, -1e9, 0, 0]);
+    for (const workers of [false, 1] as const) {
+      await expectCode(
+        bake({ positions: wide, indices: new Uint32Array([0, 1, 2]) }, {}, { workers }),
+        'NB_ERR_TOO_LARGE',
+        /the level is 1000000128 wide in x \(every vertex counted: -1000000000 \.\. 100\), beyond 1e\+09, the most a navmesh holds; remove the stray vertices$/,
+      );
+    }
   });
 
   it('NB_ERR_CORRUPT and NB_ERR_VERSION: bad bytes to NavMesh.load, existing navmeshes intact', async () => {

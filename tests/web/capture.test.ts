@@ -131,6 +131,74 @@ describe('arguments are read at the call', () => {
     for (const n of [nav, loaded]) n.dispose();
   });
 
+  it("bake's focus and inspect's tile: the place asked for, though the caller's point moves on", async () => {
+    // focus orders the tiles, and with them the navmesh in memory (refs, polygons() order): a player's position
+    // passed as focus moves on while the bake waits for its config; the bake orders by where it was.
+    const here = { x: 60, y: 0, z: 30 };
+    const there = { x: -28, y: 0, z: -46 };
+    const refsFor = async (focus: { x: number; y: number; z: number }, move?: () => void): Promise<number[]> => {
+      const pending = bake(fresh(), { tileSize: 32 }, { workers: false, focus });
+      move?.();
+      const nav = await pending;
+      const refs = nav.polygons().map((p) => p.ref);
+      nav.dispose();
+      return refs;
+    };
+    const atHere = await refsFor({ ...here });
+    expect(await refsFor({ ...there })).not.toEqual(atHere); // the focus matters
+    const moving = { ...here };
+    expect(await refsFor(moving, () => Object.assign(moving, there))).toEqual(atHere);
+
+    const tile: [number, number] = [4, 1];
+    const expected = await inspect(fresh(), { tileSize: 32 }, { workers: false, tile: [4, 1] });
+    const other = await inspect(fresh(), { tileSize: 32 }, { workers: false, tile: [3, 0] });
+    expect(other.counts).not.toEqual(expected.counts);
+    const pending = inspect(fresh(), { tileSize: 32 }, { workers: false, tile });
+    tile[0] = 3;
+    tile[1] = 0;
+    const got = await pending;
+    expect(got.counts).toEqual(expected.counts);
+    expect(Buffer.from(got.spans.region.buffer).equals(Buffer.from(expected.spans.region.buffer))).toBe(true);
+  });
+
+  it("update(): its options are read at the call", async () => {
+    const box = { type: 'box' as const, min: [0, -1, -40] as const, max: [8, 50, -30] as const };
+    // A signal taken off the options object after the call still aborts the update: nothing is swapped in.
+    const nav = await bake(fresh(), { tileSize: 32 }, { workers: 2, obstacles: true });
+    nav.addObstacle({ ...box, min: [...box.min], max: [...box.max] });
+    const pendingBefore = nav.pendingTiles;
+    expect(pendingBefore).toBeGreaterThan(0);
+    const before = nav.save();
+    const ac = new AbortController();
+    const opts: Record<string, unknown> = { signal: ac.signal };
+    const aborted = nav.update(opts);
+    delete opts.signal;
+    ac.abort();
+    await expect(aborted).rejects.toMatchObject({ name: 'AbortError' });
+    await new Promise((r) => setTimeout(r, 300)); // the workers' rebuilds would have come back by now
+    expect(nav.pendingTiles).toBe(pendingBefore);
+    expect(Buffer.from(nav.save()).equals(Buffer.from(before))).toBe(true);
+
+    // workers changed to a value the pool cannot use after the call: the update and other work still run.
+    terminateWorkers(); // no idle worker: this update starts the pool's workers
+    const o: Record<string, unknown> = { workers: 2 };
+    const updated = nav.update(o);
+    o.workers = NaN;
+    const other = bake(fresh(), {}, { workers: 1 });
+    const result = await updated;
+    expect(result.tiles.length).toBe(pendingBefore);
+    expect(nav.pendingTiles).toBe(0);
+    (await other).dispose();
+    nav.dispose();
+  });
+
+  it('inspect checks geometry.links as bake does (they change no stage it shows)', async () => {
+    for (const links of [5, [null]]) {
+      await expectCode(bake({ ...fresh(), links } as never, {}, { workers: false }), 'NB_ERR_INVALID_ARG', /navbake\.bake: geometry\.links/);
+      await expectCode(inspect({ ...fresh(), links } as never, {}, { workers: false }), 'NB_ERR_INVALID_ARG', /navbake\.inspect: geometry\.links/);
+    }
+  });
+
   it('a misspelt geometry field is refused by name, not ignored', async () => {
     const g = { ...fresh(), volume: [{ type: 'box', min: [0, 0, 0], max: [1, 1, 1] }] };
     await expectCode(bake(g as never, {}, { workers: false }), 'NB_ERR_INVALID_ARG', /geometry has no field 'volume' \(its fields: positions, indices, areas, volumes, links\)/);
@@ -149,6 +217,28 @@ describe('queued work answers at once', () => {
     const after = await bake(fresh(), {}, { workers: 1 });
     expect(after.tileCount).toBe(1);
     after.dispose();
+  });
+
+  it('a tiled bake handed over with transfer whose buffer is taken after the call: NB_ERR_INVALID_ARG saying so', async () => {
+    for (const workers of [false, 2] as const) {
+      const g = fresh();
+      const pending = bake(g, { tileSize: 32 }, { workers, transfer: true });
+      structuredClone(g.indices.buffer, { transfer: [g.indices.buffer] });
+      await expectCode(pending, 'NB_ERR_INVALID_ARG', /detached before the bake started/);
+    }
+  });
+
+  it('arrays handed over that share one buffer go to the worker once: the bake answers as for copies', async () => {
+    // positions and indices as views of one whole buffer (here the same bytes: the triangles are degenerate)
+    const buffer = new ArrayBuffer(36);
+    new Float32Array(buffer).set([0, 0, 0, 1, 0, 0, 0, 0, 1]);
+    const failure = (p: Promise<unknown>) => p.then(() => null, (err: unknown) => err);
+    const copied = await failure(bake({ positions: new Float32Array(buffer.slice(0)), indices: new Uint32Array(buffer.slice(0)) }, {}, { workers: 1 }));
+    const shared = await failure(bake({ positions: new Float32Array(buffer), indices: new Uint32Array(buffer) }, {}, { workers: 1, transfer: true }));
+    expect(copied).toBeInstanceOf(NavBakeError);
+    expect(shared).toBeInstanceOf(NavBakeError);
+    expect((shared as NavBakeError).code).not.toBe('NB_ERR_WORKER');
+    expect([(shared as NavBakeError).code, (shared as Error).message]).toEqual([(copied as NavBakeError).code, (copied as Error).message]);
   });
 
   it('an update() aborted while another runs rejects then, and its tiles stay pending', async () => {

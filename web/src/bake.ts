@@ -4,7 +4,7 @@
  * it, the same input gives a navmesh that saves to the same bytes.
  */
 import { configValues, type NavBakeConfig } from './config.js';
-import { abortSignal, allocate, bool, func, invalid as invalidArg, knownKeys, MAX_COORD, notDetached, numericArray, optionsObject, vec3, workerCount } from './args.js';
+import { abortSignal, allocate, bool, func, invalid as invalidArg, isDetached, knownKeys, MAX_COORD, notDetached, numericArray, optionsObject, vec3, workerCount } from './args.js';
 import { abortedAs, abortReason, NavBakeError } from './errors.js';
 import { adoptNavmesh, attachTileCaches, markObstaclesBaking, type NavMesh, type Vec3Like } from './navmesh.js';
 import { TileCaches } from './obstacles.js';
@@ -289,6 +289,8 @@ async function bakeUnnamed(geometry: Geometry, config?: NavBakeConfig | null, op
   const options = bakeOptions<BakeOptionsWithHooks>('navbake.bake', opts, BAKE_OPTIONS, ['testExitAtStage']);
   if (options.signal?.aborted) throw abortReason(options.signal);
   bool('navbake.bake: options.transfer', options.transfer);
+  // focus is read here, at the call: a caller's player.position moves on while the bake waits for its config
+  if (options.focus != null) options.focus = vec3('navbake.bake: options.focus', options.focus);
   const cfg = snapshot(config);
   // A solo bake on this thread once the module has loaded: the triangles go from the caller's arrays straight into
   // its heap, at the call, instead of into arrays of the library's own first (fresh memory at every bake: about 0.5 ms
@@ -337,9 +339,15 @@ async function bakeRead(
 ): Promise<NavMesh> {
   const { signal, onProgress } = options;
   const { w, values, field } = await configFor(cfg, signal);
+  for (const a of [mesh.positions, mesh.indices, mesh.areas]) {
+    // arrays given with transfer: true are the caller's until a worker has them (the tiled bake reads them here)
+    if (a && isDetached(a.buffer)) {
+      throw invalid('a geometry buffer handed over with options.transfer was detached before the bake started');
+    }
+  }
   const tileSize = field('tileSize');
   const grid = tileSize > 0 ? tileGrid(mesh.positions, field('cellSize'), tileSize) : null;
-  const focus = options.focus == null ? null : vec3('navbake.bake: options.focus', options.focus);
+  const focus = (options.focus as [number, number, number] | undefined) ?? null; // read at the call (bakeUnnamed)
   func('navbake.bake: options.onTile', options.onTile);
   for (const flag of ['obstacles', 'transfer'] as const) bool(`navbake.bake: options.${flag}`, options[flag]);
   if (options.obstacles && !grid) {
@@ -348,6 +356,10 @@ async function bakeRead(
   const workers = options.workers ?? defaultWorkerCount();
   const here = workers === false || !workersAvailable();
   if (grid) {
+    if (!mesh.indices && mesh.positions.length % 9 !== 0) {
+      // as the solo bake says it (nb_validate_mesh), also for fewer vertices than a triangle
+      throw invalid(`without indices vertex_count must be a multiple of 3 (got ${mesh.positions.length / 3})`);
+    }
     if (mesh.indices ? mesh.indices.length === 0 : mesh.positions.length < 9) {
       throw new NavBakeError('NB_ERR_EMPTY_MESH', 'navbake.bake: the mesh has no triangles');
     }
@@ -375,7 +387,8 @@ async function bakeRead(
         `navbake.bake: out of memory copying ${a.byteLength} bytes of geometry for the worker: ${(e as Error)?.message ?? e}`,
       );
     }
-    transfer.push(out.buffer as ArrayBuffer);
+    // each buffer once: the caller's arrays may be views of one buffer (a transfer list naming it twice is refused)
+    if (!transfer.includes(out.buffer as ArrayBuffer)) transfer.push(out.buffer as ArrayBuffer);
     return out;
   };
   const req = {

@@ -12,6 +12,7 @@ import { settle, sharedPool, workersAvailable } from './pool.js';
 import { wasmModule } from './runtime.js';
 import type { Vec3 } from './wasm.js';
 import { shown } from './args.js';
+import { linksData } from './volumes.js';
 
 /** inspect()'s options. */
 export interface InspectOptions {
@@ -178,18 +179,18 @@ export async function inspect(geometry: Geometry, config?: NavBakeConfig | null,
   const options = bakeOptions('navbake.inspect', opts, ['workers', 'signal', 'onProgress', 'tile']);
   const { signal, onProgress } = options;
   if (signal?.aborted) throw abortReason(signal);
-  const mesh = meshInput(geometry, 'navbake.inspect').mesh; // read at the call; links do not change the stages inspected
-  const { w, values, field } = await configFor(snapshot(config), signal);
-  const tileSize = field('tileSize');
-  let tile: Int32Array | null = null;
+  const mesh = meshInput(geometry, 'navbake.inspect').mesh; // read at the call
+  linksData('navbake.inspect: geometry.links', geometry.links); // checked as bake() checks them; they change no stage inspected
+  let tile: Int32Array | null = null; // read at the call too: the caller may change its array as soon as this returns
   if (options.tile != null) {
     const t = options.tile;
     if (!(typeof t === 'object' && t.length === 2 && Number.isInteger(t[0]) && Number.isInteger(t[1]) && t[0] >= 0 && t[1] >= 0)) {
       throw invalid(`options.tile must be [x, z], two integers >= 0 (got ${Array.isArray(t) ? `[${t.map(shown).join(', ')}]` : shown(t)})`);
     }
-    if (!(tileSize > 0)) throw invalid('options.tile needs a tiled config (tileSize > 0)');
     tile = Int32Array.from(t);
   }
+  const { w, values, field } = await configFor(snapshot(config), signal);
+  if (tile && !(field('tileSize') > 0)) throw invalid('options.tile needs a tiled config (tileSize > 0)');
   const workers = options.workers ?? 1;
   if (workers === false || !workersAvailable()) {
     try {

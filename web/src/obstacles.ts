@@ -157,9 +157,11 @@ export class TileCaches {
    * waiting behind it (see below).
    */
   update(nav: () => number, options?: UpdateOptions | null): Promise<ObstacleUpdate> {
-    const opts = optionsObject<UpdateOptions>('navbake.update: options', options, ['workers', 'signal']);
-    workerCount('navbake.update: options.workers', opts.workers);
-    const signal = abortSignal('navbake.update: options.signal', opts.signal);
+    const o = optionsObject<UpdateOptions>('navbake.update: options', options, ['workers', 'signal']);
+    // Read once, here: the caller may reuse or change its options object as soon as this returns.
+    const workers = workerCount('navbake.update: options.workers', o.workers);
+    const signal = abortSignal('navbake.update: options.signal', o.signal);
+    const opts: UpdateOptions = { workers, signal };
     if (signal?.aborted) return Promise.reject(abortReason(signal));
     // What is dirty now, and the obstacles as they are now: what this call applies, whatever comes later.
     const dirty = [...this.pending];
