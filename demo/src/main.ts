@@ -47,7 +47,6 @@ import {
 } from 'three';
 import { OrbitControls } from 'three/examples/jsm/controls/OrbitControls.js';
 import { GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js';
-import { OBJLoader } from 'three/examples/jsm/loaders/OBJLoader.js';
 import { InspectionViews, linkArcs, MAX_VOXELS } from './debug';
 import { Obstacles } from './obstacles';
 import {
@@ -74,6 +73,7 @@ import {
   VoxelSearch,
   type Agent,
 } from './voxels';
+import { readObj, stopObjRead } from './obj';
 import { fetchWorld, WORLD_SIZES, worldObject, type WorldGeometry } from './world';
 import './style.css';
 
@@ -421,12 +421,13 @@ function frame(object: Object3D): void {
   const right = new Vector3(dir.z, 0, -dir.x).normalize();
   const up = new Vector3().crossVectors(dir, right);
   // The part of the page the level is seen in: the HUD covers the left (or, on a narrow page, the bottom), the panel
-  // the right (folded too: it may be opened); both are left out when they leave too little.
+  // the right (folded, only its title, at the top); both are left out when they leave too little.
   const w = window.innerWidth;
   const h = window.innerHeight;
   let [x0, x1, y1] = [0, w, h];
   for (const b of [hud.getBoundingClientRect(), gui.domElement.getBoundingClientRect()]) {
     if (b.width === 0 || b.height === 0) continue;
+    if (b.bottom < h * 0.1) continue; // a folded panel: its title, a strip at the top
     if (b.right < w / 2) x0 = Math.max(x0, b.right);
     else if (b.left > w / 2) x1 = Math.min(x1, b.left);
     else if (b.top > h / 2) y1 = Math.min(y1, b.top);
@@ -1148,6 +1149,11 @@ async function runBake(extra?: NavBakeConfig): Promise<void> {
     showNavmesh(result);
     void obstacles.attach(); // the boxes already dropped go into the new navmesh
     demo.stats = { ms, ...navStats(result) };
+    if (demo.stats.polygons === 0) {
+      // A green "baked" over an empty view said nothing: a model facing down (its winding reversed) or lying on its
+      // side (Z up) has no floor that faces up.
+      message('no walkable surface: no floor faces up within agentMaxSlope. A model exported Z-up or with its faces reversed has none; so has a level smaller than the agent.');
+    }
     updateTileGrid(config.tileSize, config.cellSize);
     applyViews();
     updatePath();
@@ -1382,6 +1388,7 @@ let levelChoice = 0;
  * the boxes, the path and the stats of the level before all go with it.
  */
 function useLevel(object: Object3D, name: string): void {
+  stopObjRead(); // a dropped .obj still being read is replaced
   levelSerial++;
   levelVoxels.reset(); // the grid of the level before (or its voxelize running) goes with it
   stopInspect();
@@ -1419,12 +1426,27 @@ function hasTriangles(object: Object3D): boolean {
   return found;
 }
 
+/** A vertex of a mesh that is not a finite point (a NaN or an overflow in the file), or null. Such a model has no
+ * bounds: framing it made the camera NaN, and the view stayed blank. */
+function nonFiniteVertex(object: Object3D): number[] | null {
+  let bad: number[] | null = null;
+  object.traverse((o) => {
+    const p = (o as Mesh).isMesh ? (o as Mesh).geometry?.getAttribute('position') : undefined;
+    for (let i = 0; p && !bad && i < p.count; i++) {
+      const v = [p.getX(i), p.getY(i), p.getZ(i)];
+      if (!v.every(Number.isFinite)) bad = v;
+    }
+  });
+  return bad;
+}
+
 async function openFile(file: File): Promise<void> {
   const name = file.name;
   const ext = name.slice(name.lastIndexOf('.') + 1).toLowerCase();
   try {
     if (ext === 'navbake') {
       const choice = ++levelChoice;
+      stopObjRead(); // a dropped .obj still being read is replaced
       const loaded = await NavMesh.load(new Uint8Array(await file.arrayBuffer()));
       if (choice !== levelChoice) {
         loaded.dispose();
@@ -1477,10 +1499,19 @@ async function openFile(file: File): Promise<void> {
         loader.dracoLoader?.dispose(); // its decoder workers
       }
     } else {
-      object = new OBJLoader().parse(await file.text());
+      message(`reading ${name} (${MiB(file.size)})…`);
+      try {
+        object = await readObj(file); // in a worker: a big file takes seconds
+      } catch (e) {
+        if (choice !== levelChoice) return; // replaced: its read was stopped
+        throw e;
+      }
+      message('');
     }
     if (choice !== levelChoice) return; // something else was chosen while this was read
     // A file with nothing to bake changes nothing: the level and navmesh shown stay.
+    const bad = nonFiniteVertex(object);
+    if (bad) throw new Error(`a vertex is at (${bad.join(', ')}), not a finite point: nothing to show or bake (the level shown stays)`);
     if (!hasTriangles(object)) throw new Error('no triangles in it to bake (the level shown stays)');
     const group = new Group();
     group.add(object);
@@ -1665,22 +1696,23 @@ function exportNavmesh(): void {
 
 // ---- panel ---------------------------------------------------------------------------------------------------
 
-/** Slider ranges of the config fields; a field the package adds later still gets a plain number box. */
+/** Slider ranges of the config fields; a field the package adds later still gets a plain number box. lil-gui
+ * rounds a typed value to the step too, so the steps are fine enough for the values people type (0.025, 0.33). */
 const RANGES: Partial<Record<keyof NavBakeConfig, [number, number, number]>> = {
-  cellSize: [0.02, 2, 0.01],
-  cellHeight: [0.02, 2, 0.01],
-  agentHeight: [0.1, 10, 0.1],
-  agentRadius: [0, 5, 0.05],
-  agentMaxClimb: [0, 5, 0.05],
-  agentMaxSlope: [0, 89, 1],
+  cellSize: [0.02, 2, 0.001],
+  cellHeight: [0.02, 2, 0.001],
+  agentHeight: [0.1, 10, 0.01],
+  agentRadius: [0, 5, 0.01],
+  agentMaxClimb: [0, 5, 0.01],
+  agentMaxSlope: [0, 89, 0.1],
   regionMinSize: [0, 150, 1],
   regionMergeSize: [0, 150, 1],
-  edgeMaxLen: [0, 50, 0.5],
-  edgeMaxError: [0.1, 3, 0.1],
+  edgeMaxLen: [0, 50, 0.1],
+  edgeMaxError: [0.1, 3, 0.01],
   vertsPerPoly: [3, 12, 1],
-  detailSampleDist: [0, 16, 0.1],
-  detailSampleMaxError: [0, 16, 0.1],
-  tileSize: [0, 512, 16],
+  detailSampleDist: [0, 16, 0.01],
+  detailSampleMaxError: [0, 16, 0.01],
+  tileSize: [0, 512, 16], // 0 (one tile) or a multiple of 16: every value a slider gives bakes
 };
 
 const gui = new GUI({ title: 'navbake' });
@@ -1747,8 +1779,11 @@ gui.add(actions, 'frame').name('Frame level');
 
 // ---- start: bake the built-in level and show a path between two known points ---------------------------------
 
-// On a small page the panel starts folded (its title opens it), so that the HUD and the panel leave the level in view.
-if (window.innerWidth <= 640 || window.innerHeight <= 480) gui.close();
+// On a small page the panel starts folded (its title opens it), so that the HUD and the panel leave the level in view:
+// when open, it would leave less than frame() needs between it and the HUD (at 640 to 930 pixels wide, both ends of
+// the path were under them).
+const panelGap = gui.domElement.getBoundingClientRect().left - hud.getBoundingClientRect().right;
+if (panelGap < window.innerWidth * 0.35 || window.innerHeight <= 480) gui.close();
 frame(level);
 startPoint = LEVEL_START;
 endPoint = LEVEL_END;

@@ -156,6 +156,7 @@ let server: Server | undefined;
 let context: BrowserContext | undefined;
 let page: Page;
 let profile = '';
+let pageUrl = '';
 const consoleErrors: string[] = [];
 
 const state = () => page.evaluate(() => JSON.parse(JSON.stringify((window as any).__navbakeDemo)) as DemoState);
@@ -331,6 +332,7 @@ beforeAll(async () => {
     if (m.type() === 'error') consoleErrors.push(m.text());
   });
   page.on('pageerror', (e) => consoleErrors.push(`pageerror: ${e.message}`));
+  pageUrl = s.url;
   await page.goto(s.url);
 }, 90_000);
 
@@ -932,6 +934,52 @@ describe('demo page', () => {
     expect(await page.textContent('#path-info')).toBe('Path: no navmesh');
     const exportButton = page.locator('.lil-controller').filter({ hasText: 'Export .navbake' }).locator('button');
     expect(await exportButton.isDisabled()).toBe(true);
+  });
+
+  it('refuses a dropped model with a vertex that is not a finite point, and says when a bake finds nothing walkable', async () => {
+    const r = await page.evaluate(async () => {
+      const d = (window as any).__navbakeDemo;
+      const before = d.source;
+      // (1e39 is beyond float32: Infinity in the position array, as a NaN is)
+      for (const v of ['v nan 0 0', 'v 1e39 0 0']) await d.open(new File([`${v}\nv 10 0 0\nv 0 0 10\nf 1 3 2\n`], 'bad.obj'));
+      const refused = { source: d.source, message: document.getElementById('message')!.textContent, view: d.screenOf([0, 0, 0]) };
+      // one triangle facing down (its winding reversed): it bakes to no polygon
+      await d.open(new File(['v 0 0 0\nv 10 0 0\nv 0 0 10\nf 1 2 3\n'], 'down.obj'));
+      return { before, refused, phase: d.phase, source: d.source, polygons: d.stats?.polygons };
+    });
+    // The level shown stays (a NaN vertex made the camera NaN: a blank view that Frame level did not mend).
+    expect(r.refused.source).toBe(r.before);
+    expect(r.refused.message).toMatch(/^bad\.obj: a vertex is at \(Infinity, 0, 0\), not a finite point/);
+    expect(Number.isFinite(r.refused.view?.x) && Number.isFinite(r.refused.view?.y)).toBe(true);
+    expect([r.phase, r.source, r.polygons]).toEqual(['baked', 'down.obj', 0]);
+    expect(await page.textContent('#message')).toMatch(/^no walkable surface/);
+  });
+
+  it('on a page 800 pixels wide, frames the level beside the HUD: the panel starts folded, the path ends are in view', async () => {
+    // At 640 to 930 pixels the open panel left too little room beside the HUD, and both ends were framed under them.
+    const small = await context!.newPage();
+    try {
+      await small.setViewportSize({ width: 800, height: 600 });
+      await small.goto(pageUrl);
+      await small.waitForFunction(() => (window as any).__navbakeDemo?.phase === 'baked', undefined, { timeout: 20_000 });
+      const r = await small.evaluate(() => {
+        const d = (window as any).__navbakeDemo;
+        return {
+          hud: d.hudRect(),
+          panel: d.panelRect(),
+          ends: [d.screenOf(d.points.LEVEL_START), d.screenOf(d.points.LEVEL_END)],
+        };
+      });
+      expect(r.panel.height).toBeLessThan(60); // folded: its title only
+      for (const e of r.ends) {
+        expect(e.x).toBeGreaterThan(r.hud.right);
+        expect(e.x).toBeLessThan(800);
+        expect(e.y).toBeGreaterThan(r.panel.bottom);
+        expect(e.y).toBeLessThan(600);
+      }
+    } finally {
+      await small.close();
+    }
   });
 
   it('keeps the HUD in reach on a small page: it scrolls, and on a narrow page it sits along the bottom', async () => {
