@@ -48,7 +48,7 @@ import {
 import { OrbitControls } from 'three/examples/jsm/controls/OrbitControls.js';
 import { GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js';
 import { InspectionViews, linkArcs, MAX_VOXELS } from './debug';
-import { Obstacles } from './obstacles';
+import { BOX_SIZE, Obstacles } from './obstacles';
 import {
   BELOW_FLOOR_EDGE,
   buildLevel,
@@ -961,26 +961,51 @@ const obstacles = new Obstacles({
 });
 scene.add(obstacles.group);
 
-/** Halfway along the drawn path, or where the middle of the view meets the level. */
+/** The point at fraction t (0..1) of the way along a path's points. */
+function alongPath(pts: ArrayLike<number>, t: number): Vec3 {
+  let total = 0;
+  for (let i = 3; i < pts.length; i += 3) total += Math.hypot(pts[i] - pts[i - 3], pts[i + 1] - pts[i - 2], pts[i + 2] - pts[i - 1]);
+  let left = total * t;
+  for (let i = 3; i < pts.length; i += 3) {
+    const d = Math.hypot(pts[i] - pts[i - 3], pts[i + 1] - pts[i - 2], pts[i + 2] - pts[i - 1]);
+    if (d >= left && d > 0) {
+      const f = left / d;
+      return [0, 1, 2].map((k) => pts[i - 3 + k] + (pts[i + k] - pts[i - 3 + k]) * f) as Vec3;
+    }
+    left -= d;
+  }
+  return [pts[pts.length - 3], pts[pts.length - 2], pts[pts.length - 1]];
+}
+
+/** Whether a box dropped at p would overlap a box already there. */
+function onABox(p: Vec3): boolean {
+  return obstacles.items.some(
+    (it) =>
+      Math.abs(it.base[0] - p[0]) < BOX_SIZE[0] &&
+      Math.abs(it.base[2] - p[2]) < BOX_SIZE[2] &&
+      Math.abs(it.base[1] - p[1]) < BOX_SIZE[1],
+  );
+}
+
+/** Halfway along the drawn path, or where the middle of the view meets the level. Where a box stands there already
+ * (the path is re-planned around a new box only once the navmesh has it), the nearest free point along the path. */
 function dropPoint(): Vec3 | null {
   const pts = demo.path?.points;
   if (pts && pts.length >= 6) {
-    let total = 0;
-    for (let i = 3; i < pts.length; i += 3) total += Math.hypot(pts[i] - pts[i - 3], pts[i + 1] - pts[i - 2], pts[i + 2] - pts[i - 1]);
-    let left = total / 2;
-    for (let i = 3; i < pts.length; i += 3) {
-      const d = Math.hypot(pts[i] - pts[i - 3], pts[i + 1] - pts[i - 2], pts[i + 2] - pts[i - 1]);
-      if (d >= left && d > 0) {
-        const t = left / d;
-        return [0, 1, 2].map((k) => pts[i - 3 + k] + (pts[i + k] - pts[i - 3 + k]) * t) as Vec3;
-      }
-      left -= d;
+    const half = alongPath(pts, 0.5);
+    for (const t of [0.5, 0.4, 0.6, 0.3, 0.7, 0.2, 0.8]) {
+      const p = alongPath(pts, t);
+      if (!onABox(p)) return p;
     }
+    return half;
   }
   raycaster.setFromCamera(new Vector2(0, 0), camera);
   const hit = raycaster.intersectObjects(pickTargets(), true)[0];
   return hit ? [hit.point.x, hit.point.y, hit.point.z] : null;
 }
+
+/** The tiled bake that boxes dropped on a solo navmesh wait for. */
+let tilingForBoxes: Promise<void> | null = null;
 
 async function dropBox(at?: Vec3): Promise<number> {
   if (nav && loadedName !== null) {
@@ -989,12 +1014,15 @@ async function dropBox(at?: Vec3): Promise<number> {
     return -1;
   }
   if (!demo.obstaclesLive) {
-    // Obstacles rebuild tiles: a solo bake has none to rebuild.
-    let tileSize = demo.config.tileSize;
-    if (tileSize <= 0) tileSize = levelTileSize(32);
-    const baking = runBake();
-    message(`obstacles rebuild tiles: baking in tiles of ${tileSize} cells first`);
-    await baking;
+    // Obstacles rebuild tiles: a solo bake has none to rebuild. A box dropped while that tiled bake runs waits for
+    // it too (a second bake would replace the first, and the first box would be lost).
+    if (!tilingForBoxes) {
+      let tileSize = demo.config.tileSize;
+      if (tileSize <= 0) tileSize = levelTileSize(32);
+      tilingForBoxes = runBake().finally(() => (tilingForBoxes = null));
+      message(`obstacles rebuild tiles: baking in tiles of ${tileSize} cells first`);
+    }
+    await tilingForBoxes;
     if (!demo.obstaclesLive) return -1;
     message('');
   }
