@@ -293,3 +293,78 @@ describe('queued work answers at once', () => {
     nav.dispose();
   });
 });
+
+// A Node Buffer is a Uint8Array whose slice() is a view, not a copy, often of Node's shared pool (unrelated small
+// Buffers live in the same ArrayBuffer): what the library copies from one must be a real copy.
+describe("a Node Buffer is copied, never written or handed away", () => {
+  it('NavMesh.load: the caller\'s Buffer and its pool neighbours stay as they were, whatever loads next', async () => {
+    const solo = await bake(fresh(), {}, { workers: false });
+    const tiled = await bake(fresh(), { tileSize: 32 }, { workers: false });
+    const soloBytes = solo.save();
+    const tiledBytes = tiled.save();
+    solo.dispose();
+    tiled.dispose();
+    const warnings: string[] = [];
+    const onWarning = (w: Error & { code?: string }) => warnings.push(`${w.code}: ${w.message}`);
+    process.on('warning', onWarning);
+    try {
+      // Both Buffers sliced out of one pool, with a neighbour between them.
+      const pool = new ArrayBuffer(tiledBytes.length + soloBytes.length + 64);
+      const a = Buffer.from(pool, 0, tiledBytes.length);
+      a.set(tiledBytes);
+      const neighbour = Buffer.from(pool, tiledBytes.length, 32).fill(0x5a);
+      const b = Buffer.from(pool, tiledBytes.length + 32, soloBytes.length);
+      b.set(soloBytes);
+      const first = await NavMesh.load(a);
+      const second = await NavMesh.load(b); // a copy of b written where a's copy went, were a's "copy" a's memory
+      expect(Buffer.compare(a, Buffer.from(tiledBytes))).toBe(0);
+      expect(Buffer.compare(b, Buffer.from(soloBytes))).toBe(0);
+      expect([...neighbour].every((x) => x === 0x5a)).toBe(true);
+      expect(Buffer.from(first.save()).equals(Buffer.from(tiledBytes))).toBe(true);
+      expect(Buffer.from(second.save()).equals(Buffer.from(soloBytes))).toBe(true);
+      first.dispose();
+      second.dispose();
+      // and the bytes may change as soon as load() returns its promise
+      const pending = NavMesh.load(a);
+      a.fill(0);
+      const third = await pending;
+      expect(Buffer.from(third.save()).equals(Buffer.from(tiledBytes))).toBe(true);
+      third.dispose();
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings.filter((w) => w.startsWith('DEP0005'))).toEqual([]); // no deprecated Buffer() constructor
+  });
+
+  for (const [name, config] of [
+    ['solo', {}],
+    ['tiled', { tileSize: 32 }],
+  ] as const) {
+    it(`bake (${name}, in workers): Buffer areas from a shared pool are copied, not transferred away`, async () => {
+      // A floor of 300 x 300 quads: its areas (180000 bytes) are bigger than any buffer kept for reuse after the
+      // dungeon's bakes (spare.ts), so the copy is a fresh one.
+      const side = 300;
+      const positions = new Float32Array((side + 1) * (side + 1) * 3);
+      for (let z = 0, k = 0; z <= side; z++) for (let x = 0; x <= side; x++, k += 3) positions.set([x * 0.2, 0, z * 0.2], k);
+      const indices = new Uint32Array(side * side * 6);
+      for (let z = 0, k = 0; z < side; z++) {
+        for (let x = 0; x < side; x++, k += 6) {
+          const v = z * (side + 1) + x;
+          indices.set([v, v + side + 1, v + 1, v + 1, v + side + 1, v + side + 2], k);
+        }
+      }
+      const n = indices.length / 3;
+      const pool = new ArrayBuffer(n + 64);
+      const areas = Buffer.from(pool, 16, n).fill(5);
+      const neighbour = Buffer.from(pool, 0, 16).fill(7);
+      const expected = (await bake({ positions, indices, areas: new Uint8Array(n).fill(5) }, config, { workers: false })).save();
+      const nav = await bake({ positions, indices, areas }, config, { workers: 2 });
+      expect(areas.length).toBe(n);
+      expect(pool.byteLength).toBe(n + 64); // not detached
+      expect([...neighbour].every((x) => x === 7)).toBe(true);
+      expect(Buffer.from(nav.save()).equals(Buffer.from(expected))).toBe(true);
+      expect(nav.polygons().every((p) => p.area === 5)).toBe(true);
+      nav.dispose();
+    });
+  }
+});

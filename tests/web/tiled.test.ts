@@ -238,17 +238,20 @@ describe('onTile and progress', () => {
       (globalThis as { SharedArrayBuffer: unknown }).SharedArrayBuffer = real;
     }
     expect(await saved(bake(dungeon, { tileSize: 32 }, { workers: 2 }))).toEqual(native('dungeon.obj', 32));
-    // a solo bake's copy of the caller's arrays (taken at the call), the same
-    const slice = Float32Array.prototype.slice;
-    Float32Array.prototype.slice = () => {
-      throw new RangeError('Array buffer allocation failed');
-    };
+    // a solo bake's copy of the caller's arrays (taken at the call), the same: no ArrayBuffer of its size
+    const plain = globalThis.ArrayBuffer;
+    globalThis.ArrayBuffer = new Proxy(plain, {
+      construct(target, args: [number]) {
+        if (args[0] === big.byteLength) throw new RangeError('Array buffer allocation failed');
+        return new target(...args);
+      },
+    });
     try {
       const f = await rejection(bake({ positions: big, indices: dungeon.indices }, {}, { workers: 1 }));
       expect((f as NavBakeError).code).toBe('NB_ERR_OUT_OF_MEMORY');
       expect((f as NavBakeError).message).toMatch(/geometry\.positions: no memory for a copy of \d+ elements \(Array buffer allocation failed\)/);
     } finally {
-      Float32Array.prototype.slice = slice;
+      globalThis.ArrayBuffer = plain;
     }
   });
 

@@ -33,11 +33,25 @@ function take<B extends Buffer>(list: WeakRef<B>[], need: number): B | null {
   return best < 0 ? null : list.splice(best, 1)[0]!.deref()!;
 }
 
+/**
+ * a's own built-in array type. A subclass's methods may not copy: a Node Buffer is a Uint8Array whose slice() is a
+ * view of the same memory (often Node's pool, shared with unrelated Buffers), and whose constructor is deprecated.
+ * Copies are made with the built-in type.
+ */
+function plainType<T extends GeometryArray>(a: T): new (buffer: Buffer, offset: number, length: number) => T {
+  return (a instanceof Float32Array ? Float32Array : a instanceof Uint32Array ? Uint32Array : Uint8Array) as never;
+}
+
 /** a's elements in the first part of buffer b. */
 function into<T extends GeometryArray>(a: T, b: Buffer): T {
-  const out = new (a.constructor as new (buffer: Buffer, offset: number, length: number) => T)(b, 0, a.length);
+  const out = new (plainType(a))(b, 0, a.length);
   out.set(a as never);
   return out;
+}
+
+/** A copy of `a` in memory of its own, of a's built-in array type (never a view: see plainType). */
+export function plainCopy<T extends GeometryArray>(a: T): T {
+  return into(a, new ArrayBuffer(a.byteLength));
 }
 
 /** Keeps a worker's returned buffers (anything else, and detached or empty ones, are skipped). */
@@ -56,7 +70,7 @@ export function keepSharedSpares(buffers: readonly SharedArrayBuffer[]): void {
  */
 export function copyOf<T extends GeometryArray>(a: T): T {
   const b = take(spares, a.byteLength);
-  return b ? into(a, b) : (a.slice() as T);
+  return into(a, b ?? new ArrayBuffer(a.byteLength));
 }
 
 /** A kept buffer for about `bytes` bytes of output (from that to twice it plus 64 KB), or null. */

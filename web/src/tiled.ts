@@ -15,7 +15,7 @@ import { sharedPool, type Lease } from './pool.js';
 import type { TileReply, WorkerReply } from './protocol.js';
 import { wasmModule } from './runtime.js';
 import type { StageTimes } from './inspect.js';
-import { keepSharedSpares, sharedCopyOf } from './spare.js';
+import { keepSharedSpares, plainCopy, sharedCopyOf } from './spare.js';
 import type { MeshInput, NavmeshParams, Wasm } from './wasm.js';
 
 /** onTile's event: a tile was added to the navmesh. */
@@ -272,10 +272,10 @@ export function bakeTilesInWorkers(job: TiledJob, workers: number, gridTiles: nu
         return { ...shared, transfer: [] };
       }
       const own: SessionGeometry = {
-        positions: mesh.positions.slice(),
-        indices: mesh.indices ? mesh.indices.slice() : null,
-        areas: mesh.areas ? mesh.areas.slice() : null,
-        links: mesh.links ? mesh.links.slice() : null,
+        positions: plainCopy(mesh.positions),
+        indices: mesh.indices ? plainCopy(mesh.indices) : null,
+        areas: mesh.areas ? plainCopy(mesh.areas) : null,
+        links: mesh.links ? plainCopy(mesh.links) : null,
       };
       const transfer = [own.positions, own.indices, own.areas, own.links].filter((a) => a !== null).map((a) => a!.buffer as ArrayBuffer);
       return { ...own, transfer };
