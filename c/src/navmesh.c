@@ -490,6 +490,25 @@ static nb_status add_tile(nb_context* ctx, nb_navmesh* nav, const uint8_t* data,
             goto cleanup;
         }
     }
+    /* A tile baked for another agent (height, radius, climb) or cell size than the tiles already here would leave
+     * seams where they meet: walls eroded by one radius beside floors eroded by another, steps linked that one of
+     * them cannot climb. */
+    for (uint32_t i = 0; i < nav->params.max_tiles; ++i) {
+        const nb_tile_view* o = &nav->tiles[i].v;
+        if (!nav->tiles[i].data)
+            continue;
+        if (o->walkable_height != view.walkable_height || o->walkable_radius != view.walkable_radius ||
+            o->walkable_climb != view.walkable_climb || o->bv_quant != view.bv_quant) {
+            st = nb_fail(ctx, NB_ERR_INVALID_ARG,
+                         FN_ ": tile (%d, %d) was baked for another agent or cell size than the tiles in this navmesh "
+                             "(agent height %g, radius %g, climb %g, cell size %g; theirs %g, %g, %g, %g)",
+                         view.tile_x, view.tile_z, view.walkable_height, view.walkable_radius, view.walkable_climb,
+                         1.0 / view.bv_quant, o->walkable_height, o->walkable_radius, o->walkable_climb,
+                         1.0 / o->bv_quant);
+            goto cleanup;
+        }
+        break;
+    }
     if (find_slot(nav, view.tile_x, view.tile_z) >= 0) {
         st = nb_fail(ctx, NB_ERR_ALREADY_EXISTS, FN_ ": a tile already occupies (%d, %d)", view.tile_x, view.tile_z);
         goto cleanup;

@@ -164,6 +164,45 @@ describe('loading tiles one by one', () => {
     nav.dispose();
   });
 
+  it('a tile of the same grid baked for another agent or cell size is refused, and the navmesh is unchanged', async () => {
+    const { params, tiles } = NavMesh.readTiles(file);
+    const nav = await NavMesh.create(params);
+    for (const t of tiles.slice(0, tiles.length >> 1)) nav.loadTile(t.bytes);
+    const before = nav.save();
+    // the same grid (32 cells of 0.3: 9.6 m tiles) for a thinner agent, and in 48 cells of 0.2
+    for (const [config, what] of [
+      [{ tileSize: 32, agentRadius: 0.3 }, /radius 0\.3, climb 0\.9, cell size 0\.3; theirs 2, 0\.6, 0\.9, 0\.3/],
+      [{ tileSize: 48, cellSize: 0.2 }, /cell size 0\.2; theirs 2, 0\.6, 0\.9, 0\.3\)/],
+    ] as const) {
+      const otherNav = await bake(dungeon, config, { workers: false });
+      expect(otherNav.params).toEqual(params);
+      const other = NavMesh.readTiles(otherNav.save()).tiles;
+      otherNav.dispose();
+      for (const t of other) {
+        let e: NavBakeError | null = null;
+        try {
+          nav.loadTile(t.bytes);
+        } catch (x) {
+          e = x as NavBakeError;
+        }
+        expect(e?.code, `tile ${t.x}, ${t.z}`).toBe('NB_ERR_INVALID_ARG');
+        expect(e?.message).toMatch(/was baked for another agent or cell size than the tiles in this navmesh/);
+        expect(e?.message).toMatch(what);
+      }
+      expect(nav.save()).toEqual(before);
+    }
+    // an empty navmesh takes the first tile of any agent
+    const empty = await NavMesh.create(params);
+    const thin = await bake(dungeon, { tileSize: 32, agentRadius: 0.3 }, { workers: false });
+    const first = NavMesh.readTiles(thin.save()).tiles[0]!;
+    thin.dispose();
+    empty.loadTile(first.bytes);
+    expect(empty.tileCount).toBe(1);
+    expect(code(() => empty.loadTile(tiles.find((t) => t.x !== first.x || t.z !== first.z)!.bytes))).toBe('NB_ERR_INVALID_ARG');
+    empty.dispose();
+    nav.dispose();
+  });
+
   it('NavMesh.create checks its params', async () => {
     const e = await NavMesh.create({ origin: [0, 0, 0], tileWidth: -1, tileDepth: 1, maxTiles: 4 }).catch((x) => x);
     expect(e).toBeInstanceOf(NavBakeError);

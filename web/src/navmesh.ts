@@ -427,7 +427,8 @@ export class NavMesh {
   /**
    * Adds a tile blob (from {@link saveTile} or {@link NavMesh.readTiles}), replacing the tile at its position.
    * Validated first: NB_ERR_CORRUPT / NB_ERR_VERSION, NB_ERR_INVALID_ARG for a tile of another grid (its bounds
-   * lie outside its cell of this navmesh by more than half a tile), NB_ERR_TOO_LARGE (maxTiles reached); on any
+   * lie outside its cell of this navmesh by more than half a tile) or one baked for another agent (height, radius,
+   * climb) or cell size than the tiles already in, NB_ERR_TOO_LARGE (maxTiles reached); on any
    * failure the navmesh is unchanged. Polygon refs of a replaced tile become stale; paths (points) stay as they are.
    */
   loadTile(data: Uint8Array | ArrayBuffer | ArrayBufferView): void {
