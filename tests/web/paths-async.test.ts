@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bake, NavBakeError, NavMesh, terminateWorkers, type PathBatch, type PathDetails } from '../../build/web/index.js';
 import { handleMessage } from '../../build/web/bake.worker.js';
 import { navmeshHandle } from '../../build/web/navmesh.js';
+import { sharedPool } from '../../build/web/pool.js';
 import { copiesInWorkers } from '../../build/web/replica.js';
 import type { PathsRequest, WorkerReply } from '../../build/web/protocol.js';
 import { wasmModule } from '../../build/web/runtime.js';
@@ -243,7 +244,7 @@ describe('findPathsAsync errors', () => {
 });
 
 describe('copies in workers', () => {
-  it('are made once per worker and navmesh, and freed at the next batch once their navmesh is disposed', async () => {
+  it('are made once per worker and navmesh, and freed once their navmesh is disposed, batch or not', async () => {
     terminateWorkers(); // no copies left from the tests before
     const a = await bake(dungeon, {}, { workers: false });
     const b = await bake(dungeon, { tileSize: 32 }, { workers: false });
@@ -255,9 +256,41 @@ describe('copies in workers', () => {
     expect(copiesInWorkers()).toEqual({ copies: 4, toFree: 0 });
     a.dispose();
     expect(copiesInWorkers()).toEqual({ copies: 2, toFree: 2 });
-    await b.findPathsAsync(pairs, { workers: 2 }); // tells both workers to free a's copies
+    await Promise.resolve(); // both workers are told to free a's copies, with no batch to wait for
     expect(copiesInWorkers()).toEqual({ copies: 2, toFree: 0 });
+    // a batch small enough for one worker, then b disposed: the other worker is told too
+    await b.findPathsAsync(pairs.subarray(0, 60), { workers: 2 });
     b.dispose();
+    await Promise.resolve();
+    expect(copiesInWorkers()).toEqual({ copies: 0, toFree: 0 });
+  });
+
+  it('a batch aborted mid-way stops the workers on its shares, as an aborted bake does: none is left busy', async () => {
+    terminateWorkers();
+    const nav = await bake(dungeon, {}, { workers: false });
+    try {
+      const pairs = randomPairs(nav, 2000);
+      const want = arrays(nav.findPaths(pairs));
+      expect(arrays(await nav.findPathsAsync(pairs, { workers: 2 }))).toEqual(want);
+      const pool = sharedPool(() => wasmModule());
+      expect([pool.size, copiesInWorkers().copies]).toEqual([2, 2]);
+      const spawned = pool.spawned;
+      // 100k pairs keep both workers busy for a quarter second or more: aborted 40 ms in, both are mid-share
+      const many = new Float32Array(100_000 * 6);
+      for (let i = 0; i < many.length; i += pairs.length) many.set(pairs.subarray(0, Math.min(pairs.length, many.length - i)), i);
+      const ac = new AbortController();
+      const batch = nav.findPathsAsync(many, { workers: 2, signal: ac.signal });
+      await new Promise((r) => setTimeout(r, 40));
+      ac.abort();
+      expect((await batch.catch((e: unknown) => e)) as Error).toMatchObject({ name: 'AbortError' });
+      // both stopped, their copies with them (left running they would hold up the next calls, the pool counting
+      // them idle); the next batch starts fresh workers and makes its copies anew
+      expect([pool.size, copiesInWorkers().copies]).toEqual([0, 0]);
+      expect(arrays(await nav.findPathsAsync(pairs, { workers: 2 }))).toEqual(want);
+      expect(pool.spawned).toBe(spawned + 2);
+    } finally {
+      nav.dispose();
+    }
   });
 });
 
@@ -272,7 +305,7 @@ describe('the worker body (handleMessage) with navmesh copies', () => {
       const p = nav.params;
       const replies: WorkerReply[] = [];
       const post = (r: WorkerReply) => replies.push(r);
-      const base: Omit<PathsRequest, 'sync' | 'drop' | 'replica'> = {
+      const base: Omit<PathsRequest, 'sync' | 'replica'> = {
         id: 5,
         type: 'paths',
         pairs,
@@ -290,8 +323,8 @@ describe('the worker body (handleMessage) with navmesh copies', () => {
         remove: new Int32Array(0),
         put: [{ bytes: nav.saveTile(t.x, t.z)!, slot: place[0], salt: place[1] }],
       };
-      handleMessage({ ...base, replica: 9, sync, drop: [] }, wasm, post);
-      handleMessage({ ...base, replica: 9, sync: null, drop: [] }, wasm, post); // the copy is kept
+      handleMessage({ ...base, replica: 9, sync }, wasm, post);
+      handleMessage({ ...base, replica: 9, sync: null }, wasm, post); // the copy is kept
       expect(replies.map((r) => r.type)).toEqual(['result', 'result']);
       const want = arrays(nav.findPaths(pairs, { details: true }));
       for (const r of replies) expect(arrays((r as { paths: Batch }).paths)).toEqual(want);
@@ -301,7 +334,7 @@ describe('the worker body (handleMessage) with navmesh copies', () => {
       const held = wasm.heapUsed();
       for (let i = 0; i < 40; i++) {
         const put = [{ ...sync.put[0], bytes: sync.put[0].bytes.slice() }];
-        handleMessage({ ...base, replica: 9, sync: { ...flagged, put }, drop: [] }, wasm, post);
+        handleMessage({ ...base, replica: 9, sync: { ...flagged, put } }, wasm, post);
       }
       expect(replies.slice(2).every((r) => r.type === 'result')).toBe(true);
       expect(arrays((replies[replies.length - 1] as { paths: Batch }).paths)).toEqual(want);
@@ -309,13 +342,15 @@ describe('the worker body (handleMessage) with navmesh copies', () => {
       // bytes a change would be 320 here, and the tile alone is 13 KB
       expect(Math.abs(wasm.heapUsed() - held)).toBeLessThan(64);
       replies.length = 2;
-      handleMessage({ ...base, replica: 9, sync: null, drop: [9] }, wasm, post); // freed first: no copy 9 left
+      handleMessage({ id: 0, type: 'drop', replicas: [9, 77] }, wasm, post); // no reply; an unknown id is nothing to free
+      expect(replies.length).toBe(2);
+      handleMessage({ ...base, replica: 9, sync: null }, wasm, post); // freed: no copy 9 left
       expect(replies[2]).toMatchObject({ type: 'error', code: 'NB_ERR_INVALID_ARG' });
       expect((replies[2] as { message: string }).message).toMatch(/no copy 9 of a navmesh/);
       expect(wasm.heapUsed()).toBe(heap0);
       // a corrupt tile in a sync: an error reply, and no copy left behind
       const bad = { ...sync, put: [{ ...sync.put[0], bytes: new Uint8Array(64) }] };
-      handleMessage({ ...base, replica: 10, sync: bad, drop: [] }, wasm, post);
+      handleMessage({ ...base, replica: 10, sync: bad }, wasm, post);
       expect(replies[3]).toMatchObject({ type: 'error', code: 'NB_ERR_CORRUPT' });
       expect(wasm.heapUsed()).toBe(heap0);
     } finally {

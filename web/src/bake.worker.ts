@@ -7,7 +7,7 @@ import { isNode, nodeImport, nodeProcess } from './env.js';
 import { NavBakeError } from './errors.js';
 import { inputBuffers } from './spare.js';
 import { type BakeRequest, type InspectRequest, type VoxelizeRequest, type WorkerReply, type WorkerRequest } from './protocol.js';
-import type { PathsRequest, RebuildRequest, ReplicaSync, SessionCloseRequest, SessionOpenRequest, TileRequest } from './protocol.js';
+import type { DropRequest, PathsRequest, RebuildRequest, ReplicaSync, SessionCloseRequest, SessionOpenRequest, TileRequest } from './protocol.js';
 import { instantiate, type CProgress, type GridSession, type QueryObjects, type Wasm } from './wasm.js';
 
 export type Post = (reply: WorkerReply, transfer?: ArrayBuffer[]) => void;
@@ -39,6 +39,7 @@ export function handleMessage(msg: WorkerRequest, wasm: Wasm, post: Post): void 
     if (msg?.type === 'open' || msg?.type === 'tile' || msg?.type === 'close') return sessionRequest(msg, wasm, post);
     if (msg?.type === 'rebuild') return rebuildRequest(msg, wasm, post);
     if (msg?.type === 'paths') return pathsRequest(msg, wasm, post);
+    if (msg?.type === 'drop') return dropRequest(msg, wasm);
     if (!msg || msg.type !== 'bake') {
       throw new NavBakeError('NB_ERR_INVALID_ARG', `bake worker: unknown message type '${(msg as { type?: string })?.type}'`);
     }
@@ -192,14 +193,18 @@ function applySync(wasm: Wasm, old: Replica | undefined, sync: ReplicaSync): Rep
   return r;
 }
 
+function dropRequest(msg: DropRequest, wasm: Wasm): void {
+  const mine = replicas.get(wasm);
+  for (const id of msg.replicas) {
+    const r = mine?.get(id);
+    mine?.delete(id);
+    if (r) freeReplica(wasm, r);
+  }
+}
+
 function pathsRequest(msg: PathsRequest, wasm: Wasm, post: Post): void {
   let mine = replicas.get(wasm);
   if (!mine) replicas.set(wasm, (mine = new Map()));
-  for (const id of msg.drop) {
-    const r = mine.get(id);
-    mine.delete(id);
-    if (r) freeReplica(wasm, r);
-  }
   let r = mine.get(msg.replica);
   if (msg.sync) {
     mine.delete(msg.replica);

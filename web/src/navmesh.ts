@@ -66,7 +66,8 @@ export interface PathsAsyncOptions extends PathsOptions {
    * runs findPaths on the calling thread. @default {@link defaultWorkerCount}(): min(4, hardware threads - 1), at least 1
    */
   workers?: number | false | undefined;
-  /** Aborting rejects with the signal's reason at once (a worker on its share finishes it, unseen). */
+  /** Aborting rejects with the signal's reason at once; the workers still on their shares are stopped (and replaced
+   * when work comes), as an aborted bake's are. */
   signal?: AbortSignal | undefined;
 }
 

@@ -11,7 +11,7 @@
 import { isDetached } from './args.js';
 import { hardwareThreads, isNode, nodeImport, nodeProcess } from './env.js';
 import { abortReason, NavBakeError, onAbort, type NavBakeErrorCode } from './errors.js';
-import type { BakeRequest, InspectRequest, ProgressReply, RebuildRequest, ResultReply, WorkerReply, WorkerRequest } from './protocol.js';
+import type { BakeRequest, DropRequest, InspectRequest, ProgressReply, RebuildRequest, ResultReply, WorkerReply, WorkerRequest } from './protocol.js';
 import type { WasmModule } from './wasm.js';
 import { keepSpares } from './spare.js';
 
@@ -245,6 +245,21 @@ export class BakePool {
         this.cancel(task, reason);
       },
     };
+  }
+
+  /**
+   * Posts a request that wants no reply to a worker of the pool, whatever it is doing: the worker takes it after
+   * the requests sent to it before. False when that worker is gone.
+   */
+  tell(worker: object, msg: DropRequest): boolean {
+    const w = worker as PoolWorker;
+    if (!this.workers.has(w) || w.dead || !w.port) return false;
+    try {
+      w.port.post(msg, []);
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   /** Whether a lease's worker ({@link Lease.worker}) is still in the pool: false once it died or was stopped. */

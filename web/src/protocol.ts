@@ -148,8 +148,6 @@ export interface PathsRequest {
   replica: number;
   /** null when the worker's copy is up to date */
   sync: ReplicaSync | null;
-  /** copies to free first (their NavMesh was disposed) */
-  drop: number[];
   pairs: Float32Array;
   half: Float64Array;
   /** C filter values (64 area costs, includeFlags, excludeFlags), or null: the default filter */
@@ -161,6 +159,13 @@ export interface PathsRequest {
   maxNodes: number;
 }
 
+/** findPathsAsync: copies to free (their NavMesh was disposed). No reply. */
+export interface DropRequest {
+  id: 0;
+  type: 'drop';
+  replicas: number[];
+}
+
 export type WorkerRequest =
   | InitRequest
   | BakeRequest
@@ -170,7 +175,8 @@ export type WorkerRequest =
   | TileRequest
   | SessionCloseRequest
   | RebuildRequest
-  | PathsRequest;
+  | PathsRequest
+  | DropRequest;
 
 export interface ProgressReply {
   id: number;

@@ -11,7 +11,7 @@ import type { PathsRequest, ReplicaSync, WorkerReply } from './protocol.js';
 import { wasmModule } from './runtime.js';
 import { join, type NavChanges, type PathBatch, type PathDetails, type Wasm } from './wasm.js';
 
-/** What each worker holds: the gen of its copy of each navmesh, and the copies to free at its next share. */
+/** What each worker holds: the gen of its copy of each navmesh, and the copies to free (sent at the next turn). */
 interface WorkerCopies {
   gens: Map<number, number>;
   drop: number[];
@@ -27,9 +27,26 @@ export function newReplicaId(): number {
   return nextReplica++;
 }
 
-/** A NavMesh with copies was disposed (or collected): each worker frees its copy at its next share. */
+let dropping = false;
+
+/**
+ * A NavMesh with copies was disposed (or collected): each worker holding one is told to free it, busy or not (it
+ * does after the work sent to it before; a batch still running on that copy answers first). Told once per turn of
+ * the event loop, with every copy disposed meanwhile.
+ */
 export function replicaDisposed(id: number): void {
-  for (const c of held.values()) if (c.gens.delete(id)) c.drop.push(id);
+  let any = false;
+  for (const c of held.values()) if (c.gens.delete(id)) any = c.drop.push(id) > 0;
+  if (!any || dropping) return;
+  dropping = true;
+  queueMicrotask(() => {
+    dropping = false;
+    const pool = sharedPool(() => wasmModule());
+    for (const [worker, c] of held) {
+      if (!c.drop.length) continue;
+      if (!pool.tell(worker, { id: 0, type: 'drop', replicas: c.drop.splice(0) })) held.delete(worker);
+    }
+  });
 }
 
 /** @internal copies held in live workers, and copies waiting to be freed (tests) */
@@ -122,6 +139,8 @@ export function findPathsInWorkers(job: PathsJob): Promise<PathBatch & Partial<P
     let over = false;
     const waiting: ({ cancel(reason: unknown): void } | null)[] = [];
     const leases: (Lease | null)[] = new Array(k).fill(null);
+    /** whether leases[i] was sent its share (it holds the worker until its reply) */
+    const posted: boolean[] = new Array(k).fill(false);
     const results: (PathBatch & Partial<PathDetails>)[] = new Array(k);
     let granted = 0;
     let done = 0;
@@ -132,8 +151,16 @@ export function findPathsInWorkers(job: PathsJob): Promise<PathBatch & Partial<P
       over = true;
       stopAbort();
       for (const w of waiting) w?.cancel(new NavBakeError('NB_ERR_CANCELLED', 'navbake.findPathsAsync: the batch ended'));
-      // A worker still on its share finishes it and then serves the pool (its reply is dropped).
-      for (const l of leases) l?.release();
+      // A worker still on its share (the batch aborted, or another share failed) is stopped, as an aborted bake's
+      // is, its copies with it: left to finish, it would hold up the next calls while the pool counted it idle. A
+      // worker held but sent nothing yet goes back to the pool.
+      for (let i = 0; i < k; i++) {
+        const l = leases[i];
+        if (l && posted[i]) {
+          held.delete(l.worker);
+          l.kill();
+        } else l?.release();
+      }
       if (value) resolve(value);
       else reject(error);
     };
@@ -160,8 +187,9 @@ export function findPathsInWorkers(job: PathsJob): Promise<PathBatch & Partial<P
         }
         copies.gens.set(job.replica, log.gen);
         const pairs = shares[i];
-        const req: Omit<PathsRequest, 'id'> = { ...fields, type: 'paths', sync, drop: copies.drop.splice(0), pairs, nodes: live.nodes };
+        const req: Omit<PathsRequest, 'id'> = { ...fields, type: 'paths', sync, pairs, nodes: live.nodes };
         lease.post(req, [pairs.buffer, ...(sync?.put.map((t) => t.bytes.buffer as ArrayBuffer) ?? [])]);
+        posted[i] = true;
       }
     };
 
@@ -174,6 +202,8 @@ export function findPathsInWorkers(job: PathsJob): Promise<PathBatch & Partial<P
         if (++done === k) finish(null, joinShares(results, job.details));
       } else if (r.type === 'error') {
         held.get(leases[i]!.worker)?.gens.delete(job.replica); // its copy is gone (or was never made)
+        leases[i]!.release(); // it answered: it is free
+        leases[i] = null;
         finish(new NavBakeError((r.code as NavBakeErrorCode) ?? 'NB_ERR_WORKER', r.message));
       }
     };
