@@ -79,6 +79,7 @@ describe('queries', () => {
     await expectCode(() => nav.seedRandom(2n ** 64n), INVALID, /seedRandom: seed must be 0\.\.2\^64-1 as a bigint/);
     // without a center, a radius meant nothing and was ignored
     await expectCode(() => nav.randomPoint({ radius: 5 }), INVALID, /randomPoint: options\.radius needs options\.center/);
+    await expectCode(() => nav.randomPoint({ halfExtents: [1, 1, 1] }), INVALID, /randomPoint: options\.halfExtents needs options\.center/);
   });
 
   it('coordinates beyond 1e9 (NB_MAX_COORD, the bakes\' limit) are NB_ERR_TOO_LARGE by name in every query', async () => {
@@ -92,6 +93,9 @@ describe('queries', () => {
     await expectCode(() => nav.distanceToWall([0, 0, -1e10], 1), TOO, /distanceToWall: center has z/);
     await expectCode(() => nav.randomPoint({ center: [1e10, 0, 0], radius: 1 }), TOO, /randomPoint: options\.center has x/);
     await expectCode(() => nav.findPaths([...A, 0, 0, 2e9]), TOO, /findPaths: pairs\[5\] \(pair 0's end z\) is 2000000000, beyond 1e\+09/);
+    // finite values beyond float32 (a plain array, a Float64Array) are named as given, not as the Infinity they round to
+    await expectCode(() => nav.findPaths([...A, 0, 1e300, 0]), TOO, /findPaths: pairs\[4\] \(pair 0's end y\) is 1e\+300, beyond 1e\+09/);
+    await expectCode(() => nav.findPathsAsync(new Float64Array([3.5e38, 0, 0, ...A])), TOO, /findPathsAsync: pairs\[0\] \(pair 0's start x\) is 3\.5e\+38, beyond/);
     // at the limit they are answered; the box of a query may be wider than the world
     expect(nav.raycast(A, [1e9, 0, 1e9])).not.toBeNull();
     expect(nav.nearestPoint(A, { halfExtents: [1e12, 1e12, 1e12] })).not.toBeNull();

@@ -250,8 +250,9 @@ function pathPairs(method: string, pairs: Float32Array | ArrayLike<number>): Flo
   for (let i = 0; i < p.length; i++) {
     if (!Number.isFinite(p[i]) || Math.abs(p[i]!) > MAX_COORD) {
       const what = `pair ${Math.floor(i / 6)}'s ${i % 6 < 3 ? 'start' : 'end'} ${'xyz'[i % 3]}`;
-      if (!Number.isFinite(p[i])) throw new NavBakeError('NB_ERR_NONFINITE', `${where}[${i}] (${what}) must be finite (got ${p[i]})`);
-      throw new NavBakeError('NB_ERR_TOO_LARGE', `${where}[${i}] (${what}) is ${p[i]}, beyond 1e+09, the largest coordinate a navmesh holds`);
+      const x = pairs[i] as number; // as given: 1e300 in a Float64Array is a finite number too large, not Infinity
+      if (!Number.isFinite(x)) throw new NavBakeError('NB_ERR_NONFINITE', `${where}[${i}] (${what}) must be finite (got ${x})`);
+      throw new NavBakeError('NB_ERR_TOO_LARGE', `${where}[${i}] (${what}) is ${x}, beyond 1e+09, the largest coordinate a navmesh holds`);
     }
   }
   return p;
@@ -662,6 +663,9 @@ export class NavMesh {
     const opts = optionsObject<RandomPointOptions>(at('randomPoint', 'options'), options, RANDOM_OPTIONS);
     const c = opts.center == null ? null : queryPoint(at('randomPoint', 'options.center'), opts.center);
     if (!c && opts.radius != null) throw invalid(`${at('randomPoint', 'options.radius')} needs options.center: the point is picked within radius of it`);
+    if (!c && opts.halfExtents != null) {
+      throw invalid(`${at('randomPoint', 'options.halfExtents')} needs options.center: it is the box in which center's polygon is looked for`);
+    }
     const radius = opts.radius == null ? 1 : positive(at('randomPoint', 'options.radius'), f32(at('randomPoint', 'options.radius'), opts.radius));
     if (opts.seed != null) this.#rng = seedOf(at('randomPoint', 'options.seed'), opts.seed);
     return this.#query('randomPoint', opts, null, (w, q, f, half) => {
