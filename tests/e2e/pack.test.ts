@@ -296,6 +296,40 @@ describe('installed into a fresh webpack 5 project', () => {
   });
 });
 
+describe('installed into a fresh project bundled by Rolldown, which leaves the worker and the wasm behind', () => {
+  it("the page copies them and names them to init(): it bakes in Web Workers, same-origin or from another origin", async () => {
+    const deps = { navbake: `file:${tarball}`, three: installed('three') };
+    const dir = project('rolldown-app', deps, { rolldown: installed('rolldown') });
+    mkdirSync(join(dir, 'src'));
+    cpSync(join(fixtures, 'rolldown-app/entry.js'), join(dir, 'src/entry.js'));
+    cpSync(join(fixtures, 'vite-app/main.js'), join(dir, 'src/main.js'));
+    cpSync(join(fixtures, 'rolldown-app/rolldown.config.mjs'), join(dir, 'rolldown.config.mjs'));
+    const build = run(process.execPath, [join(dir, 'node_modules/rolldown/bin/cli.mjs'), '-c', 'rolldown.config.mjs'], dir, 120_000);
+    expect(build.ok, build.output).toBe(true);
+    // what the bundler left: no worker, no wasm beside the page
+    expect(readdirSync(join(dir, 'dist')).filter((f) => f.includes('worker') || f.endsWith('.wasm'))).toEqual([]);
+    // the Vite page's, loading the bundle's entry
+    const html = readFileSync(join(fixtures, 'vite-app/index.html'), 'utf8').replace('src="./main.js"', 'src="./entry.js"');
+    writeFileSync(join(dir, 'dist/index.html'), html);
+    // the two files, copied: the worker alone (it imports nothing) and the wasm
+    const vendor = join(dir, 'vendor');
+    mkdirSync(vendor);
+    for (const f of ['bake.worker.js', 'navbake.wasm']) cpSync(join(dir, 'node_modules/navbake/web/dist', f), join(vendor, f));
+    cpSync(vendor, join(dir, 'dist/vendor'), { recursive: true });
+    const page = await serve(join(dir, 'dist'), {});
+    const cdn = await serve(vendor, { 'access-control-allow-origin': '*' });
+    try {
+      const same = await loadPage(page.url, /\/vendor\/bake\.worker\.js$/);
+      // from another origin: started through a same-origin blob: module that imports it
+      const other = await loadPage(`${page.url}?cdn=${encodeURIComponent(cdn.url)}`, /^blob:/);
+      expect(other.tiledHash).toBe(same.tiledHash);
+    } finally {
+      await new Promise((ok) => page.server.close(ok));
+      await new Promise((ok) => cdn.server.close(ok));
+    }
+  });
+});
+
 /** A TCP port nothing listens on now. */
 function freePort(): Promise<number> {
   return new Promise((ok, fail) => {

@@ -1,6 +1,6 @@
 /**
  * The worker pool. Browser: module Workers; Node: worker_threads, both from the compiled bake.worker.js next to
- * this file. Each worker instantiates the wasm once (from the compiled module, sent on start) and runs one task
+ * this file (or init's workerUrl). Each worker instantiates the wasm once (from the compiled module, sent on start) and runs one task
  * at a time; tasks wait in a queue for a free worker. Cancelling a running task terminates its worker (a bake
  * cannot be interrupted from outside otherwise); a worker that dies rejects its task with NB_ERR_WORKER, one
  * whose wasm cannot be instantiated with NB_ERR_WASM_LOAD. Either way the worker is dropped and a fresh one
@@ -110,13 +110,30 @@ type NodeWorker = {
 
 const WORKER_FILE = './bake.worker.js';
 
+/** init({ workerUrl }): where workers load their script from (null: bake.worker.js next to this module). */
+let workerUrl: string | URL | null = null;
+
+/** @internal init's workerUrl option */
+export function setWorkerUrl(url: string | URL): void {
+  workerUrl = url;
+}
+
 async function spawnPort(events: PortEvents): Promise<Port> {
   if (isNode) {
     const wt = await nodeImport<{ Worker: new (what: URL | string, opts?: { eval: boolean }) => NodeWorker }>('node:worker_threads');
     // Not the literal form: bundlers would emit a second, unused copy of the worker for this Node-only branch.
     // Nor `new URL(name, import.meta.url)`: webpack would warn of a dependency it cannot know.
     const moduleUrl = import.meta.url;
-    const url = new URL(WORKER_FILE, moduleUrl);
+    let url = new URL(WORKER_FILE, moduleUrl);
+    if (workerUrl !== null) {
+      // a URL (file:), or a path (relative ones against the working directory)
+      const given = String(workerUrl);
+      if (workerUrl instanceof URL || /^[a-z][a-z0-9+.-]+:\/\//i.test(given)) url = new URL(given);
+      else {
+        const { pathToFileURL } = await nodeImport<{ pathToFileURL(p: string): URL }>('node:url');
+        url = pathToFileURL(given);
+      }
+    }
     // A script run as `node --input-type=module -e '...'` (or from stdin) passes --input-type on to its workers, and
     // Node refuses it for a worker started from a file ("can only be used with string input"): every bake failed
     // with NB_ERR_WORKER. Such a worker starts from a line of code that imports the file. (Handing the worker its
@@ -124,7 +141,7 @@ async function spawnPort(events: PortEvents): Promise<Port> {
     const inputType = (nodeProcess?.execArgv ?? []).some((a) => a === '--input-type' || a.startsWith('--input-type='));
     const w = inputType ? new wt.Worker(`import(${JSON.stringify(url.href)});`, { eval: true }) : new wt.Worker(url);
     w.on('message', (m) => events.message(m));
-    w.on('error', (e) => events.died(`it threw ${e?.message ?? e}`));
+    w.on('error', (e) => events.died(`it threw ${e?.message ?? e}${workerUrl !== null ? ` (its script: ${url.href})` : ''}`));
     w.on('exit', (code) => events.died(`it exited with code ${code}`));
     return {
       post: (m, t) => {
@@ -137,12 +154,32 @@ async function spawnPort(events: PortEvents): Promise<Port> {
       hold: (on) => (on ? w.ref() : w.unref()),
     };
   }
-  // The literal form lets bundlers (Vite, webpack) find and emit the worker.
-  const w = new Worker(new URL('./bake.worker.js', import.meta.url), { type: 'module' });
+  let w: Worker;
+  let script: string;
+  if (workerUrl === null) {
+    // The literal form lets bundlers (Vite, webpack) find and emit the worker.
+    w = new Worker(new URL('./bake.worker.js', import.meta.url), { type: 'module' });
+    const moduleUrl = import.meta.url; // (a copy: webpack warns of `new URL(expression, import.meta.url)`)
+    script = new URL(WORKER_FILE, moduleUrl).href;
+  } else {
+    const url = new URL(String(workerUrl), globalThis.location?.href);
+    script = url.href;
+    if (globalThis.location && url.origin !== globalThis.location.origin && url.protocol !== 'blob:' && url.protocol !== 'data:') {
+      // A worker's script must come from the page's origin: one elsewhere (a CDN) is imported by a same-origin
+      // blob: module instead (the CDN must send CORS headers, as for any cross-origin module).
+      const blob = URL.createObjectURL(new Blob([`import ${JSON.stringify(url.href)};`], { type: 'text/javascript' }));
+      try {
+        w = new Worker(blob, { type: 'module' });
+      } finally {
+        // the worker has its script's URL now; the blob is only read when it starts
+        setTimeout(() => URL.revokeObjectURL(blob), 60_000);
+      }
+    } else w = new Worker(url, { type: 'module' });
+  }
   w.onmessage = (ev: MessageEvent<WorkerReply>) => events.message(ev.data);
   w.onerror = (ev: ErrorEvent) => {
     ev.preventDefault();
-    events.died(`it failed: ${ev.message || 'error event (the worker script may not have loaded)'}`);
+    events.died(`it failed: ${ev.message || `error event (the worker script ${script} may not have loaded)`}`);
   };
   w.onmessageerror = () => events.died('a message from it could not be read');
   return { post: (m, t) => w.postMessage(m, t), terminate: () => w.terminate(), hold: () => undefined };

@@ -2,6 +2,7 @@
 import { compileWasm, instantiate, type InitOptions, type Wasm, type WasmModule } from './wasm.js';
 import { detectNodeThreads } from './env.js';
 import { func, invalid, optionsObject, shown } from './args.js';
+import { setWorkerUrl } from './pool.js';
 
 let compiled: Promise<WasmModule> | null = null;
 let main: Promise<Wasm> | null = null;
@@ -14,11 +15,17 @@ let loaded: Wasm | null = null;
  * (code NB_ERR_WASM_LOAD) when the file cannot be loaded; a later call then tries again.
  */
 export async function init(opts?: InitOptions | null): Promise<void> {
-  const o = optionsObject<InitOptions>('navbake.init: options', opts, ['wasmBinary', 'wasmModule', 'locateFile']);
+  const o = optionsObject<InitOptions>('navbake.init: options', opts, ['wasmBinary', 'wasmModule', 'locateFile', 'workerUrl']);
   if (o.wasmBinary != null && !(o.wasmBinary instanceof ArrayBuffer || ArrayBuffer.isView(o.wasmBinary))) {
     throw invalid(`navbake.init: options.wasmBinary must be an ArrayBuffer or a typed array (got ${shown(o.wasmBinary)})`);
   }
   func('navbake.init: options.locateFile', o.locateFile);
+  if (o.workerUrl != null) {
+    if (!(typeof o.workerUrl === 'string' || o.workerUrl instanceof URL) || o.workerUrl === '') {
+      throw invalid(`navbake.init: options.workerUrl must be a URL or a non-empty string (got ${shown(o.workerUrl)})`);
+    }
+    setWorkerUrl(o.workerUrl);
+  }
   await mainWasm(o); // o: {} for null
 }
 

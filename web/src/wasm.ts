@@ -29,6 +29,14 @@ export interface InitOptions {
   wasmModule?: WasmModule | undefined;
   /** Maps the file name `navbake.wasm` to the URL to load it from (like Emscripten's `locateFile`). */
   locateFile?: ((file: string) => string | URL) | undefined;
+  /**
+   * Where the bake workers load their script from, for bundlers that leave the package's worker behind (esbuild,
+   * Rollup) or a page that hosts it elsewhere: the package's `navbake/bake.worker.js`, one self-contained file.
+   * Browser: a URL (relative ones against the page), started as a module Worker; one on another origin (a CDN,
+   * served with CORS) is started through a same-origin `blob:` module that imports it. Node: a `file:` URL or a
+   * path. Workers started after the call use it. Default: `bake.worker.js` next to this module.
+   */
+  workerUrl?: string | URL | undefined;
 }
 
 type Fn = (...args: number[]) => number;
