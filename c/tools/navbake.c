@@ -107,6 +107,7 @@ static void usage(FILE* f)
                "[--json]\n"
                "       navbake terrain [--cells N] [--seed S] -o terrain.obj\n"
                "       navbake world [--seed S] [--triangles N] -o world.obj|world.bin   (default 1000000 triangles)\n"
+               "       navbake --version\n"
                "config flags (world units unless noted; omitted = default; 0 = zero):\n");
     for (int i = 0; i < nb_config_field_count(); ++i) {
         char flag[64];
@@ -1124,6 +1125,10 @@ static int run(int argc, char** argv)
         return cmd_terrain(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "world") == 0)
         return cmd_world(argc, argv);
+    if (argc == 2 && (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0)) {
+        printf("navbake %d.%d.%d\n", NB_VERSION_MAJOR, NB_VERSION_MINOR, NB_VERSION_PATCH);
+        return 0;
+    }
     int help = argc >= 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0);
     for (int i = 1; i < argc; ++i) /* --help anywhere, as in the Node tool */
         help |= strcmp(argv[i], "--help") == 0;

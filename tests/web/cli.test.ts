@@ -689,6 +689,17 @@ require('node:module').syncBuiltinESMExports();
 });
 
 describe('navbake (Node) flags and errors', () => {
+  it('--version gives the package\'s version, and the native tool the same (its NB_VERSION)', () => {
+    const version = JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8')).version as string;
+    for (const flag of ['--version', '-V']) {
+      const r = navbake([flag]);
+      expect([r.status, r.stdout, r.stderr]).toEqual([0, `navbake ${version}\n`, '']);
+      const n = runNative([flag]);
+      expect([n.status, n.stdout]).toEqual([0, `navbake ${version}\n`]);
+    }
+    for (const text of [navbake(['--help']).stdout, runNative(['--help']).stdout]) expect(text).toMatch(/^ +navbake --version$/m);
+  });
+
   it('--help lists the native tool\'s config flags, one per field of DEFAULTS', () => {
     const r = navbake(['--help']);
     expect(r.status).toBe(0);

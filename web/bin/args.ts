@@ -90,6 +90,7 @@ export function flagOfField(name: string): string | undefined {
 export function usage(): string {
   const lines = Object.values(COMMANDS).map((c, i) => `${i ? '       ' : 'usage: '}navbake ${c.usage}`);
   lines.push(
+    '       navbake --version',
     'MESH is an .obj, .gltf or .glb file; FILE is a .navbake file or a mesh, baked first with the config flags.',
     'config flags (world units unless noted; omitted = default):',
   );

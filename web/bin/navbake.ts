@@ -14,6 +14,7 @@
  * or files.
  */
 import { readFile, writeFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { bake, NavBakeError, NavMesh, terminateWorkers, type NavBakeConfig, type PathBatch, type PathResult } from 'navbake';
 import { DECIMAL, flagOfField, parseArgs, trimC, usage, type Options } from './args.js';
@@ -379,6 +380,12 @@ async function main(argv: readonly string[]): Promise<number> {
   if (argv.length === 0) {
     process.stderr.write(usage());
     return 2;
+  }
+  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
+    // the package's version (package.json, three folders up from web/dist/bin/navbake.js)
+    const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
+    process.stdout.write(`navbake ${pkg.version}\n`);
+    return 0;
   }
   if (['--help', '-h', 'help'].includes(argv[0]) || argv.includes('--help')) {
     process.stdout.write(usage());
