@@ -132,6 +132,15 @@ $(WEB_JS): $(WEB_SRC) $(WASM_JS) web/rolldown.config.mjs | node_modules/.npm-ok
 	cp $(WASM_JS) $(BUILD)/wasm/navbake.wasm web/src/navbake.d.mts $(BUILD)/web/
 	npx rolldown -c web/rolldown.config.mjs --logLevel warn
 	cp $(BUILD)/web/*.d.ts $(BUILD)/wasm/navbake.wasm web/dist/
+	chmod 644 web/dist/navbake.wasm
+	@# TypeScript before 5.7 has no typed arrays generic over their buffer (Uint8Array<ArrayBuffer>): with
+	@# skipLibCheck it read every array result as `any`. package.json sends it (types@<5.7, typesVersions) to
+	@# declarations with plain Uint8Array etc.
+	mkdir -p web/dist/ts5.6
+	for f in $(BUILD)/web/*.d.ts; do \
+	  sed -E 's/\b(Float32Array|Float64Array|Int32Array|Uint16Array|Uint32Array|Uint8Array)<ArrayBuffer(Like)?>/\1/g' "$$f" \
+	    > web/dist/ts5.6/$$(basename "$$f"); \
+	done
 	npx tsc -p web/bin/tsconfig.json
 	chmod +x web/dist/bin/navbake.js
 
@@ -200,7 +209,7 @@ fetch_exe = if [ "$$(uname -sm)" != "Linux x86_64" ]; then echo "$(2): npm's bui
 # TypeScript from npm, into build/. On a machine that is not Linux x86-64 the Node runs are skipped, saying so.
 NODE_LTS    ?= 24
 NODE_COMPAT ?= 22 24 26
-TS_COMPAT   ?= 5.7 7
+TS_COMPAT   ?= 5.6 5.7 7
 .PHONY: test-compat test-compat-lts test-types-compat
 test-compat-lts: test-node-$(NODE_LTS) test-types-compat
 test-compat: $(addprefix test-node-,$(NODE_COMPAT)) test-types-compat

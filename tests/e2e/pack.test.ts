@@ -74,6 +74,9 @@ describe('npm pack', () => {
       'web/dist/three.d.ts',
       'web/dist/bake.worker.js',
       'web/dist/navbake.wasm',
+      'web/dist/ts5.6/index.d.ts',
+      'web/dist/ts5.6/three.d.ts',
+      'LICENSE',
     ]) {
       expect(packed).toContain(f);
     }
@@ -96,7 +99,7 @@ describe('installed into a plain Node ESM project', () => {
     dir = project('node-app', { navbake: `file:${tarball}`, three: installed('three') }, { '@types/three': installed('@types/three') });
   });
 
-  it("type-checks a TypeScript user's code against the declarations, under Node's and bundlers' resolution", () => {
+  it("type-checks a TypeScript user's code against the declarations, under Node's and bundlers' resolution, and node10's", () => {
     cpSync(join(fixtures, 'node-app'), dir, { recursive: true });
     const tsc = resolve(root, 'node_modules/typescript/bin/tsc');
     for (const [module, resolution] of [['node16', 'node16'], ['esnext', 'bundler']]) {
@@ -104,6 +107,9 @@ describe('installed into a plain Node ESM project', () => {
       const r = run(process.execPath, args, dir);
       expect(r.ok, r.output).toBe(true);
     }
+    const cjs = [tsc, '--noEmit', '--strict', '--target', 'es2022', '--module', 'commonjs', '--moduleResolution', 'node10', 'consumer-cjs.ts'];
+    const r = run(process.execPath, cjs, dir);
+    expect(r.ok, r.output).toBe(true);
   });
 
   it('bakes a level in worker_threads, finds a path around a wall, saves and loads, uses navbake/three', () => {

@@ -39,7 +39,7 @@ export {
 export type { BoxVolume, ConvexVolume, CylinderVolume, OffMeshLink, Volume } from './volumes.js';
 export type { TileEvent } from './tiled.js';
 export type { ObstacleUpdate, UpdateOptions } from './obstacles.js';
-export { DEFAULTS, type NavBakeConfig, type Partition } from './config.js';
+export { DEFAULTS, type FullNavBakeConfig, type NavBakeConfig, type Partition } from './config.js';
 export { NavBakeError, type NavBakeErrorCode } from './errors.js';
 export { terminateWorkers } from './pool.js';
 export {
@@ -67,4 +67,5 @@ export {
   type QueryFilter,
   type SurfaceGeometry,
   type Vec3,
+  type WasmModule,
 } from './wasm.js';
