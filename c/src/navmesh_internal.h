@@ -204,6 +204,11 @@ int nb_navmesh_tile_place(const nb_navmesh* nav, int32_t tile_x, int32_t tile_z,
  * the refs held by the application stay valid. */
 nb_status nb_navmesh_add_tile_back(nb_context* ctx, nb_navmesh* nav, const uint8_t* data, size_t size,
                                    const nb_tile_place* place);
+/* nb_navmesh_load's checks of a file's header alone: header holds the file's first min(size, 48) bytes (all it
+ * reads), size is the whole file's. The same statuses and messages as nb_navmesh_load for a bad header, without the
+ * file in memory (wasm: a file is checked before it is copied into the heap, which never shrinks). */
+nb_status nb_navmesh_check_header(nb_context* ctx, const uint8_t* header, size_t size);
+
 /* Grid cell of a world position (floor((x - origin.x) / tile_width), same for z). */
 void nb_navmesh_tile_coords(const nb_navmesh* nav, const float pos[3], int32_t* tile_x, int32_t* tile_z);
 

@@ -126,19 +126,17 @@ cleanup:
     return st;
 }
 
-nb_status nb_navmesh_load(nb_context* ctx, const uint8_t* data, size_t size, nb_navmesh** out)
+/* The file header (the first min(size, FILE_HEADER_SIZE) bytes at data, all it reads) of a file of size bytes:
+ * checked, its params and tile count given. */
+static nb_status read_header(nb_context* ctx, const char* fn, const uint8_t* data, size_t size,
+                             nb_navmesh_params* out_params, uint32_t* out_count)
 {
-    static const char* fn = "nb_navmesh_load";
-    if (!data || !out)
-        return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: %s is NULL", fn, !data ? "data" : "out");
-    *out = NULL;
-
-    /* ---- header ---- */
     if (size < 8)
         return nb_fail(ctx, NB_ERR_CORRUPT, "%s: truncated: %zu bytes, the header has %d", fn, size, FILE_HEADER_SIZE);
     if (rd_u32(data + F_MAGIC) != NB_NAVMESH_MAGIC)
-        return nb_fail(ctx, NB_ERR_CORRUPT, "%s: bad magic 0x%08x (expected 0x%08x, \"NBMH\")", fn,
-                       rd_u32(data + F_MAGIC), NB_NAVMESH_MAGIC);
+        return nb_fail(ctx, NB_ERR_CORRUPT, "%s: bad magic 0x%08x (expected 0x%08x, \"NBMH\")%s", fn,
+                       rd_u32(data + F_MAGIC), NB_NAVMESH_MAGIC,
+                       rd_u32(data + F_MAGIC) == 0x4e424d48u ? ": byte-swapped, written big-endian" : "");
     if (rd_u32(data + F_VERSION) != NB_NAVMESH_VERSION)
         return nb_fail(ctx, NB_ERR_VERSION, "%s: navmesh format version %u, this library reads version %u", fn,
                        rd_u32(data + F_VERSION), NB_NAVMESH_VERSION);
@@ -181,6 +179,32 @@ nb_status nb_navmesh_load(nb_context* ctx, const uint8_t* data, size_t size, nb_
     /* Every tile takes at least its length and a blob header: reject impossible counts before allocating. */
     if ((uint64_t)count * 8 > (uint64_t)(size - FILE_HEADER_SIZE))
         return nb_fail(ctx, NB_ERR_CORRUPT, "%s: tile_count %u cannot fit in %zu bytes (truncated)", fn, count, size);
+
+    *out_params = params;
+    *out_count = count;
+    return NB_OK;
+}
+
+NB_COLD nb_status nb_navmesh_check_header(nb_context* ctx, const uint8_t* header, size_t size)
+{
+    if (!header)
+        return nb_fail(ctx, NB_ERR_NULL_ARG, "nb_navmesh_load: data is NULL");
+    nb_navmesh_params params;
+    uint32_t count = 0;
+    return read_header(ctx, "nb_navmesh_load", header, size, &params, &count);
+}
+
+nb_status nb_navmesh_load(nb_context* ctx, const uint8_t* data, size_t size, nb_navmesh** out)
+{
+    static const char* fn = "nb_navmesh_load";
+    if (!data || !out)
+        return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: %s is NULL", fn, !data ? "data" : "out");
+    *out = NULL;
+    nb_navmesh_params params;
+    uint32_t count = 0;
+    const nb_status hs = read_header(ctx, fn, data, size, &params, &count);
+    if (hs != NB_OK)
+        return hs;
 
     nb_navmesh* nav = NULL;
     nb_status st = nb_navmesh_create(ctx, &params, &nav);

@@ -103,6 +103,12 @@ EMSCRIPTEN_KEEPALIVE nb_navmesh* nbw_navmesh_load(nb_context* ctx, const uint8_t
     return nb_navmesh_load(ctx, data, size, &nav) == NB_OK ? nav : NULL;
 }
 
+/* header: the file's first min(size, 48) bytes; size: the whole file's (nb_navmesh_check_header). */
+EMSCRIPTEN_KEEPALIVE int nbw_navmesh_check_header(nb_context* ctx, const uint8_t* header, uint32_t size)
+{
+    return (int)nb_navmesh_check_header(ctx, header, size);
+}
+
 EMSCRIPTEN_KEEPALIVE void nbw_bytes_free(nb_context* ctx, void* data) { nb_bytes_free(ctx, data); }
 
 EMSCRIPTEN_KEEPALIVE int nbw_navmesh_poly_refs(nb_context* ctx, const nb_navmesh* nav, nb_poly_ref* refs,

@@ -140,6 +140,21 @@ describe('memory', () => {
     }
   });
 
+  it('NavMesh.load of 64 MB that is no navmesh leaves the wasm memory as it was: refused from its header alone', async () => {
+    const w = await mainWasm();
+    await expect(NavMesh.load(new Uint8Array(16))).rejects.toThrow(/bad magic/); // the module loaded, its memory settled
+    const before = w.memoryBytes();
+    await expect(NavMesh.load(new Uint8Array(64 << 20).fill(0x41))).rejects.toThrow(/nb_navmesh_load: bad magic 0x41414141/);
+    // a navmesh's header with a byte of it changed: its checksum says so
+    const nav = await bake(dungeon, {}, { workers: false });
+    const file = new Uint8Array(64 << 20);
+    file.set(nav.save());
+    nav.dispose();
+    file[30] ^= 1;
+    await expect(NavMesh.load(file)).rejects.toThrow(/nb_navmesh_load: header crc mismatch/);
+    expect(w.memoryBytes()).toBe(before); // was 64 MB more: the whole input copied into the heap first
+  });
+
   it('a findPaths batch far larger than its chunk grows the wasm memory by a chunk at most, with the same answers', async () => {
     const w = await mainWasm();
     const nav = await bake(dungeon, {}, { workers: false });

@@ -2,6 +2,7 @@
 // empty navmesh of the grid, loadTile / removeTile / saveTile / tiles() move single tiles in and out.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { bake, NavBakeError, NavMesh } from '../../web/dist/index.js';
+import { crc32 } from 'node:zlib';
 import { loadMesh, type Mesh } from './helpers';
 
 let dungeon: Mesh;
@@ -45,6 +46,39 @@ describe('NavMesh.readTiles', () => {
     expect(bad((b) => ((b[13] ^= 0x40), b))).toBe('NB_ERR_CORRUPT'); // origin: header checksum
     expect(bad((b) => b.subarray(0, b.length - 4))).toBe('NB_ERR_CORRUPT'); // last record cut short
     expect(bad((b) => Uint8Array.from([...b, 0, 0, 0, 0]))).toBe('NB_ERR_CORRUPT'); // trailing bytes
+  });
+
+  it('refuses what NavMesh.load refuses in a header whose checksum is right: the params must make a navmesh', async () => {
+    /** The file with a header field rewritten and the header's checksum made right again. */
+    const edit = (write: (dv: DataView) => void) => {
+      const b = file.slice();
+      const dv = new DataView(b.buffer);
+      write(dv);
+      dv.setUint32(44, crc32(b.subarray(0, 44)), true);
+      return b;
+    };
+    for (const [what, b, why] of [
+      ['origin NaN', edit((dv) => dv.setFloat32(12, NaN, true)), /origin is not finite/],
+      ['origin beyond 1e9', edit((dv) => dv.setFloat32(20, -2e9, true)), /origin\.z \(-2000000000\) is beyond 1e\+09/],
+      ['tile width < 0', edit((dv) => dv.setFloat32(24, -9.6, true)), /tileWidth is -9\.6\d*: it must be > 0/],
+      ['tile depth infinite', edit((dv) => dv.setFloat32(28, Infinity, true)), /tileDepth is Infinity/],
+      ['max tiles 0', edit((dv) => dv.setUint32(32, 0, true)), /maxTiles is 0 \(1\.\.4095\)/],
+      ['max tiles 5000', edit((dv) => dv.setUint32(32, 5000, true)), /maxTiles is 5000/],
+    ] as const) {
+      let e: NavBakeError | null = null;
+      try {
+        NavMesh.readTiles(b);
+      } catch (x) {
+        e = x as NavBakeError;
+      }
+      expect([e?.code, e?.message], what).toEqual(['NB_ERR_CORRUPT', expect.stringMatching(why)]);
+      expect(await NavMesh.load(b).catch((x: NavBakeError) => x.code), what).toBe('NB_ERR_CORRUPT');
+    }
+    // a file written big-endian (each field byte-swapped) is named as such, by both
+    const swapped = file.slice();
+    swapped.set([0x48, 0x4d, 0x42, 0x4e]);
+    expect(() => NavMesh.readTiles(swapped)).toThrow(/bad magic 0x4e424d48 .*: byte-swapped, written big-endian/);
+    await expect(NavMesh.load(swapped)).rejects.toThrow(/bad magic 0x4e424d48 .*: byte-swapped, written big-endian/);
   });
 });
 

@@ -824,13 +824,25 @@ function readNavmeshFile(b: Uint8Array): { params: NavMeshParams; tiles: TileRec
   if (b.length < 48) throw corrupt(`the file is ${b.length} bytes, shorter than its 48-byte header`);
   const dv = new DataView(b.buffer, b.byteOffset, b.byteLength);
   const u32 = (o: number) => dv.getUint32(o, true);
-  if (u32(0) !== 0x484d424e) throw corrupt(`bad magic 0x${u32(0).toString(16)} (not a navbake navmesh file)`);
+  if (u32(0) !== 0x484d424e) {
+    const swapped = u32(0) === 0x4e424d48 ? ': byte-swapped, written big-endian' : '';
+    throw corrupt(`bad magic 0x${u32(0).toString(16).padStart(8, '0')} (not a navbake navmesh file)${swapped}`);
+  }
   if (u32(4) !== 1) throw new NavBakeError('NB_ERR_VERSION', `navbake: NavMesh.readTiles: file version ${u32(4)}, this reader knows 1`);
   if (u32(8) !== 48 || u32(40) !== 0) throw corrupt('bad header size or reserved field');
   if (crc32(b.subarray(0, 44)) !== u32(44)) throw corrupt('header checksum mismatch');
   const f = (o: number) => dv.getFloat32(o, true);
   const params: NavMeshParams = { origin: [f(12), f(16), f(20)], tileWidth: f(24), tileDepth: f(28), maxTiles: u32(32) };
   const count = u32(36);
+  // what NavMesh.load refuses too (nb_navmesh_load), so that NavMesh.create takes the params
+  if (!params.origin.every(Number.isFinite)) throw corrupt('origin is not finite');
+  for (const [k, v] of [['tileWidth', params.tileWidth], ['tileDepth', params.tileDepth]] as const) {
+    if (!(v > 0 && v <= MAX_COORD)) throw corrupt(`${k} is ${v}: it must be > 0 and at most 1e+09`);
+  }
+  params.origin.forEach((v, k) => {
+    if (Math.abs(v) > MAX_COORD) throw corrupt(`origin.${'xyz'[k]} (${v}) is beyond 1e+09`);
+  });
+  if (params.maxTiles < 1 || params.maxTiles > 4095) throw corrupt(`maxTiles is ${params.maxTiles} (1..4095)`);
   if (count > params.maxTiles) throw corrupt(`tile count ${count} exceeds max_tiles ${params.maxTiles}`);
   const tiles: TileRecord[] = [];
   let o = 48;

@@ -973,6 +973,14 @@ export class Wasm {
   }
 
   load(bytes: Uint8Array): number {
+    // The header first, on its own: a file that is not a navmesh is refused before it is copied into the heap
+    // (which never shrinks: 100 MB of something else would have kept 100 MB of wasm memory for good).
+    const h = this.copyIn(bytes.subarray(0, 48));
+    try {
+      this.check(this.m._nbw_navmesh_check_header(this.ctx, h, bytes.length));
+    } finally {
+      this.m._free(h);
+    }
     const p = this.copyIn(bytes);
     try {
       const nav = this.m._nbw_navmesh_load(this.ctx, p, bytes.length);
