@@ -140,6 +140,11 @@ export async function inputs(nav: NavMesh): Promise<void> {
   await NavMesh.create(nav.params); // an output as the input
   const { params } = NavMesh.readTiles(nav.save());
   await NavMesh.create(params);
+  // a file read into shared memory (a SharedArrayBuffer, taken at run time too)
+  const shared = new SharedArrayBuffer(64);
+  await NavMesh.load(shared);
+  NavMesh.readTiles(shared);
+  nav.loadTile(shared);
   await VoxelGrid.create({ origin: new THREE.Vector3(), cellSize: 1, cellHeight: 1, dims: DIMS, words: new Uint32Array(1) });
   await VoxelGrid.create({ origin: ORIGIN, cellSize: 1, cellHeight: 1, dims: [2, 2, 2], words: new Uint32Array(new SharedArrayBuffer(4)) });
   const saved = (await voxelize({ positions: [] })).occupancy();

@@ -259,6 +259,24 @@ describe('bake and inspect', () => {
     await expectCode(() => bake({ positions: new Float32Array(0) }, {}, { workers: false }), 'NB_ERR_EMPTY_MESH', /no vertices|no triangles/);
   });
 
+  it('a view left outside its resizable buffer, resized smaller, is refused by name (it read as 0 bytes, or as no memory)', async () => {
+    const saved = nav.save();
+    const { tiles } = NavMesh.readTiles(saved);
+    const shrunk = <T extends Uint8Array | Float32Array | DataView>(make: (b: ArrayBuffer) => T, n: number): T => {
+      const b = new (ArrayBuffer as new (n: number, o: { maxByteLength: number }) => ArrayBuffer & { resize(n: number): void })(n, { maxByteLength: n });
+      const view = make(b);
+      b.resize(4);
+      return view;
+    };
+    const OUT = /lies outside its buffer: the buffer was resized smaller than the view/;
+    await expectCode(() => NavMesh.load(shrunk((b) => new Uint8Array(b, 0, saved.length), saved.length)), INVALID, OUT);
+    await expectCode(() => NavMesh.load(shrunk((b) => new DataView(b, 0, saved.length), saved.length)), INVALID, OUT);
+    await expectCode(() => NavMesh.readTiles(shrunk((b) => new Uint8Array(b, 0, saved.length), saved.length)), INVALID, /NavMesh\.readTiles: .*lies outside its buffer/);
+    await expectCode(() => nav.loadTile(shrunk((b) => new Uint8Array(b, 0, tiles[0]!.bytes.length), tiles[0]!.bytes.length)), INVALID, /loadTile: .*lies outside its buffer/);
+    const positions = shrunk((b) => new Float32Array(b, 0, 12), 48);
+    await expectCode(() => bake({ positions }, {}, { workers: false }), INVALID, /geometry\.positions lies outside its buffer/);
+  });
+
   it('options: the object, signal, callbacks, workers (at most 64) and flags are checked before any work', async () => {
     await expectCode(() => bake(quad, {}, any(5)), INVALID, /navbake\.bake: options must be an object \(got 5\)/);
     await expectCode(() => bake(quad, {}, { signal: any({}) }), INVALID, /options\.signal must be an AbortSignal \(got Object\)/);

@@ -243,6 +243,9 @@ describe('loading tiles one by one', () => {
     expect((e as NavBakeError).code).toBe('NB_ERR_INVALID_ARG');
     const f = await NavMesh.create({ origin: [0, NaN, 0], tileWidth: 1, tileDepth: 1, maxTiles: 4 }).catch((x) => x);
     expect((f as NavBakeError).code).toBe('NB_ERR_NONFINITE');
+    // a finite number too large for float32 is named as such, not as "not finite"
+    const o = await NavMesh.create({ origin: [0, 0, 0], tileWidth: 1e39, tileDepth: 1, maxTiles: 4 }).catch((x) => x);
+    expect([(o as NavBakeError).code, (o as Error).message]).toEqual(['NB_ERR_NONFINITE', expect.stringMatching(/params\.tileWidth overflows float32 \(got 1e\+39\)/)]);
     const g = await NavMesh.create({ origin: [0, 0, 0], tileWidth: 1, tileDepth: 1, maxTiles: 5000 }).catch((x) => x);
     expect((g as NavBakeError).message).toMatch(/maxTiles/);
     const nav = await NavMesh.create({ origin: [1, 2, 3], tileWidth: 4, tileDepth: 5, maxTiles: 6 });

@@ -134,11 +134,28 @@ export function isDetached(b: ArrayBufferLike): boolean {
   }
 }
 
-/** A typed array whose buffer was transferred away: refused by name (it reads as empty, or cannot be sent). */
+/**
+ * Whether a view lies outside its buffer: a fixed-length view of a resizable ArrayBuffer resized smaller since. It
+ * then reads as empty (byteLength 0), and copying it throws.
+ */
+function outOfBounds(v: ArrayBufferView): boolean {
+  try {
+    if (v instanceof DataView) return v.byteLength < 0; // (its byteLength getter throws when out of bounds)
+    if (v.byteLength !== 0) return false;
+    (Uint8Array.prototype.slice as (this: ArrayBufferView, a: number, b: number) => unknown).call(v, 0, 0);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+/** A typed array whose buffer was transferred away, or which lies outside its buffer: refused by name (it reads
+ * as empty, or cannot be sent). */
 export function notDetached<T extends ArrayBufferView>(where: string, v: T): T {
   if (isDetached(v.buffer)) {
     throw invalid(`${where} is detached: its buffer was transferred (to a worker, e.g. by an earlier bake with transfer: true)`);
   }
+  if (outOfBounds(v)) throw invalid(`${where} lies outside its buffer: the buffer was resized smaller than the view`);
   return v;
 }
 

@@ -361,7 +361,7 @@ export class NavMesh {
    * Loads bytes written by save() (or the native tool): a Uint8Array (a Node Buffer), another view of them or
    * an ArrayBuffer. Rejects with NB_ERR_CORRUPT / NB_ERR_VERSION.
    */
-  static async load(data: Uint8Array | ArrayBuffer | ArrayBufferView): Promise<NavMesh> {
+  static async load(data: Uint8Array | ArrayBuffer | SharedArrayBuffer | ArrayBufferView): Promise<NavMesh> {
     // read at the call: the caller may reuse its buffer while the module loads
     const bytes = bytesOf(at('load', 'bytes'), data);
     const copy = allocate(at('load', 'bytes'), bytes.length, () => copyOf(bytes));
@@ -386,6 +386,7 @@ export class NavMesh {
     values.forEach((v, i) => {
       const name = ['origin[0]', 'origin[1]', 'origin[2]', 'tileWidth', 'tileDepth', 'maxTiles'][i];
       if (typeof v !== 'number') throw new NavBakeError('NB_ERR_INVALID_ARG', `navbake: NavMesh.create: params.${name} must be a number`);
+      if (i === 3 || i === 4) f32(at('create', `params.${name}`), v); // 1e39 is no "not finite" for the C side to say
       if (i === 5 && !(Number.isInteger(v) && v >= 1 && v <= 4095)) {
         throw new NavBakeError('NB_ERR_INVALID_ARG', `navbake: NavMesh.create: params.maxTiles must be an integer 1..4095 (got ${v})`);
       }
@@ -400,7 +401,7 @@ export class NavMesh {
    * version, checksum) and the record lengths: NB_ERR_CORRUPT / NB_ERR_VERSION. The blobs themselves are
    * checked when loaded.
    */
-  static readTiles(fileBytes: Uint8Array | ArrayBuffer | ArrayBufferView): { params: NavMeshParams; tiles: TileRecord[] } {
+  static readTiles(fileBytes: Uint8Array | ArrayBuffer | SharedArrayBuffer | ArrayBufferView): { params: NavMeshParams; tiles: TileRecord[] } {
     return readNavmeshFile(bytesOf(at('readTiles', 'fileBytes'), fileBytes));
   }
 
@@ -433,7 +434,7 @@ export class NavMesh {
    * climb) or cell size than the tiles already in, NB_ERR_TOO_LARGE (maxTiles reached); on any
    * failure the navmesh is unchanged. Polygon refs of a replaced tile become stale; paths (points) stay as they are.
    */
-  loadTile(data: Uint8Array | ArrayBuffer | ArrayBufferView): void {
+  loadTile(data: Uint8Array | ArrayBuffer | SharedArrayBuffer | ArrayBufferView): void {
     const h = this.#live('loadTile');
     const bytes = bytesOf(at('loadTile', 'bytes'), data);
     h.w.putTile(h.nav, bytes);
