@@ -263,7 +263,7 @@ describe('bake and inspect', () => {
     const saved = nav.save();
     const { tiles } = NavMesh.readTiles(saved);
     const shrunk = <T extends Uint8Array | Float32Array | DataView>(make: (b: ArrayBuffer) => T, n: number): T => {
-      const b = new (ArrayBuffer as new (n: number, o: { maxByteLength: number }) => ArrayBuffer & { resize(n: number): void })(n, { maxByteLength: n });
+      const b = new (ArrayBuffer as unknown as new (n: number, o: { maxByteLength: number }) => ArrayBuffer & { resize(n: number): void })(n, { maxByteLength: n });
       const view = make(b);
       b.resize(4);
       return view;

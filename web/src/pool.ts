@@ -1,12 +1,12 @@
 /**
  * The worker pool. Browser: module Workers; Node: worker_threads, both from the compiled bake.worker.js next to
- * this file (or init's workerUrl). Each worker instantiates the wasm once (from the compiled module, sent on start) and runs one task
- * at a time; tasks wait in a queue for a free worker. Cancelling a running task terminates its worker (a bake
- * cannot be interrupted from outside otherwise); a worker that dies rejects its task with NB_ERR_WORKER, one
- * whose wasm cannot be instantiated with NB_ERR_WASM_LOAD. Either way the worker is dropped and a fresh one
- * starts when work is waiting. Idle workers do not keep a Node
- * process alive. Wasm memory never shrinks, so a worker whose memory grew past retireBytes (a large bake) is
- * stopped once it has been idle for retireAfterMs, which gives that memory back; the next task starts a fresh one.
+ * this file (or init's workerUrl). Each worker instantiates the wasm once (from the compiled module, sent on
+ * start) and runs one task at a time; tasks wait in a queue for a free worker. Cancelling a running task
+ * terminates its worker (a bake cannot be interrupted from outside otherwise); a worker that dies rejects its task
+ * with NB_ERR_WORKER, one whose wasm cannot be instantiated with NB_ERR_WASM_LOAD. Either way the worker is dropped
+ * and a fresh one starts when work is waiting. Idle workers do not keep a Node process alive. Wasm memory never
+ * shrinks, so a worker whose memory grew past retireBytes (a large bake) is stopped once it has been idle for
+ * retireAfterMs, which gives that memory back; the next task starts a fresh one.
  */
 import { isDetached } from './args.js';
 import { hardwareThreads, isNode, nodeImport, nodeProcess } from './env.js';
