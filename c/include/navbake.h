@@ -1108,7 +1108,9 @@ uint32_t nb_tile_cache_dirty_count(const nb_tile_cache* cache);
  * each from its decoded cached compact heightfield with every obstacle overlapping it marked, then regions ..
  * detail and nb_tile_build; the old tile is replaced (a tile that ends with no polygons and no links is removed). The
  * polygon refs of replaced tiles become stale (NB_ERR_NOT_FOUND from queries): paths through them must be
- * planned again. rebuilt_tiles (optional, capacity pairs) receives the (tile_x, tile_z) of each rebuilt tile,
+ * planned again. Flags set on a replaced tile's polygons (nb_navmesh_set_poly_flags) go to the same polygons of the
+ * new tile (same type, same vertices in the same order): a polygon the obstacles left as it was keeps its flags, a
+ * polygon they reshaped or split gets its baked flags. rebuilt_tiles (optional, capacity pairs) receives the (tile_x, tile_z) of each rebuilt tile,
  * in (z, x) order; *rebuilt_count (optional) their number, even beyond capacity. All new tiles are built before
  * nav is touched: on failure nav keeps its old tiles (rolled back if a replacement fails midway) and the tiles
  * stay dirty. Statuses: NB_OK, NB_ERR_NULL_ARG, NB_ERR_INVALID_ARG (nav's tile size differs from the cache's),

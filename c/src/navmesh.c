@@ -939,6 +939,41 @@ NB_COLD nb_status nb_navmesh_poly_refs(nb_context* ctx, const nb_navmesh* nav, n
     return NB_OK;
 }
 
+NB_COLD int nb_navmesh_keep_flags(nb_navmesh* nav, int32_t tile_x, int32_t tile_z, const nb_tile_view* old)
+{
+    nb_tile* t = (nb_tile*)nb_navmesh_tile_at(nav, tile_x, tile_z);
+    if (!t || !old)
+        return 0;
+    const nb_tile_view* v = &t->v;
+    int kept = 0;
+    for (uint32_t p = 0; p < v->npolys; ++p) {
+        const uint32_t n = v->poly_nverts[p];
+        for (uint32_t q = 0; q < old->npolys; ++q) {
+            if (old->poly_types[q] != v->poly_types[p] || old->poly_nverts[q] != n)
+                continue;
+            uint32_t j = 0;
+            for (; j < n; ++j) {
+                const float* a = &v->verts[(size_t)v->poly_verts[(size_t)p * v->nvp + j] * 3];
+                const float* b = &old->verts[(size_t)old->poly_verts[(size_t)q * old->nvp + j] * 3];
+                if (a[0] != b[0] || a[1] != b[1] || a[2] != b[2])
+                    break;
+            }
+            if (j < n)
+                continue;
+            if (v->poly_flags[p] != old->poly_flags[q]) {
+                v->poly_flags[p] = old->poly_flags[q];
+                ++kept;
+            }
+            break;
+        }
+    }
+    if (kept) {
+        nav->generation++;
+        nb_tile_update_crc(t->data, t->size);
+    }
+    return kept;
+}
+
 NB_COLD nb_status nb_navmesh_set_poly_flags(nb_context* ctx, nb_navmesh* nav, nb_poly_ref ref, uint16_t flags)
 {
     if (!nav)

@@ -119,6 +119,7 @@ static inline int nb_clampi(int v, int lo, int hi) { return v < lo ? lo : (v > h
 static inline int nb_absi(int a) { return a < 0 ? -a : a; }
 static inline float nb_minf(float a, float b) { return a < b ? a : b; }
 static inline float nb_maxf(float a, float b) { return a > b ? a : b; }
+static inline float nb_clampf(float v, float lo, float hi) { return v < lo ? lo : v > hi ? hi : v; }
 
 /* nb_voxel_nearest keeping only voxels within squared world distance max_d2 (INFINITY: the whole cube), which it
  * never scans past (the wasm glue's search radius). */

@@ -408,14 +408,15 @@ static void mark_dirty(nb_tile_cache* c, const float lo[3], const float hi[3])
 {
     /* Only the tiles whose box can overlap: the box spans tile_width + 2 border per tile. */
     const float tw = c->params.tile_width, td = c->params.tile_depth;
-    int32_t x0 = (int32_t)floorf((lo[0] - c->border - c->params.origin[0]) / tw) - 1;
-    int32_t x1 = (int32_t)floorf((hi[0] + c->border - c->params.origin[0]) / tw) + 1;
-    int32_t z0 = (int32_t)floorf((lo[2] - c->border - c->params.origin[2]) / td) - 1;
-    int32_t z1 = (int32_t)floorf((hi[2] + c->border - c->params.origin[2]) / td) + 1;
-    x0 = nb_maxi(x0, 0);
-    z0 = nb_maxi(z0, 0);
-    x1 = nb_mini(x1, c->tiles_x - 1);
-    z1 = nb_mini(z1, c->tiles_z - 1);
+    /* Clamped to the grid before the conversion: a box up to 1e30 wide gives tile indices beyond int32 (whose
+     * conversion is undefined; x86 gave INT_MIN, and no tile was marked). */
+    const float gx = (float)c->tiles_x, gz = (float)c->tiles_z;
+    const float fx0 = floorf((lo[0] - c->border - c->params.origin[0]) / tw) - 1.0f;
+    const float fx1 = floorf((hi[0] + c->border - c->params.origin[0]) / tw) + 1.0f;
+    const float fz0 = floorf((lo[2] - c->border - c->params.origin[2]) / td) - 1.0f;
+    const float fz1 = floorf((hi[2] + c->border - c->params.origin[2]) / td) + 1.0f;
+    const int32_t x0 = (int32_t)nb_clampf(fx0, 0.0f, gx), x1 = (int32_t)nb_clampf(fx1, -1.0f, gx - 1.0f);
+    const int32_t z0 = (int32_t)nb_clampf(fz0, 0.0f, gz), z1 = (int32_t)nb_clampf(fz1, -1.0f, gz - 1.0f);
     for (int32_t tz = z0; tz <= z1; ++tz)
         for (int32_t tx = x0; tx <= x1; ++tx) {
             const int32_t i = tx + tz * c->tiles_x;
@@ -600,6 +601,10 @@ nb_status nb_tile_cache_update(nb_context* ctx, nb_tile_cache* cache, nb_navmesh
                     nb_navmesh_add_tile_back(ctx, nav, old_data[k], old_size[k], &old_place[k]);
                 break;
             }
+            /* flags set on polygons the rebuild left as they were stay (the old blob is a copy: parsed in place) */
+            nb_tile_view old_view;
+            if (old_data[k] && nb_tile_parse(ctx, old_data[k], old_size[k], &old_view) == NB_OK)
+                (void)nb_navmesh_keep_flags(nav, tx, tz, &old_view);
         }
         applied = k + 1;
     }

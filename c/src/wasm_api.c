@@ -376,7 +376,10 @@ EMSCRIPTEN_KEEPALIVE int nbw_navmesh_remove_tile(nb_context* ctx, nb_navmesh* na
 
 /* Adds a tile blob, replacing the tile already at its position. The blob is validated first; on any failure the
  * navmesh keeps the tile it had (the old blob is put back in its slot with its salt: its refs stay valid). */
-EMSCRIPTEN_KEEPALIVE int nbw_navmesh_put_tile(nb_context* ctx, nb_navmesh* nav, const uint8_t* data, uint32_t size)
+/* keep_flags: the flags set on the polygons of the tile replaced go to the same polygons of the new one
+ * (nb_navmesh_keep_flags): an obstacle update's rebuild. A tile loaded by the user brings its own flags. */
+EMSCRIPTEN_KEEPALIVE int nbw_navmesh_put_tile(nb_context* ctx, nb_navmesh* nav, const uint8_t* data, uint32_t size,
+                                              int keep_flags)
 {
     int32_t tx = 0, tz = 0;
     nb_status st = nb_tile_validate(ctx, data, size);
@@ -404,6 +407,10 @@ EMSCRIPTEN_KEEPALIVE int nbw_navmesh_put_tile(nb_context* ctx, nb_navmesh* nav, 
             nb_format(message, sizeof(message), "%s", nb_context_message(ctx));
             (void)nb_navmesh_add_tile_back(ctx, nav, keep, old_size, &place);
             nb_fail(ctx, st, "%s", message);
+        } else if (keep_flags) {
+            nb_tile_view old_view;
+            if (nb_tile_parse(ctx, keep, old_size, &old_view) == NB_OK) /* (it was a tile of this navmesh) */
+                (void)nb_navmesh_keep_flags(nav, tx, tz, &old_view);
         }
     }
     free(keep);

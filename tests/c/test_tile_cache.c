@@ -249,6 +249,82 @@ static void test_box_blocks_corridor_and_moves(void)
     nb_tile_cache_destroy(ctx, cache);
 }
 
+/* Every polygon's flags, checked against want (tile 1, x 19.2 .. 38.4: want1). Returns how many polygons. */
+static uint32_t check_flags(nb_navmesh* nav, uint16_t want, uint16_t want1)
+{
+    uint32_t count = 0;
+    CHECK_INT(nb_navmesh_poly_refs(ctx, nav, NULL, 0, &count), NB_ERR_BUFFER_TOO_SMALL);
+    nb_poly_ref* refs = (nb_poly_ref*)malloc((count ? count : 1) * sizeof(nb_poly_ref));
+    CHECK_INT(nb_navmesh_poly_refs(ctx, nav, refs, count, &count), NB_OK);
+    for (uint32_t i = 0; i < count; ++i) {
+        float verts[NB_MAX_VERTS_PER_POLY * 3];
+        int32_t nv = 0;
+        uint16_t flags = 0;
+        CHECK_INT(nb_navmesh_poly(nav, refs[i], verts, &nv, NULL, &flags, NULL), NB_OK);
+        float cx = 0.0f;
+        for (int32_t j = 0; j < nv; ++j)
+            cx += verts[j * 3] / (float)nv;
+        CHECK_INT(flags, cx > 19.2f && cx < 38.4f ? want1 : want);
+    }
+    free(refs);
+    return count;
+}
+
+/* Flags set on polygons that an update rebuilds but leaves as they were stay on them; polygons an obstacle
+ * reshapes get their baked flags. And a box up to 1e20 wide dirties the tiles it covers (the tile indices
+ * overflowed int32: none was marked, and the update never applied it). */
+static void test_flags_kept_and_huge_boxes(void)
+{
+    nb_bake_input in = corridor();
+    nb_config cfg = tiled();
+    nb_tile_cache* cache = NULL;
+    nb_navmesh* nav = NULL;
+    CHECK_INT(nb_tile_cache_create(ctx, &in, &cfg, NULL, 0, &cache), NB_OK);
+    CHECK_INT(nb_tile_cache_build_navmesh(ctx, cache, &nav), NB_OK);
+    if (!nav) {
+        nb_tile_cache_destroy(ctx, cache);
+        return;
+    }
+    uint32_t count = 0;
+    CHECK_INT(nb_navmesh_poly_refs(ctx, nav, NULL, 0, &count), NB_ERR_BUFFER_TOO_SMALL);
+    nb_poly_ref* refs = (nb_poly_ref*)malloc((count ? count : 1) * sizeof(nb_poly_ref));
+    CHECK_INT(nb_navmesh_poly_refs(ctx, nav, refs, count, &count), NB_OK);
+    for (uint32_t i = 0; i < count; ++i)
+        CHECK_INT(nb_navmesh_set_poly_flags(ctx, nav, refs[i], 4), NB_OK);
+    free(refs);
+
+    /* a box 50 m under tile 1's floor: it carves nothing, but tile 1 is rebuilt; every polygon keeps flags 4 */
+    nb_volume v = wall_box(27.0f, 30.0f, NB_NULL_AREA);
+    v.bmin[1] = -60.0f;
+    v.bmax[1] = -50.0f;
+    uint32_t id = 0, n = 0;
+    int32_t tiles[16];
+    CHECK_INT(nb_tile_cache_add_obstacle(ctx, cache, &v, &id), NB_OK);
+    CHECK_INT(nb_tile_cache_update(ctx, cache, nav, tiles, 8, &n), NB_OK);
+    CHECK_INT(n, 1);
+    CHECK(has_pair(tiles, n, 1, 0));
+    CHECK_INT(check_flags(nav, 4, 4), count);
+
+    /* raised across the corridor: tile 1's polygons are cut, and get the baked flags (1) */
+    v = wall_box(27.0f, 30.0f, NB_NULL_AREA);
+    CHECK_INT(nb_tile_cache_update_obstacle(ctx, cache, id, &v), NB_OK);
+    CHECK_INT(nb_tile_cache_update(ctx, cache, nav, tiles, 8, &n), NB_OK);
+    CHECK(check_flags(nav, 4, 1) > 0);
+
+    /* a box 2e20 wide marks all four tiles dirty */
+    CHECK_INT(nb_tile_cache_remove_obstacle(ctx, cache, id), NB_OK);
+    CHECK_INT(nb_tile_cache_update(ctx, cache, nav, NULL, 0, &n), NB_OK);
+    v = wall_box(-1e20f, 1e20f, NB_NULL_AREA);
+    CHECK_INT(nb_tile_cache_add_obstacle(ctx, cache, &v, &id), NB_OK);
+    CHECK_INT(nb_tile_cache_dirty_count(cache), 4);
+    CHECK_INT(nb_tile_cache_update(ctx, cache, nav, NULL, 0, &n), NB_OK);
+    CHECK_INT(n, 4);
+    CHECK_INT(nb_navmesh_tile_count(nav), 0); /* all carved away */
+
+    nb_navmesh_destroy(ctx, nav);
+    nb_tile_cache_destroy(ctx, cache);
+}
+
 static void test_area_obstacle_sets_area_ids(void)
 {
     nb_bake_input in = corridor();
@@ -872,6 +948,7 @@ int main(void)
     RUN(test_rebuild_matches_update);
     RUN(test_rebuild_errors);
     RUN(test_links_survive_updates);
+    RUN(test_flags_kept_and_huge_boxes);
     nb_context_destroy(ctx);
     return nbt_finish("test_tile_cache");
 }

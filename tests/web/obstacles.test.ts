@@ -388,6 +388,79 @@ describe('live obstacles', () => {
     }
   });
 
+  it('streaming: a tile carved away whole comes back once the obstacle goes; bytes saved with an obstacle since removed are rebuilt', async () => {
+    for (const workers of [2, false] as const) {
+      const nav = await bake(dungeon, config, { workers: 2, obstacles: true });
+      const { origin, tileWidth: tw, tileDepth: td } = nav.params;
+      const t = nav.tiles().find((c) => c.polygons > 0)!;
+      // a box over the whole tile (and a metre round it), every height: the tile has no polygon left
+      const whole = {
+        type: 'box' as const,
+        min: [origin[0] + t.x * tw - 1, -1e3, origin[2] + t.z * td - 1],
+        max: [origin[0] + (t.x + 1) * tw + 1, 1e3, origin[2] + (t.z + 1) * td + 1],
+      };
+      const id = nav.addObstacle(whole);
+      await nav.update({ workers });
+      expect(nav.saveTile(t.x, t.z)).toBeNull();
+      // streaming code unloading the region: there is no tile to take out, so nothing changes (it was marked out,
+      // and no update() ever brought it back: the user had no bytes to load it from)
+      expect(nav.removeTile(t.x, t.z)).toBe(false);
+      nav.removeObstacle(id);
+      expect((await nav.update({ workers })).tiles).toContainEqual([t.x, t.z]);
+      expect(nav.save()).toEqual(original);
+      // a tile saved while an obstacle stood on it, loaded back after the obstacle went: rebuilt without it
+      const path = nav.findPath(from, to).points;
+      const box = blocker(path, 1.5);
+      const other = nav.addObstacle(box);
+      const u = await nav.update({ workers });
+      const [x, z] = u.tiles.find(([tx, tz]) => nav.saveTile(tx, tz) !== null)!;
+      const carved = nav.saveTile(x, z)!;
+      nav.removeObstacle(other);
+      await nav.update({ workers });
+      expect(nav.save()).toEqual(original);
+      nav.loadTile(carved);
+      expect(nav.save()).not.toEqual(original);
+      expect(nav.pendingTiles).toBe(1);
+      expect((await nav.update({ workers })).tiles).toEqual([[x, z]]);
+      expect(nav.save()).toEqual(original);
+      nav.dispose();
+      // on a disposed navmesh, the error names the method called
+      expect(code(() => nav.addObstacle(box)).message).toMatch(/NavMesh\.addObstacle: this NavMesh was disposed/);
+      expect(code(() => nav.removeObstacle(1)).message).toMatch(/NavMesh\.removeObstacle: this NavMesh was disposed/);
+    }
+  });
+
+  it('flags set on polygons a rebuild leaves as they were stay on them; polygons an obstacle reshapes get their baked flags', async () => {
+    for (const workers of [2, false] as const) {
+      const nav = await bake(dungeon, config, { workers: 2, obstacles: true });
+      const path = nav.findPath(from, to);
+      expect(path.status).toBe('complete');
+      // close a "door": a polygon halfway along the path
+      const at = Array.from(path.points.subarray(Math.floor(path.points.length / 6) * 3, Math.floor(path.points.length / 6) * 3 + 3));
+      const door = nav.nearestPoint(at)!;
+      nav.setPolygonFlags(door.ref, 2);
+      const closed = nav.findPath(from, to, { filter: { excludeFlags: 2 } });
+      expect(closed.points).not.toEqual(path.points);
+      // a box 100 m under the floor there: it carves nothing, but its tile (and those round it) are rebuilt
+      const under = { type: 'box' as const, min: [at[0] - 1, at[1] - 101, at[2] - 1], max: [at[0] + 1, at[1] - 100, at[2] + 1] };
+      const id = nav.addObstacle(under);
+      const u = await nav.update({ workers });
+      expect(u.touches(Array.from(at))).toBe(true);
+      expect(() => nav.setPolygonFlags(door.ref, 2)).toThrow(/not a polygon|NB_ERR_NOT_FOUND|stale/i); // a new ref now
+      const again = nav.nearestPoint(at)!;
+      expect(nav.polygons().find((p) => p.ref === again.ref)!.flags).toBe(2); // the door stays closed
+      expect(nav.findPath(from, to, { filter: { excludeFlags: 2 } }).points).toEqual(closed.points);
+      // a box that carves a hole in that polygon: reshaped (split), its pieces get the baked flags
+      nav.updateObstacle(id, { type: 'box', min: [at[0] - 0.5, at[1] - 1, at[2] - 0.5], max: [at[0] + 0.5, at[1] + 2, at[2] + 0.5] });
+      await nav.update({ workers });
+      expect(nav.polygons().filter((p) => p.flags === 2)).toEqual([]);
+      nav.removeObstacle(id);
+      await nav.update({ workers });
+      expect(nav.save()).toEqual(original);
+      nav.dispose();
+    }
+  });
+
   it('needs a tiled bake with obstacles: true', async () => {
     const plain = await bake(dungeon, config, { workers: false });
     for (const fn of [() => plain.addObstacle({ type: 'box', min: [0, 0, 0], max: [1, 1, 1] }), () => plain.removeObstacle(1)]) {

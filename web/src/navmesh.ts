@@ -451,7 +451,7 @@ export class NavMesh {
     const tx = tileCoord(at('removeTile', 'x'), x);
     const tz = tileCoord(at('removeTile', 'z'), z);
     const removed = h.w.removeTile(h.nav, tx, tz);
-    this.#caches?.tileRemoved(tx, tz);
+    if (removed) this.#caches?.tileRemoved(tx, tz); // (none there, a tile obstacles carved away: nothing changes)
     return removed;
   }
 
@@ -501,7 +501,7 @@ export class NavMesh {
   }
 
   #obstacles(fn: string): TileCaches {
-    this.#live('obstacles');
+    this.#live(fn);
     if (this.#baking) {
       throw new NavBakeError(
         'NB_ERR_INVALID_ARG',

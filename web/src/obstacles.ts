@@ -76,6 +76,8 @@ export class TileCaches {
   private readonly pending = new Map<number, number>();
   /** the tiles taken out by NavMesh.removeTile: update() leaves them out (and pending) until loadTile puts them back */
   private readonly out = new Set<number>();
+  /** the tiles some obstacle change ever dirtied: their bytes may differ from the bake's (loadTile) */
+  private readonly touched = new Set<number>();
   private generation = 0;
   private nextId = 1;
   private chain: Promise<unknown> = Promise.resolve();
@@ -107,21 +109,15 @@ export class TileCaches {
   }
 
   /**
-   * NavMesh.loadTile put tile (x, z) in. Its bytes may lack the obstacles (a file's tile) or hold old ones: when an
-   * obstacle overlaps it, or one changed around it while it was out, the next update() rebuilds it.
+   * NavMesh.loadTile put tile (x, z) in. Its bytes may lack the obstacles there now (a file's tile, the bake's) or
+   * hold ones removed since (a tile saved while they stood): when any obstacle change ever touched the tile, the
+   * next update() rebuilds it.
    */
   tileLoaded(x: number, z: number): void {
     const k = tileKey(x, z);
     if (!this.caches.has(k)) return;
     this.out.delete(k);
-    if (this.pending.has(k)) return;
-    const box = this.box(k);
-    for (const o of this.obstacles.values()) {
-      if (overlapsXZ(o.bounds, box)) {
-        this.pending.set(k, ++this.generation);
-        return;
-      }
-    }
+    if (!this.pending.has(k) && this.touched.has(k)) this.pending.set(k, ++this.generation);
   }
 
   /** The navmesh was disposed: the rebuilds running in workers stop, their update() rejects with reason. */
@@ -212,7 +208,12 @@ export class TileCaches {
 
   private dirty(v: VolumeData): void {
     const g = ++this.generation;
-    for (const k of this.caches.keys()) if (overlapsXZ(v.bounds, this.box(k))) this.pending.set(k, g);
+    for (const k of this.caches.keys()) {
+      if (overlapsXZ(v.bounds, this.box(k))) {
+        this.pending.set(k, g);
+        this.touched.add(k);
+      }
+    }
   }
 
   private async rebuild(navPtr: () => number, opts: UpdateOptions, dirty: [number, number][], obstacles: VolumeData[]): Promise<ObstacleUpdate> {
@@ -264,7 +265,7 @@ export class TileCaches {
         const [x, z] = unkey(k);
         const old = this.w.tileData(nav, x, z);
         const place = this.w.tilePlace(nav, x, z);
-        if (bytes) this.w.putTile(nav, bytes);
+        if (bytes) this.w.putTile(nav, bytes, true); // flags set on polygons the rebuild left as they were stay
         else if (old) this.w.removeTile(nav, x, z);
         undo.push({ x, z, old, place });
       });

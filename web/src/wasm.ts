@@ -901,11 +901,15 @@ export class Wasm {
     return true;
   }
 
-  /** Adds a tile blob, replacing the one at its position; validated first, the navmesh unchanged on failure. */
-  putTile(nav: number, bytes: Uint8Array): void {
+  /**
+   * Adds a tile blob, replacing the one at its position; validated first, the navmesh unchanged on failure.
+   * keepFlags (an obstacle rebuild): the flags set on the replaced tile's polygons go to the same polygons (same
+   * type and vertices) of the new one.
+   */
+  putTile(nav: number, bytes: Uint8Array, keepFlags = false): void {
     const p = this.copyIn(bytes);
     try {
-      this.check(this.m._nbw_navmesh_put_tile(this.ctx, nav, p, bytes.length));
+      this.check(this.m._nbw_navmesh_put_tile(this.ctx, nav, p, bytes.length, keepFlags ? 1 : 0));
     } finally {
       this.m._free(p);
     }
