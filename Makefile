@@ -155,7 +155,16 @@ $(BUILD)/asan/test_%: tests/c/test_%.c tests/c/nbtest.h tests/c/nbtest_level.h t
 
 test: test-c test-web test-pack test-compat-lts
 
-test-c: $(TEST_BIN)
+# The public header as an engine includes it: C11 and C++17, every common warning an error (-Wconversion
+# included), so that a user's strict build compiling it stays quiet.
+$(BUILD)/header-check.ok: c/include/navbake.h
+	@mkdir -p $(BUILD)
+	printf '#include "navbake.h"\nint main(void) { return 0; }\n' > $(BUILD)/header-check.c
+	$(CC) -std=c11 -Wall -Wextra -Wconversion -Wsign-conversion -pedantic -Werror -Ic/include -c $(BUILD)/header-check.c -o $(BUILD)/header-check-c.o
+	$(CXX) -std=c++17 -Wall -Wextra -Wconversion -Wsign-conversion -pedantic -Werror -x c++ -Ic/include -c $(BUILD)/header-check.c -o $(BUILD)/header-check-cxx.o
+	@touch $@
+
+test-c: $(TEST_BIN) $(BUILD)/header-check.ok
 	@passed=0; failed=0; \
 	for t in $(TEST_BIN); do \
 	  out=$$(ASAN_OPTIONS=detect_leaks=1 $$t 2>&1); rc=$$?; \

@@ -103,8 +103,9 @@ typedef struct nb_context_desc {
 
 typedef struct nb_context nb_context;
 
-/* Creates a context (allocated with desc->allocator). desc may be NULL (defaults). Returns NULL only when
- * the allocator fails. */
+/* Creates a context (allocated with desc->allocator). desc may be NULL (defaults). Returns NULL when the
+ * allocator fails, or when it is half set (alloc without free, or free without alloc). A function given a NULL context where it needs one (to allocate) returns NB_ERR_NULL_ARG;
+ * the few that need none (validation, nb_config_resolve, ...) run without it, keeping no message. */
 nb_context* nb_context_create(const nb_context_desc* desc);
 void nb_context_destroy(nb_context* ctx);
 /* Status and message of the last failed call on this context (NB_OK and "" when none failed since
@@ -218,8 +219,8 @@ typedef struct nb_heightfield {
 } nb_heightfield;
 
 /* Creates an empty heightfield of width x height columns over the box [bmin, bmax]. Fails with
- * NB_ERR_INVALID_ARG for non-positive sizes or an empty box and NB_ERR_TOO_LARGE when width*height exceeds
- * 2^28 columns. */
+ * NB_ERR_INVALID_ARG for non-positive or infinite sizes or an inverted box, NB_ERR_NONFINITE for a box corner
+ * that is not finite, and NB_ERR_TOO_LARGE when width*height exceeds 2^28 columns. */
 nb_status nb_heightfield_create(nb_context* ctx, int32_t width, int32_t height, const float bmin[3],
                                 const float bmax[3], float cell_size, float cell_height, nb_heightfield** out);
 void nb_heightfield_destroy(nb_context* ctx, nb_heightfield* hf);
@@ -395,7 +396,8 @@ static inline int nb_dir_offset_z(int dir) { return ((dir & 1) ? 2 - (dir & 3) :
 static inline int nb_span_con(const nb_compact_span* s, int dir) { return (int)((s->con >> (dir * 6)) & 0x3f); }
 static inline void nb_span_set_con(nb_compact_span* s, int dir, int layer)
 {
-    s->con = (s->con & ~(0x3fu << (dir * 6))) | (((uint32_t)layer & 0x3f) << (dir * 6));
+    /* (masked to the field's 24 bits: -Wconversion builds including this header stay quiet) */
+    s->con = ((s->con & ~(0x3fu << (dir * 6))) | (((uint32_t)layer & 0x3f) << (dir * 6))) & 0xffffffu;
 }
 
 typedef struct nb_compact_heightfield {

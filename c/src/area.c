@@ -83,6 +83,8 @@ static NB_NOINLINE void erode_backward_row(nb_compact_heightfield* chf, uint8_t*
 
 nb_status nb_erode_walkable_area(nb_context* ctx, int32_t radius, nb_compact_heightfield* chf)
 {
+    if (!ctx)
+        return nb_fail(NULL, NB_ERR_NULL_ARG, "nb_erode_walkable_area: ctx is NULL");
     if (!chf)
         return nb_fail(ctx, NB_ERR_NULL_ARG, "nb_erode_walkable_area: chf is NULL");
     if (radius < 0 || radius > 127)
@@ -107,6 +109,8 @@ nb_status nb_erode_walkable_area(nb_context* ctx, int32_t radius, nb_compact_hei
 
 nb_status nb_median_filter_walkable_area(nb_context* ctx, nb_compact_heightfield* chf)
 {
+    if (!ctx)
+        return nb_fail(NULL, NB_ERR_NULL_ARG, "nb_median_filter_walkable_area: ctx is NULL");
     if (!chf)
         return nb_fail(ctx, NB_ERR_NULL_ARG, "nb_median_filter_walkable_area: chf is NULL");
     const int w = chf->width, h = chf->height;

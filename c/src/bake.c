@@ -143,6 +143,8 @@ void nb_bake_result_release(nb_context* ctx, nb_bake_result* r)
 nb_status nb_bake(nb_context* ctx, const nb_bake_input* input, const nb_config* config, nb_stage stop_after,
                   unsigned keep, nb_bake_result* out)
 {
+    if (!ctx)
+        return nb_fail(NULL, NB_ERR_NULL_ARG, "nb_bake: ctx is NULL");
     if (!out)
         return nb_fail(ctx, NB_ERR_NULL_ARG, FN_ ": out is NULL");
     memset(out, 0, sizeof(*out));

@@ -248,7 +248,7 @@ nb_status nb_grid_tile_select_from(nb_context* ctx, const char* fn, const nb_bak
         const uint32_t t = candidates ? candidates[c] : c;
         float tmin[2] = { 1e30f, 1e30f }, tmax[2] = { -1e30f, -1e30f };
         for (int k = 0; k < 3; ++k) {
-            const uint32_t v = m->indices ? m->indices[t * 3 + k] : t * 3 + k;
+            const uint32_t v = m->indices ? m->indices[(size_t)t * 3 + k] : t * 3 + k;
             if (v >= m->vertex_count)
                 return nb_fail(ctx, NB_ERR_INDEX_RANGE, "%s: triangle %u uses vertex index %u but the mesh has %u vertices",
                                fn, t, v, m->vertex_count);
@@ -265,7 +265,7 @@ nb_status nb_grid_tile_select_from(nb_context* ctx, const char* fn, const nb_bak
             tmin[1] > hi[2] + border)
             continue;
         for (int k = 0; k < 3; ++k)
-            out->tris[n * 3 + k] = m->indices ? m->indices[t * 3 + k] : t * 3 + k;
+            out->tris[n * 3 + k] = m->indices ? m->indices[(size_t)t * 3 + k] : t * 3 + k;
         if (out->areas)
             out->areas[n] = m->areas[t];
         ++n;
@@ -285,6 +285,8 @@ nb_status nb_bake_grid_tile(nb_context* ctx, const nb_bake_input* input, const n
                             const nb_offmesh_link* links, uint32_t link_count, int32_t tile_x, int32_t tile_z,
                             uint8_t** data, size_t* size, double stats[NB_STAT_COUNT])
 {
+    if (!ctx)
+        return nb_fail(NULL, NB_ERR_NULL_ARG, "nb_bake_grid_tile: ctx is NULL");
     static const char* fn = "nb_bake_grid_tile";
     if (!data || !size)
         return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: %s is NULL", fn, !data ? "data" : "size");
@@ -382,7 +384,7 @@ static inline void bucket_range(const bucket_grid* g, const nb_mesh* m, uint32_t
 {
     float lo[2] = { 1e30f, 1e30f }, hi[2] = { -1e30f, -1e30f };
     for (int k = 0; k < 3; ++k) {
-        const uint32_t v = m->indices ? m->indices[t * 3 + k] : t * 3 + k;
+        const uint32_t v = m->indices ? m->indices[(size_t)t * 3 + k] : t * 3 + k;
         const float* p = &m->positions[(size_t)v * 3];
         lo[0] = nb_minf(lo[0], p[0]);
         hi[0] = nb_maxf(hi[0], p[0]);
@@ -474,6 +476,8 @@ cleanup:
 nb_status nb_bake_navmesh(nb_context* ctx, const nb_bake_input* input, const nb_config* config,
                           const nb_offmesh_link* links, uint32_t link_count, nb_navmesh** out)
 {
+    if (!ctx)
+        return nb_fail(NULL, NB_ERR_NULL_ARG, "nb_bake_navmesh: ctx is NULL");
     static const char* fn = "nb_bake_navmesh";
     if (!out)
         return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: out is NULL", fn);

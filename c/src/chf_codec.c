@@ -190,6 +190,8 @@ static inline int get_value(stream_reader* r, uint32_t limit, uint32_t* v)
 nb_status nb_compact_encode(nb_context* ctx, const nb_compact_heightfield* chf, int32_t tile_x, int32_t tile_z,
                             uint8_t** data, size_t* size)
 {
+    if (!ctx)
+        return nb_fail(NULL, NB_ERR_NULL_ARG, "nb_compact_encode: ctx is NULL");
     static const char* fn = "nb_compact_encode";
     if (!data || !size)
         return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: %s is NULL", fn, !data ? "data" : "size");

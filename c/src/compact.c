@@ -55,6 +55,8 @@ static NB_NOINLINE void link_row(nb_compact_heightfield* chf, int z, int32_t wal
 nb_status nb_compact_heightfield_build(nb_context* ctx, int32_t walkable_height, int32_t walkable_climb,
                                        const nb_heightfield* hf, nb_compact_heightfield** out)
 {
+    if (!ctx)
+        return nb_fail(NULL, NB_ERR_NULL_ARG, "nb_compact_heightfield_build: ctx is NULL");
     static const char* fn = "nb_compact_heightfield_build";
     if (!hf || !out)
         return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: %s is NULL", fn, !hf ? "hf" : "out");

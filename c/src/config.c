@@ -115,7 +115,7 @@ nb_status nb_config_resolve(nb_context* ctx, const nb_config* in, nb_config* out
             double v = nb_config_get(in, i);
             if (f->kind == FIELD_FLOAT) {
                 if (!isfinite(v)) {
-                    *out = c;
+                    fill_defaults(out); /* the defaults, as for any other failure (c holds the fields before) */
                     return nb_fail(ctx, NB_ERR_NONFINITE, FN_ ": config.%s must be finite (got %g)", f->name, v);
                 }
                 if (v == 0.0)

@@ -46,7 +46,9 @@ static void default_free(void* user, void* ptr)
 nb_context* nb_context_create(const nb_context_desc* desc)
 {
     nb_allocator a = { default_alloc, default_free, NULL };
-    if (desc && desc->allocator.alloc && desc->allocator.free)
+    if (desc && (!desc->allocator.alloc) != (!desc->allocator.free))
+        return NULL; /* half an allocator: malloc in its place would bypass the caller's arena unseen */
+    if (desc && desc->allocator.alloc)
         a = desc->allocator;
     nb_context* ctx = (nb_context*)a.alloc(a.user, sizeof(nb_context));
     if (!ctx)

@@ -1047,6 +1047,8 @@ static int grow(nb_context* ctx, void** data, size_t* cap, size_t need, size_t e
 nb_status nb_build_poly_mesh_detail(nb_context* ctx, const nb_poly_mesh* mesh, const nb_compact_heightfield* chf,
                                     float sample_dist, float sample_max_error, nb_poly_mesh_detail** out)
 {
+    if (!ctx)
+        return nb_fail(NULL, NB_ERR_NULL_ARG, "nb_build_poly_mesh_detail: ctx is NULL");
     static const char* fn = "nb_build_poly_mesh_detail";
     if (out)
         *out = NULL;

@@ -88,6 +88,8 @@ cleanup:
 nb_status nb_grid_index_create(nb_context* ctx, const nb_bake_input* input, const nb_config* config,
                                nb_grid_index** out)
 {
+    if (!ctx)
+        return nb_fail(NULL, NB_ERR_NULL_ARG, "nb_grid_index_create: ctx is NULL");
     return nb_grid_index_create_as(ctx, "nb_grid_index_create", input, config, out);
 }
 

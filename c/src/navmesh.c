@@ -105,6 +105,8 @@ static int lands_at(const nb_tile_view* v, const nb_offmesh_con* con, int32_t dx
 
 NB_COLD nb_status nb_navmesh_create(nb_context* ctx, const nb_navmesh_params* params, nb_navmesh** out)
 {
+    if (!ctx)
+        return nb_fail(NULL, NB_ERR_NULL_ARG, "nb_navmesh_create: ctx is NULL");
     static const char* fn = "nb_navmesh_create";
     if (!params || !out)
         return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: %s is NULL", fn, !params ? "params" : "out");
@@ -778,6 +780,8 @@ static void unlink_slot(const nb_navmesh* nav, nb_tile* t, uint32_t gone)
 
 NB_COLD nb_status nb_navmesh_add_tile(nb_context* ctx, nb_navmesh* nav, const uint8_t* data, size_t size)
 {
+    if (!ctx)
+        return nb_fail(NULL, NB_ERR_NULL_ARG, "nb_navmesh_add_tile: ctx is NULL");
     return add_tile(ctx, nav, data, size, -1, 0);
 }
 
@@ -799,6 +803,8 @@ NB_COLD nb_status nb_navmesh_add_tile_back(nb_context* ctx, nb_navmesh* nav, con
 
 NB_COLD nb_status nb_navmesh_remove_tile(nb_context* ctx, nb_navmesh* nav, int32_t tile_x, int32_t tile_z)
 {
+    if (!ctx)
+        return nb_fail(NULL, NB_ERR_NULL_ARG, "nb_navmesh_remove_tile: ctx is NULL");
     if (!nav)
         return nb_fail(ctx, NB_ERR_NULL_ARG, "nb_navmesh_remove_tile: nav is NULL");
     const int32_t s = find_slot(nav, tile_x, tile_z);

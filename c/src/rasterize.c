@@ -15,6 +15,8 @@ void nb_calc_grid_size(const float bmin[3], const float bmax[3], float cell_size
 nb_status nb_heightfield_create(nb_context* ctx, int32_t width, int32_t height, const float bmin[3],
                                 const float bmax[3], float cell_size, float cell_height, nb_heightfield** out)
 {
+    if (!ctx)
+        return nb_fail(NULL, NB_ERR_NULL_ARG, "nb_heightfield_create: ctx is NULL");
     static const char* fn = "nb_heightfield_create";
     if (!out || !bmin || !bmax)
         return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: %s is NULL", fn, !out ? "out" : !bmin ? "bmin" : "bmax");
@@ -24,10 +26,17 @@ nb_status nb_heightfield_create(nb_context* ctx, int32_t width, int32_t height, 
     if ((uint64_t)width * (uint64_t)height > MAX_COLUMNS)
         return nb_fail(ctx, NB_ERR_TOO_LARGE, "%s: grid of %d x %d columns exceeds the limit of 2^28", fn, width,
                        height);
-    if (!(cell_size > 0.0f) || !(cell_height > 0.0f))
-        return nb_fail(ctx, NB_ERR_INVALID_ARG, "%s: cell sizes must be > 0 (got %g, %g)", fn, cell_size, cell_height);
-    if (!(bmax[1] >= bmin[1]))
-        return nb_fail(ctx, NB_ERR_INVALID_ARG, "%s: bmax.y (%g) is below bmin.y (%g)", fn, bmax[1], bmin[1]);
+    for (int k = 0; k < 3; ++k)
+        if (!isfinite(bmin[k]) || !isfinite(bmax[k]))
+            return nb_fail(ctx, NB_ERR_NONFINITE, "%s: bmin.%c / bmax.%c (%g, %g) must be finite", fn, "xyz"[k], "xyz"[k],
+                           bmin[k], bmax[k]);
+    if (!(cell_size > 0.0f) || !(cell_height > 0.0f) || !isfinite(cell_size) || !isfinite(cell_height))
+        return nb_fail(ctx, NB_ERR_INVALID_ARG, "%s: cell sizes must be finite and > 0 (got %g, %g)", fn, cell_size,
+                       cell_height);
+    for (int k = 0; k < 3; ++k)
+        if (!(bmax[k] >= bmin[k]))
+            return nb_fail(ctx, NB_ERR_INVALID_ARG, "%s: bmax.%c (%g) is below bmin.%c (%g)", fn, "xyz"[k], bmax[k],
+                           "xyz"[k], bmin[k]);
 
     nb_heightfield* hf = (nb_heightfield*)nb_calloc(ctx, 1, sizeof(nb_heightfield));
     if (!hf)
@@ -199,12 +208,12 @@ void nb_clear_unwalkable_triangles(float max_slope_deg, const float* verts, cons
     /* The unit normal's y is the cosine of the slope: walkable when above cos(max slope). */
     const float walkable_y = cosf(max_slope_deg / 180.0f * 3.14159265358979f);
     for (uint32_t i = 0; i < tri_count; ++i) {
-        const uint32_t i0 = tris ? tris[i * 3 + 0] : i * 3 + 0;
-        const uint32_t i1 = tris ? tris[i * 3 + 1] : i * 3 + 1;
-        const uint32_t i2 = tris ? tris[i * 3 + 2] : i * 3 + 2;
-        const float* v0 = &verts[i0 * 3];
-        const float* v1 = &verts[i1 * 3];
-        const float* v2 = &verts[i2 * 3];
+        const uint32_t i0 = tris ? tris[(size_t)i * 3 + 0] : i * 3 + 0;
+        const uint32_t i1 = tris ? tris[(size_t)i * 3 + 1] : i * 3 + 1;
+        const uint32_t i2 = tris ? tris[(size_t)i * 3 + 2] : i * 3 + 2;
+        const float* v0 = &verts[(size_t)i0 * 3];
+        const float* v1 = &verts[(size_t)i1 * 3];
+        const float* v2 = &verts[(size_t)i2 * 3];
         const float e0[3] = { v1[0] - v0[0], v1[1] - v0[1], v1[2] - v0[2] };
         const float e1[3] = { v2[0] - v0[0], v2[1] - v0[1], v2[2] - v0[2] };
         const float n[3] = { e0[1] * e1[2] - e0[2] * e1[1], e0[2] * e1[0] - e0[0] * e1[2], e0[0] * e1[1] - e0[1] * e1[0] };
@@ -355,8 +364,9 @@ static nb_status clip_cells(nb_context* ctx, nb_heightfield* hf, const raster_gr
 static nb_status rasterize_row(nb_context* ctx, nb_heightfield* hf, const raster_grid* g, const float* row, int n,
                                const float b[4], int z, uint32_t area, int merge_thr)
 {
-    int x0 = (int)((b[0] - g->bmin[0]) * g->ics);
-    int x1 = (int)((b[1] - g->bmin[0]) * g->ics);
+    /* (clamped in float first: a vertex 1e8 cells away is beyond int, whose conversion would be undefined) */
+    int x0 = (int)nb_clampf((b[0] - g->bmin[0]) * g->ics, -2.0f, (float)g->w);
+    int x1 = (int)nb_clampf((b[1] - g->bmin[0]) * g->ics, -2.0f, (float)g->w);
     if (x1 < 0 || x0 >= g->w)
         return NB_OK;
     x0 = nb_clampi(x0, -1, g->w - 1);
@@ -537,8 +547,9 @@ static NB_NOINLINE nb_status rasterize_tri(nb_context* ctx, nb_heightfield* hf, 
         return NB_OK;
 
     /* Row range; -1 lets the first row's cut remove what lies before the grid. */
-    const int z0 = nb_clampi((int)((tmin[2] - g->bmin[2]) * g->ics), -1, g->h - 1);
-    const int z1 = nb_clampi((int)((tmax[2] - g->bmin[2]) * g->ics), 0, g->h - 1);
+    /* (clamped in float before the conversion, as in rasterize_row) */
+    const int z0 = (int)nb_clampf((tmin[2] - g->bmin[2]) * g->ics, -1.0f, (float)(g->h - 1));
+    const int z1 = nb_maxi((int)nb_clampf((tmax[2] - g->bmin[2]) * g->ics, 0.0f, (float)(g->h - 1)), 0);
     /* Row z1 takes all the rest uncut only when the triangle ends in it; otherwise (z1 clamped to the grid's last
      * row, or a rounded-down index) clipping cuts at its far edge as well and drops what lies beyond: the sweep
      * checks that at the end and hands it to split_poly (integers first, as in rasterize_row). */
@@ -740,10 +751,10 @@ nb_status nb_rasterize_triangles(nb_context* ctx, const float* verts, uint32_t v
     g.w = hf->width;
     g.h = hf->height;
     for (uint32_t i = 0; i < tri_count; ++i) {
-        const uint32_t i0 = tris ? tris[i * 3 + 0] : i * 3 + 0;
-        const uint32_t i1 = tris ? tris[i * 3 + 1] : i * 3 + 1;
-        const uint32_t i2 = tris ? tris[i * 3 + 2] : i * 3 + 2;
-        nb_status st = rasterize_tri(ctx, hf, &g, &verts[i0 * 3], &verts[i1 * 3], &verts[i2 * 3], areas[i] & 63,
+        const uint32_t i0 = tris ? tris[(size_t)i * 3 + 0] : i * 3 + 0;
+        const uint32_t i1 = tris ? tris[(size_t)i * 3 + 1] : i * 3 + 1;
+        const uint32_t i2 = tris ? tris[(size_t)i * 3 + 2] : i * 3 + 2;
+        nb_status st = rasterize_tri(ctx, hf, &g, &verts[(size_t)i0 * 3], &verts[(size_t)i1 * 3], &verts[(size_t)i2 * 3], areas[i] & 63,
                                      flag_merge_threshold);
         if (st != NB_OK)
             return st;

@@ -61,6 +61,8 @@ static int cmp_tile_order(const void* pa, const void* pb)
 
 nb_status nb_navmesh_save(nb_context* ctx, const nb_navmesh* nav, uint8_t** data, size_t* size)
 {
+    if (!ctx)
+        return nb_fail(NULL, NB_ERR_NULL_ARG, "nb_navmesh_save: ctx is NULL");
     static const char* fn = "nb_navmesh_save";
     if (!nav || !data || !size)
         return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: %s is NULL", fn, !nav ? "nav" : !data ? "data" : "size");
@@ -196,6 +198,8 @@ NB_COLD nb_status nb_navmesh_check_header(nb_context* ctx, const uint8_t* header
 
 nb_status nb_navmesh_load(nb_context* ctx, const uint8_t* data, size_t size, nb_navmesh** out)
 {
+    if (!ctx)
+        return nb_fail(NULL, NB_ERR_NULL_ARG, "nb_navmesh_load: ctx is NULL");
     static const char* fn = "nb_navmesh_load";
     if (!data || !out)
         return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: %s is NULL", fn, !data ? "data" : "out");

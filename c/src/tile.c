@@ -441,6 +441,8 @@ static nb_status check_build_params(nb_context* ctx, const nb_tile_params* tp, i
 
 nb_status nb_tile_build(nb_context* ctx, const nb_tile_params* params, uint8_t** data, size_t* size)
 {
+    if (!ctx)
+        return nb_fail(NULL, NB_ERR_NULL_ARG, "nb_tile_build: ctx is NULL");
     return nb_tile_build_as(ctx, params, 0, data, size);
 }
 
@@ -968,6 +970,8 @@ nb_status nb_bake_tile(nb_context* ctx, const nb_bake_input* input, const nb_con
                        const nb_offmesh_link* links, uint32_t link_count, int32_t tile_x, int32_t tile_z,
                        uint8_t** data, size_t* size, double stats[NB_STAT_COUNT])
 {
+    if (!ctx)
+        return nb_fail(NULL, NB_ERR_NULL_ARG, "nb_bake_tile: ctx is NULL");
     return nb_bake_tile_as(ctx, input, config, links, link_count, tile_x, tile_z, 0, data, size, stats);
 }
 

@@ -252,6 +252,8 @@ void nb_tile_cache_destroy(nb_context* ctx, nb_tile_cache* cache)
 nb_status nb_tile_cache_create(nb_context* ctx, const nb_bake_input* input, const nb_config* config,
                                const nb_offmesh_link* links, uint32_t link_count, nb_tile_cache** out)
 {
+    if (!ctx)
+        return nb_fail(NULL, NB_ERR_NULL_ARG, "nb_tile_cache_create: ctx is NULL");
     static const char* fn = "nb_tile_cache_create";
     if (!out)
         return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: out is NULL", fn);

@@ -97,6 +97,13 @@ static void test_each_field_validated_by_name(void)
         /* On failure the output holds the defaults, never half-resolved values. */
         CHECK_NEAR(out.cell_size, 0.3, 1e-6);
     }
+    /* the same with a field set before the bad one (a NaN left it in out) */
+    nb_config in, out;
+    memset(&in, 0, sizeof(in));
+    in.cell_size = 0.5f;
+    in.agent_height = NAN;
+    CHECK_STATUS(ctx, nb_config_resolve(ctx, &in, &out, NULL), NB_ERR_NONFINITE, "config.agent_height must be finite");
+    CHECK_NEAR(out.cell_size, 0.3, 1e-6);
 }
 
 static void test_field_table(void)
@@ -143,6 +150,86 @@ static void test_null_args_and_context(void)
     nbt_alloc_hooks(&d, &a);
     CHECK(nb_context_create(&d) == NULL);
     CHECK_INT(a.live, 0);
+    /* half an allocator is refused, not replaced by malloc unseen */
+    nb_context_desc half;
+    memset(&half, 0, sizeof(half));
+    half.allocator.alloc = d.allocator.alloc;
+    CHECK(nb_context_create(&half) == NULL);
+    memset(&half, 0, sizeof(half));
+    half.allocator.free = d.allocator.free;
+    CHECK(nb_context_create(&half) == NULL);
+}
+
+/* Every function that allocates refuses a NULL context with NB_ERR_NULL_ARG, its other arguments fine (18 of
+ * them dereferenced it in the allocator: a crash). */
+static void test_null_context_refused(void)
+{
+    static const float pos[12] = { 0, 0, 0, 0, 0, 10, 10, 0, 10, 10, 0, 0 };
+    static const uint32_t idx[6] = { 0, 1, 2, 0, 2, 3 };
+    nb_bake_input in;
+    memset(&in, 0, sizeof(in));
+    in.mesh.positions = pos;
+    in.mesh.vertex_count = 4;
+    in.mesh.indices = idx;
+    in.mesh.triangle_count = 2;
+    nb_config cfg;
+    memset(&cfg, 0, sizeof(cfg));
+    nb_config tiled = cfg;
+    tiled.tile_size = 16;
+    /* real objects, made with a context, for the calls that take them */
+    nb_bake_result r;
+    memset(&r, 0, sizeof(r));
+    CHECK_INT(nb_bake(ctx, &in, &cfg, NB_STAGE_ALL, NB_KEEP_HEIGHTFIELD | NB_KEEP_COMPACT, &r), NB_OK);
+    nb_navmesh* nav = NULL;
+    CHECK_INT(nb_bake_navmesh(ctx, &in, &cfg, NULL, 0, &nav), NB_OK);
+    uint8_t* blob = NULL;
+    size_t size = 0;
+    CHECK_INT(nb_navmesh_save(ctx, nav, &blob, &size), NB_OK);
+    const nb_navmesh_params* params = nb_navmesh_get_params(nav);
+    const float lo[3] = { 0, 0, 0 }, hi[3] = { 10, 1, 10 };
+    nb_heightfield* hf = NULL;
+    nb_compact_heightfield* chf = NULL;
+    nb_poly_mesh_detail* dm = NULL;
+    nb_navmesh* out_nav = NULL;
+    nb_grid_index* gi = NULL;
+    nb_tile_cache* tc = NULL;
+    uint8_t* data = NULL;
+    size_t data_size = 0;
+    nb_bake_result r2;
+    memset(&r2, 0, sizeof(r2));
+    nb_tile_params tp;
+    memset(&tp, 0, sizeof(tp));
+    tp.poly_mesh = r.poly_mesh;
+    const nb_status got[] = {
+        nb_heightfield_create(NULL, 10, 10, lo, hi, 1.0f, 0.2f, &hf),
+        nb_compact_heightfield_build(NULL, 10, 4, r.heightfield, &chf),
+        nb_erode_walkable_area(NULL, 2, r.compact),
+        nb_median_filter_walkable_area(NULL, r.compact),
+        nb_build_poly_mesh_detail(NULL, r.poly_mesh, r.compact, 1.8f, 0.2f, &dm),
+        nb_bake(NULL, &in, &cfg, NB_STAGE_ALL, 0, &r2),
+        nb_bake_tile(NULL, &in, &tiled, NULL, 0, 0, 0, &data, &data_size, NULL),
+        nb_bake_navmesh(NULL, &in, &cfg, NULL, 0, &out_nav),
+        nb_bake_grid_tile(NULL, &in, &tiled, NULL, 0, 0, 0, &data, &data_size, NULL),
+        nb_navmesh_create(NULL, params, &out_nav),
+        nb_navmesh_add_tile(NULL, nav, blob, size),
+        nb_navmesh_remove_tile(NULL, nav, 0, 0),
+        nb_tile_build(NULL, &tp, &data, &data_size),
+        nb_navmesh_save(NULL, nav, &data, &data_size),
+        nb_navmesh_load(NULL, blob, size, &out_nav),
+        nb_grid_index_create(NULL, &in, &tiled, &gi),
+        nb_compact_encode(NULL, r.compact, 0, 0, &data, &data_size),
+        nb_tile_cache_create(NULL, &in, &tiled, NULL, 0, &tc),
+    };
+    for (size_t i = 0; i < sizeof(got) / sizeof(got[0]); ++i) {
+        if (got[i] != NB_ERR_NULL_ARG)
+            fprintf(stderr, "  call %zu of the list\n", i);
+        CHECK_INT(got[i], NB_ERR_NULL_ARG);
+    }
+    CHECK(!hf && !chf && !dm && !out_nav && !gi && !tc && !data);
+    CHECK_INT(nb_navmesh_tile_count(nav), 1); /* remove_tile without a context removed nothing */
+    nb_bytes_free(ctx, blob);
+    nb_navmesh_destroy(ctx, nav);
+    nb_bake_result_release(ctx, &r);
 }
 
 int main(void)
@@ -154,6 +241,7 @@ int main(void)
     RUN(test_field_table);
     RUN(test_status_table);
     RUN(test_null_args_and_context);
+    RUN(test_null_context_refused);
     nb_context_destroy(ctx);
     return nbt_finish("test_config");
 }

@@ -223,6 +223,15 @@ static void test_create_errors(void)
     CHECK_STATUS(ctx, nb_heightfield_create(ctx, 4, 4, bmin, bmax, 0.0f, 0.2f, &hf), NB_ERR_INVALID_ARG, "cell sizes");
     CHECK_STATUS(ctx, nb_heightfield_create(ctx, 4, 4, bmin, flipped, 0.3f, 0.2f, &hf), NB_ERR_INVALID_ARG, "bmax.y");
     CHECK_STATUS(ctx, nb_heightfield_create(ctx, 4, 4, NULL, bmax, 0.3f, 0.2f, &hf), NB_ERR_NULL_ARG, "bmin");
+    /* an inverted box in x or z, a corner not finite, an infinite cell: refused (they reached undefined
+     * float-to-int conversions in rasterization) */
+    const float inv_x[3] = { -1, 1, 1 }, inv_z[3] = { 1, 1, -1 }, nan_min[3] = { NAN, 0, 0 };
+    CHECK_STATUS(ctx, nb_heightfield_create(ctx, 4, 4, bmin, inv_x, 0.3f, 0.2f, &hf), NB_ERR_INVALID_ARG, "bmax.x (-1)");
+    CHECK_STATUS(ctx, nb_heightfield_create(ctx, 4, 4, bmin, inv_z, 0.3f, 0.2f, &hf), NB_ERR_INVALID_ARG, "bmax.z (-1)");
+    CHECK_STATUS(ctx, nb_heightfield_create(ctx, 4, 4, nan_min, bmax, 0.3f, 0.2f, &hf), NB_ERR_NONFINITE, "bmin.x");
+    CHECK_STATUS(ctx, nb_heightfield_create(ctx, 4, 4, bmin, bmax, INFINITY, 0.2f, &hf), NB_ERR_INVALID_ARG,
+                 "finite and > 0");
+    CHECK(hf == NULL);
     nb_heightfield_destroy(ctx, NULL);
 }
 
@@ -360,6 +369,37 @@ static void test_far_from_the_origin(void)
     nb_obj_free(&obj);
 }
 
+/* A ground triangle reaching 3e8 (within NB_MAX_COORD) baked with explicit bounds 20 x 20 (a tile of a big world):
+ * its far vertices are 3e9 cells away, beyond int. The cell indices were converted before clamping (undefined;
+ * on x86 INT_MIN), and the bake kept 200 spans and no polygon where the same triangle 1000 wide gives the whole
+ * grid. */
+static void test_huge_triangle_in_small_bounds(void)
+{
+    for (int k = 0; k < 2; ++k) {
+        const float e = k ? 1e8f : 1000.0f;
+        const float pos[9] = { -e, 0, -e, -e, 0, 3 * e, 3 * e, 0, -e };
+        const uint32_t idx[3] = { 0, 1, 2 };
+        nb_bake_input in;
+        memset(&in, 0, sizeof in);
+        in.mesh.positions = pos;
+        in.mesh.vertex_count = 3;
+        in.mesh.indices = idx;
+        in.mesh.triangle_count = 1;
+        const float bmin[3] = { 0, -1, 0 }, bmax[3] = { 20, 1, 20 };
+        in.bmin = bmin;
+        in.bmax = bmax;
+        nb_config cfg;
+        memset(&cfg, 0, sizeof cfg);
+        cfg.cell_size = 0.1f;
+        cfg.agent_radius = NB_ZERO;
+        nb_bake_result r;
+        CHECK_INT(nb_bake(ctx, &in, &cfg, NB_STAGE_ALL, 0, &r), NB_OK);
+        CHECK(r.stats[NB_STAT_HF_SPANS] > 0.75 * 200 * 200); /* (float rounding at 1e8 trims the edges) */
+        CHECK(r.stats[NB_STAT_POLYS] >= 1);
+        nb_bake_result_release(ctx, &r);
+    }
+}
+
 int main(void)
 {
     ctx = nb_context_create(NULL);
@@ -373,6 +413,7 @@ int main(void)
     RUN(test_create_errors);
     RUN(test_out_of_memory);
     RUN(test_far_from_the_origin);
+    RUN(test_huge_triangle_in_small_bounds);
     nb_context_destroy(ctx);
     return nbt_finish("test_rasterize");
 }
