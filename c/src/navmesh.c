@@ -945,11 +945,14 @@ NB_COLD nb_status nb_navmesh_poly_refs(nb_context* ctx, const nb_navmesh* nav, n
     return NB_OK;
 }
 
-NB_COLD int nb_navmesh_keep_flags(nb_navmesh* nav, int32_t tile_x, int32_t tile_z, const nb_tile_view* old)
+NB_COLD int nb_navmesh_keep_flags(nb_navmesh* nav, int32_t tile_x, int32_t tile_z, uint8_t* old_data,
+                                   size_t old_size)
 {
     nb_tile* t = (nb_tile*)nb_navmesh_tile_at(nav, tile_x, tile_z);
-    if (!t || !old)
+    nb_tile_view view;
+    if (!t || !old_data || nb_tile_parse(NULL, old_data, old_size, &view) != NB_OK)
         return 0;
+    const nb_tile_view* old = &view;
     const nb_tile_view* v = &t->v;
     int kept = 0;
     for (uint32_t p = 0; p < v->npolys; ++p) {

@@ -204,10 +204,10 @@ int nb_navmesh_tile_place(const nb_navmesh* nav, int32_t tile_x, int32_t tile_z,
  * the refs held by the application stay valid. */
 nb_status nb_navmesh_add_tile_back(nb_context* ctx, nb_navmesh* nav, const uint8_t* data, size_t size,
                                    const nb_tile_place* place);
-/* Flags set on the polygons of `old` (a tile's blob before a rebuild, parsed) go to the polygons of the tile now at
- * (tile_x, tile_z) that are the same polygons: of the same type, with the same vertices in the same order. Returns
- * how many polygons' flags changed (the tile's checksum is made right again). */
-int nb_navmesh_keep_flags(nb_navmesh* nav, int32_t tile_x, int32_t tile_z, const nb_tile_view* old);
+/* Flags set on the polygons of old_data (a copy of the tile's blob before a rebuild, parsed in place) go to the
+ * polygons of the tile now at (tile_x, tile_z) that are the same polygons: of the same type, with the same vertices
+ * in the same order. Returns how many polygons' flags changed (the tile's checksum is made right again). */
+int nb_navmesh_keep_flags(nb_navmesh* nav, int32_t tile_x, int32_t tile_z, uint8_t* old_data, size_t old_size);
 
 /* nb_navmesh_load's checks of a file's header alone: header holds the file's first min(size, 48) bytes (all it
  * reads), size is the whole file's. The same statuses and messages as nb_navmesh_load for a bad header, without the

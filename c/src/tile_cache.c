@@ -603,10 +603,8 @@ nb_status nb_tile_cache_update(nb_context* ctx, nb_tile_cache* cache, nb_navmesh
                     nb_navmesh_add_tile_back(ctx, nav, old_data[k], old_size[k], &old_place[k]);
                 break;
             }
-            /* flags set on polygons the rebuild left as they were stay (the old blob is a copy: parsed in place) */
-            nb_tile_view old_view;
-            if (old_data[k] && nb_tile_parse(ctx, old_data[k], old_size[k], &old_view) == NB_OK)
-                (void)nb_navmesh_keep_flags(nav, tx, tz, &old_view);
+            /* flags set on polygons the rebuild left as they were stay */
+            (void)nb_navmesh_keep_flags(nav, tx, tz, old_data[k], old_size[k]);
         }
         applied = k + 1;
     }

@@ -408,9 +408,7 @@ EMSCRIPTEN_KEEPALIVE int nbw_navmesh_put_tile(nb_context* ctx, nb_navmesh* nav, 
             (void)nb_navmesh_add_tile_back(ctx, nav, keep, old_size, &place);
             nb_fail(ctx, st, "%s", message);
         } else if (keep_flags) {
-            nb_tile_view old_view;
-            if (nb_tile_parse(ctx, keep, old_size, &old_view) == NB_OK) /* (it was a tile of this navmesh) */
-                (void)nb_navmesh_keep_flags(nav, tx, tz, &old_view);
+            (void)nb_navmesh_keep_flags(nav, tx, tz, keep, old_size);
         }
     }
     free(keep);

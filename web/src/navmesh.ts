@@ -836,13 +836,13 @@ function readNavmeshFile(b: Uint8Array): { params: NavMeshParams; tiles: TileRec
   const params: NavMeshParams = { origin: [f(12), f(16), f(20)], tileWidth: f(24), tileDepth: f(28), maxTiles: u32(32) };
   const count = u32(36);
   // what NavMesh.load refuses too (nb_navmesh_load), so that NavMesh.create takes the params
-  if (!params.origin.every(Number.isFinite)) throw corrupt('origin is not finite');
+  params.origin.forEach((v, k) => {
+    if (!Number.isFinite(v)) throw corrupt('origin is not finite');
+    if (Math.abs(v) > MAX_COORD) throw corrupt(`origin.${'xyz'[k]} (${v}) is beyond 1e+09`);
+  });
   for (const [k, v] of [['tileWidth', params.tileWidth], ['tileDepth', params.tileDepth]] as const) {
     if (!(v > 0 && v <= MAX_COORD)) throw corrupt(`${k} is ${v}: it must be > 0 and at most 1e+09`);
   }
-  params.origin.forEach((v, k) => {
-    if (Math.abs(v) > MAX_COORD) throw corrupt(`origin.${'xyz'[k]} (${v}) is beyond 1e+09`);
-  });
   if (params.maxTiles < 1 || params.maxTiles > 4095) throw corrupt(`maxTiles is ${params.maxTiles} (1..4095)`);
   if (count > params.maxTiles) throw corrupt(`tile count ${count} exceeds max_tiles ${params.maxTiles}`);
   const tiles: TileRecord[] = [];
