@@ -166,11 +166,9 @@ NB_COLD nb_status nb_navmesh_create(nb_context* ctx, const nb_navmesh_params* pa
     return NB_OK;
 }
 
-static void tile_release(nb_context* ctx, nb_tile* t)
+/* Empties a slot's tile, its memory now someone else's (freed, or held by a swap's undo). */
+static void tile_clear(nb_tile* t)
 {
-    nb_free(ctx, t->data);
-    nb_free(ctx, t->first_link);
-    nb_free(ctx, t->links);
     t->data = NULL;
     t->first_link = NULL;
     t->links = NULL;
@@ -178,6 +176,14 @@ static void tile_release(nb_context* ctx, nb_tile* t)
     t->nlinks = t->link_capacity = 0;
     t->free_link = NB_NULL_LINK;
     memset(&t->v, 0, sizeof(t->v));
+}
+
+static void tile_release(nb_context* ctx, nb_tile* t)
+{
+    nb_free(ctx, t->data);
+    nb_free(ctx, t->first_link);
+    nb_free(ctx, t->links);
+    tile_clear(t);
 }
 
 NB_COLD void nb_navmesh_destroy(nb_context* ctx, nb_navmesh* nav)
@@ -801,15 +807,12 @@ NB_COLD nb_status nb_navmesh_add_tile_back(nb_context* ctx, nb_navmesh* nav, con
     return add_tile(ctx, nav, data, size, (int32_t)place->slot, place->salt);
 }
 
-NB_COLD nb_status nb_navmesh_remove_tile(nb_context* ctx, nb_navmesh* nav, int32_t tile_x, int32_t tile_z)
+/* Takes the tile in slot s (at tile_x, tile_z) out of the navmesh without freeing it: every link into it goes, its
+ * far off-mesh entries leave the list (each one's index before, and the entry, into far_at and far_out when given:
+ * room for as many as it has), its slot goes to the free list with a new salt. Allocates nothing. */
+static void detach_slot(nb_navmesh* nav, int32_t s, int32_t tile_x, int32_t tile_z, uint32_t* far_at,
+                        nb_far_link* far_out)
 {
-    if (!ctx)
-        return nb_fail(NULL, NB_ERR_NULL_ARG, "nb_navmesh_remove_tile: ctx is NULL");
-    if (!nav)
-        return nb_fail(ctx, NB_ERR_NULL_ARG, "nb_navmesh_remove_tile: nav is NULL");
-    const int32_t s = find_slot(nav, tile_x, tile_z);
-    if (s < 0)
-        return nb_fail(ctx, NB_ERR_NOT_FOUND, "nb_navmesh_remove_tile: no tile at (%d, %d)", tile_x, tile_z);
     /* the eight around it: border links come from the four beside it, off-mesh links from any of them */
     for (int32_t dz = -1; dz <= 1; ++dz)
         for (int32_t dx = -1; dx <= 1; ++dx) {
@@ -819,13 +822,18 @@ NB_COLD nb_status nb_navmesh_remove_tile(nb_context* ctx, nb_navmesh* nav, int32
         }
     /* far off-mesh connections: the tiles this one's land in (their back-links), the tiles whose land in this
      * one; this tile's entries leave the list */
-    uint32_t kept = 0;
+    uint32_t kept = 0, gone = 0;
     for (uint32_t i = 0; i < nav->far_count; ++i) {
         const nb_far_link f = nav->far[i];
         if (f.slot == (uint32_t)s) {
             const int32_t es = find_slot(nav, f.end_x, f.end_z);
             if (es >= 0 && es != s)
                 unlink_slot(nav, &nav->tiles[es], (uint32_t)s + 1);
+            if (far_at) {
+                far_at[gone] = i;
+                far_out[gone] = f;
+            }
+            ++gone;
             continue;
         }
         if (f.end_x == tile_x && f.end_z == tile_z)
@@ -839,15 +847,244 @@ NB_COLD nb_status nb_navmesh_remove_tile(nb_context* ctx, nb_navmesh* nav, int32
     nb_tile* t = &nav->tiles[s];
     *prev = t->next_in_bucket;
     nav->poly_count -= t->v.npolys;
-    tile_release(ctx, t);
     /* A new salt makes the removed tile's refs stale even when the slot is reused. */
     t->salt = (t->salt + 1) & nav->salt_mask;
     t->next_in_bucket = nav->free_head;
     nav->free_head = s;
     nav->tile_count--;
     nav->generation++;
+}
+
+NB_COLD nb_status nb_navmesh_remove_tile(nb_context* ctx, nb_navmesh* nav, int32_t tile_x, int32_t tile_z)
+{
+    if (!ctx)
+        return nb_fail(NULL, NB_ERR_NULL_ARG, "nb_navmesh_remove_tile: ctx is NULL");
+    if (!nav)
+        return nb_fail(ctx, NB_ERR_NULL_ARG, "nb_navmesh_remove_tile: nav is NULL");
+    const int32_t s = find_slot(nav, tile_x, tile_z);
+    if (s < 0)
+        return nb_fail(ctx, NB_ERR_NOT_FOUND, "nb_navmesh_remove_tile: no tile at (%d, %d)", tile_x, tile_z);
+    detach_slot(nav, s, tile_x, tile_z, NULL, NULL);
+    tile_release(ctx, &nav->tiles[s]);
     return NB_OK;
 }
+
+/* ---- swapping a tile, with an undo that cannot fail -------------------------------------------------------- */
+
+/* The links of a tile that a swap's removal unlinks from (a neighbour, or a tile a far off-mesh link joins), as they
+ * were before: an undo copies them back. */
+typedef struct link_snapshot {
+    uint32_t slot;
+    uint32_t nlinks, free_link;
+    uint32_t* first_link;
+    nb_link* links;
+} link_snapshot;
+
+struct nb_tile_undo {
+    int32_t tile_x, tile_z;
+    int had_old, added;
+    int32_t slot;   /* the old tile's slot */
+    nb_tile old;    /* the old tile, out of the navmesh with all its memory (links included) */
+    float coord_mag;
+    uint32_t nsnap;
+    link_snapshot* snap;
+    uint32_t nfar;
+    uint32_t* far_at;
+    nb_far_link* far;
+};
+
+static void undo_free(nb_context* ctx, nb_tile_undo* u, int release_old)
+{
+    if (!u)
+        return;
+    if (release_old && u->had_old)
+        tile_release(ctx, &u->old);
+    for (uint32_t i = 0; i < u->nsnap; ++i) {
+        nb_free(ctx, u->snap[i].first_link);
+        nb_free(ctx, u->snap[i].links);
+    }
+    nb_free(ctx, u->snap);
+    nb_free(ctx, u->far_at);
+    nb_free(ctx, u->far);
+    nb_free(ctx, u);
+}
+
+/* Adds slot ns to the undo's snapshots (once), copying its links as they are now. */
+static nb_status snapshot_slot(nb_context* ctx, const nb_navmesh* nav, nb_tile_undo* u, int32_t ns, uint32_t cap)
+{
+    if (ns < 0 || ns == u->slot)
+        return NB_OK;
+    for (uint32_t i = 0; i < u->nsnap; ++i)
+        if (u->snap[i].slot == (uint32_t)ns)
+            return NB_OK;
+    if (u->nsnap >= cap)
+        return NB_OK; /* cannot happen: cap counts every candidate */
+    const nb_tile* t = &nav->tiles[ns];
+    link_snapshot* sn = &u->snap[u->nsnap++];
+    sn->slot = (uint32_t)ns;
+    sn->nlinks = t->nlinks;
+    sn->free_link = t->free_link;
+    sn->first_link = (uint32_t*)nb_alloc(ctx, (size_t)(t->v.npolys ? t->v.npolys : 1) * sizeof(uint32_t));
+    sn->links = (nb_link*)nb_alloc(ctx, (size_t)(t->nlinks ? t->nlinks : 1) * sizeof(nb_link));
+    if (!sn->first_link || !sn->links)
+        return nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "nb_navmesh_swap_tile: out of memory 'undo links' (%u)", t->nlinks);
+    if (t->v.npolys)
+        memcpy(sn->first_link, t->first_link, (size_t)t->v.npolys * sizeof(uint32_t));
+    if (t->nlinks)
+        memcpy(sn->links, t->links, (size_t)t->nlinks * sizeof(nb_link));
+    return NB_OK;
+}
+
+/* Puts the detached old tile back in its slot with its salt, and every link and far entry its removal took. The
+ * navmesh must be as the detach left it (the swaps made since undone). Allocates nothing. */
+static void reattach(nb_navmesh* nav, nb_tile_undo* u)
+{
+    const int32_t s = u->slot;
+    int32_t* prev = &nav->free_head;
+    while (*prev >= 0 && *prev != s)
+        prev = &nav->tiles[*prev].next_in_bucket;
+    if (*prev != s)
+        return; /* not free: undos out of order (a caller's bug); the old tile stays the undo's, freed with it */
+    *prev = nav->tiles[s].next_in_bucket;
+    nb_tile* t = &nav->tiles[s];
+    *t = u->old;
+    u->had_old = 0; /* the navmesh owns its memory again */
+    const uint32_t bucket = hash_pos(u->tile_x, u->tile_z, nav->bucket_mask);
+    t->next_in_bucket = nav->buckets[bucket];
+    nav->buckets[bucket] = s;
+    nav->tile_count++;
+    nav->poly_count += t->v.npolys;
+    nav->generation++;
+    for (uint32_t i = 0; i < u->nsnap; ++i) {
+        const link_snapshot* sn = &u->snap[i];
+        nb_tile* n = &nav->tiles[sn->slot];
+        if (n->link_capacity < sn->nlinks)
+            continue; /* cannot happen: link arrays only grow while their tile stays */
+        if (n->v.npolys)
+            memcpy(n->first_link, sn->first_link, (size_t)n->v.npolys * sizeof(uint32_t));
+        if (sn->nlinks)
+            memcpy(n->links, sn->links, (size_t)sn->nlinks * sizeof(nb_link));
+        n->nlinks = sn->nlinks;
+        n->free_link = sn->free_link;
+    }
+    /* the far entries go back where they were: the list only lost them (capacity never shrinks) */
+    if (u->nfar) {
+        uint32_t src = nav->far_count, r = u->nfar;
+        const uint32_t total = nav->far_count + u->nfar;
+        for (uint32_t dst = total; dst-- > 0;) {
+            if (r > 0 && u->far_at[r - 1] == dst)
+                nav->far[dst] = u->far[--r];
+            else
+                nav->far[dst] = nav->far[--src];
+        }
+        nav->far_count = total;
+    }
+    nav->coord_mag = u->coord_mag;
+}
+
+NB_COLD nb_status nb_navmesh_swap_tile(nb_context* ctx, nb_navmesh* nav, int32_t tile_x, int32_t tile_z,
+                                       const uint8_t* data, size_t size, nb_tile_undo** undo)
+{
+    static const char* fn = "nb_navmesh_swap_tile";
+    *undo = NULL;
+    if (data) {
+        int32_t px = 0, pz = 0;
+        const nb_status pst = nb_tile_position(ctx, data, size, &px, &pz);
+        if (pst != NB_OK)
+            return pst;
+        if (px != tile_x || pz != tile_z)
+            return nb_fail(ctx, NB_ERR_INVALID_ARG, "%s: the tile is at (%d, %d), not (%d, %d)", fn, px, pz, tile_x,
+                           tile_z);
+    }
+    const int32_t s = find_slot(nav, tile_x, tile_z);
+    if (s < 0 && !data)
+        return NB_OK;
+    nb_tile_undo* u = (nb_tile_undo*)nb_calloc(ctx, 1, sizeof(nb_tile_undo));
+    if (!u)
+        return nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "%s: out of memory 'undo'", fn);
+    u->tile_x = tile_x;
+    u->tile_z = tile_z;
+    u->slot = s;
+    u->coord_mag = nav->coord_mag;
+    nb_status st = NB_OK;
+    if (s >= 0) {
+        /* everything the removal changes, copied first (the only allocations) */
+        uint32_t cap = 8, nfar = 0;
+        for (uint32_t i = 0; i < nav->far_count; ++i)
+            if (nav->far[i].slot == (uint32_t)s)
+                ++nfar;
+            else if (nav->far[i].end_x == tile_x && nav->far[i].end_z == tile_z)
+                ++cap;
+        cap += nfar;
+        u->snap = (link_snapshot*)nb_calloc(ctx, cap, sizeof(link_snapshot));
+        if (nfar) {
+            u->far_at = (uint32_t*)nb_alloc(ctx, (size_t)nfar * sizeof(uint32_t));
+            u->far = (nb_far_link*)nb_alloc(ctx, (size_t)nfar * sizeof(nb_far_link));
+        }
+        if (!u->snap || (nfar && (!u->far_at || !u->far)))
+            st = nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "%s: out of memory 'undo' (%u)", fn, cap);
+        for (int32_t dz = -1; dz <= 1 && st == NB_OK; ++dz)
+            for (int32_t dx = -1; dx <= 1 && st == NB_OK; ++dx)
+                if (dx || dz)
+                    st = snapshot_slot(ctx, nav, u, offset_slot(nav, tile_x, tile_z, dx, dz), cap);
+        for (uint32_t i = 0; i < nav->far_count && st == NB_OK; ++i) {
+            const nb_far_link* f = &nav->far[i];
+            if (f->slot == (uint32_t)s)
+                st = snapshot_slot(ctx, nav, u, find_slot(nav, f->end_x, f->end_z), cap);
+            else if (f->end_x == tile_x && f->end_z == tile_z)
+                st = snapshot_slot(ctx, nav, u, (int32_t)f->slot, cap);
+        }
+        if (st != NB_OK) {
+            undo_free(ctx, u, 0);
+            return st;
+        }
+        u->nfar = nfar;
+        u->old = nav->tiles[s];
+        u->had_old = 1;
+        detach_slot(nav, s, tile_x, tile_z, u->far_at, u->far);
+        tile_clear(&nav->tiles[s]); /* the slot is free, its memory now the undo's */
+    }
+    if (data) {
+        st = add_tile(ctx, nav, data, size, -1, 0);
+        if (st != NB_OK) {
+            if (u->had_old)
+                reattach(nav, u);
+            undo_free(ctx, u, 1);
+            return st;
+        }
+        u->added = 1;
+    }
+    *undo = u;
+    return NB_OK;
+}
+
+uint8_t* nb_tile_undo_old(const nb_tile_undo* undo, size_t* size)
+{
+    if (!undo || !undo->had_old) {
+        *size = 0;
+        return NULL;
+    }
+    *size = undo->old.size;
+    return undo->old.data;
+}
+
+NB_COLD void nb_navmesh_swap_undo(nb_context* ctx, nb_navmesh* nav, nb_tile_undo* undo)
+{
+    if (!undo)
+        return;
+    if (undo->added) {
+        const int32_t s = find_slot(nav, undo->tile_x, undo->tile_z);
+        if (s >= 0) {
+            detach_slot(nav, s, undo->tile_x, undo->tile_z, NULL, NULL);
+            tile_release(ctx, &nav->tiles[s]);
+        }
+    }
+    if (undo->had_old)
+        reattach(nav, undo);
+    undo_free(ctx, undo, 1); /* releases the old tile only when it could not go back */
+}
+
+NB_COLD void nb_navmesh_swap_done(nb_context* ctx, nb_tile_undo* undo) { undo_free(ctx, undo, 1); }
 
 /* ---- accessors -------------------------------------------------------------------------------------------------- */
 

@@ -204,6 +204,20 @@ int nb_navmesh_tile_place(const nb_navmesh* nav, int32_t tile_x, int32_t tile_z,
  * the refs held by the application stay valid. */
 nb_status nb_navmesh_add_tile_back(nb_context* ctx, nb_navmesh* nav, const uint8_t* data, size_t size,
                                    const nb_tile_place* place);
+/* Replacing a tile so that it can be undone without allocating (an update of several tiles rolled back when a later
+ * one fails, even with memory exhausted). nb_navmesh_swap_tile replaces the tile at (tile_x, tile_z) by data (whose
+ * position must be that one), adds it where there is none, or removes the tile there when data is NULL; on failure the
+ * navmesh is as it was. *undo is then what nb_navmesh_swap_undo needs to put everything back as it was (the old tile
+ * in its slot with its salt, every link, the link order), or NULL when there was nothing to do. Undos must come in the
+ * reverse order of their swaps, with nothing else changing the navmesh's tiles in between; nb_navmesh_swap_done keeps
+ * the swap (frees the old tile). Both accept NULL. */
+typedef struct nb_tile_undo nb_tile_undo;
+nb_status nb_navmesh_swap_tile(nb_context* ctx, nb_navmesh* nav, int32_t tile_x, int32_t tile_z, const uint8_t* data,
+                               size_t size, nb_tile_undo** undo);
+void nb_navmesh_swap_undo(nb_context* ctx, nb_navmesh* nav, nb_tile_undo* undo);
+void nb_navmesh_swap_done(nb_context* ctx, nb_tile_undo* undo);
+/* The blob of the tile a swap replaced (size in *size), or NULL when it replaced none. */
+uint8_t* nb_tile_undo_old(const nb_tile_undo* undo, size_t* size);
 /* Flags set on the polygons of old_data (a copy of the tile's blob before a rebuild, parsed in place) go to the
  * polygons of the tile now at (tile_x, tile_z) that are the same polygons: of the same type, with the same vertices
  * in the same order. Returns how many polygons' flags changed (the tile's checksum is made right again). */

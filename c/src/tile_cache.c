@@ -552,12 +552,10 @@ nb_status nb_tile_cache_update(nb_context* ctx, nb_tile_cache* cache, nb_navmesh
     nb_status st = NB_OK;
     int32_t* idx = (int32_t*)nb_alloc(ctx, (size_t)n * sizeof(int32_t));
     uint8_t** new_data = (uint8_t**)nb_calloc(ctx, n, sizeof(uint8_t*));
-    uint8_t** old_data = (uint8_t**)nb_calloc(ctx, n, sizeof(uint8_t*));
     size_t* new_size = (size_t*)nb_calloc(ctx, n, sizeof(size_t));
-    size_t* old_size = (size_t*)nb_calloc(ctx, n, sizeof(size_t));
-    nb_tile_place* old_place = (nb_tile_place*)nb_calloc(ctx, n, sizeof(nb_tile_place));
+    nb_tile_undo** undo = (nb_tile_undo**)nb_calloc(ctx, n, sizeof(nb_tile_undo*));
     uint32_t applied = 0;
-    if (!idx || !new_data || !old_data || !new_size || !old_size || !old_place) {
+    if (!idx || !new_data || !new_size || !undo) {
         st = nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "%s: out of memory 'dirty tiles' (%u)", fn, n);
         goto cleanup;
     }
@@ -566,7 +564,7 @@ nb_status nb_tile_cache_update(nb_context* ctx, nb_tile_cache* cache, nb_navmesh
         if (cache->dirty[i])
             idx[k++] = i;
 
-    /* Phase 1: every new tile, and a copy of every old one (to roll back), before nav changes. */
+    /* Phase 1: every new tile, before nav changes. */
     for (k = 0; k < n; ++k) {
         const int32_t tx = idx[k] % cache->tiles_x, tz = idx[k] / cache->tiles_x;
         st = nb_report(ctx, NB_STAGE_DETAIL, k, n);
@@ -575,52 +573,29 @@ nb_status nb_tile_cache_update(nb_context* ctx, nb_tile_cache* cache, nb_navmesh
         st = build_tile(ctx, fn, cache, tx, tz, &new_data[k], &new_size[k]);
         if (st != NB_OK)
             goto cleanup;
-        const uint8_t* cur = NULL;
-        size_t cur_size = 0;
-        if (nb_navmesh_tile_data(nav, tx, tz, &cur, &cur_size) == NB_OK) {
-            old_data[k] = (uint8_t*)nb_alloc(ctx, cur_size);
-            if (!old_data[k]) {
-                st = nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "%s: out of memory 'old tile' (%zu)", fn, cur_size);
-                goto cleanup;
-            }
-            memcpy(old_data[k], cur, cur_size);
-            old_size[k] = cur_size;
-            nb_navmesh_tile_place(nav, tx, tz, &old_place[k]);
-        }
     }
 
-    /* Phase 2: swap the tiles in. Only nb_navmesh_add_tile can fail here (out of memory); then the tiles
-     * swapped so far go back to their old blobs, in their old slots with their old salts (the application's refs
-     * to them stay valid). */
+    /* Phase 2: swap the tiles in. A swap can fail (out of memory); then the tiles swapped so far are undone, which
+     * allocates nothing: they are back in their old slots with their old salts (the application's refs to them stay
+     * valid) and their old links. */
     for (k = 0; k < n; ++k) {
         const int32_t tx = idx[k] % cache->tiles_x, tz = idx[k] / cache->tiles_x;
-        if (old_data[k])
-            nb_navmesh_remove_tile(ctx, nav, tx, tz);
-        if (new_data[k]) {
-            st = nb_navmesh_add_tile(ctx, nav, new_data[k], new_size[k]);
-            if (st != NB_OK) {
-                if (old_data[k])
-                    nb_navmesh_add_tile_back(ctx, nav, old_data[k], old_size[k], &old_place[k]);
-                break;
-            }
-            /* flags set on polygons the rebuild left as they were stay */
-            (void)nb_navmesh_keep_flags(nav, tx, tz, old_data[k], old_size[k]);
-        }
+        st = nb_navmesh_swap_tile(ctx, nav, tx, tz, new_data[k], new_size[k], &undo[k]);
+        if (st != NB_OK)
+            break;
         applied = k + 1;
+        /* flags set on polygons the rebuild left as they were stay */
+        size_t old_size = 0;
+        uint8_t* old = nb_tile_undo_old(undo[k], &old_size);
+        if (new_data[k] && old)
+            (void)nb_navmesh_keep_flags(nav, tx, tz, old, old_size);
     }
     if (st != NB_OK) {
-        const nb_status failed = st;
-        char message[NB_MESSAGE_MAX];
-        nb_format(message, sizeof(message), "%s", nb_context_message(ctx));
         while (applied > 0) {
             --applied;
-            const int32_t tx = idx[applied] % cache->tiles_x, tz = idx[applied] / cache->tiles_x;
-            if (new_data[applied])
-                nb_navmesh_remove_tile(ctx, nav, tx, tz);
-            if (old_data[applied])
-                nb_navmesh_add_tile_back(ctx, nav, old_data[applied], old_size[applied], &old_place[applied]);
+            nb_navmesh_swap_undo(ctx, nav, undo[applied]);
+            undo[applied] = NULL;
         }
-        st = nb_fail(ctx, failed, "%s", message); /* the first failure's message, not a rollback's */
         goto cleanup;
     }
 
@@ -637,17 +612,15 @@ nb_status nb_tile_cache_update(nb_context* ctx, nb_tile_cache* cache, nb_navmesh
         *rebuilt_count = n;
 
 cleanup:
+    if (undo)
+        for (k = 0; k < n; ++k)
+            nb_navmesh_swap_done(ctx, undo[k]);
     if (new_data)
         for (k = 0; k < n; ++k)
             nb_bytes_free(ctx, new_data[k]);
-    if (old_data)
-        for (k = 0; k < n; ++k)
-            nb_free(ctx, old_data[k]);
     nb_free(ctx, idx);
     nb_free(ctx, new_data);
-    nb_free(ctx, old_data);
     nb_free(ctx, new_size);
-    nb_free(ctx, old_size);
-    nb_free(ctx, old_place);
+    nb_free(ctx, undo);
     return st;
 }

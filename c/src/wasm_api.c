@@ -375,11 +375,13 @@ EMSCRIPTEN_KEEPALIVE int nbw_navmesh_remove_tile(nb_context* ctx, nb_navmesh* na
 }
 
 /* Adds a tile blob, replacing the tile already at its position. The blob is validated first; on any failure the
- * navmesh keeps the tile it had (the old blob is put back in its slot with its salt: its refs stay valid). */
-/* keep_flags: the flags set on the polygons of the tile replaced go to the same polygons of the new one
- * (nb_navmesh_keep_flags): an obstacle update's rebuild. A tile loaded by the user brings its own flags. */
+ * navmesh keeps the tile it had, in its slot with its salt (its refs stay valid).
+ * keep_flags: the flags set on the polygons of the tile replaced go to the same polygons of the new one
+ * (nb_navmesh_keep_flags): an obstacle update's rebuild. A tile loaded by the user brings its own flags.
+ * undo_out NULL: the swap is kept. Otherwise *undo_out is the swap's undo (0 when there was nothing to do), for
+ * nbw_navmesh_swap_undo or nbw_navmesh_swap_done: an update of several tiles, all or none. */
 EMSCRIPTEN_KEEPALIVE int nbw_navmesh_put_tile(nb_context* ctx, nb_navmesh* nav, const uint8_t* data, uint32_t size,
-                                              int keep_flags)
+                                              int keep_flags, nb_tile_undo** undo_out)
 {
     int32_t tx = 0, tz = 0;
     nb_status st = nb_tile_validate(ctx, data, size);
@@ -387,33 +389,36 @@ EMSCRIPTEN_KEEPALIVE int nbw_navmesh_put_tile(nb_context* ctx, nb_navmesh* nav, 
         st = nb_tile_position(ctx, data, size, &tx, &tz);
     if (st != NB_OK)
         return (int)st;
-    const uint8_t* old = NULL;
+    nb_tile_undo* undo = NULL;
+    st = nb_navmesh_swap_tile(ctx, nav, tx, tz, data, size, &undo);
+    if (st != NB_OK)
+        return (int)st;
     size_t old_size = 0;
-    if (nb_navmesh_tile_data(nav, tx, tz, &old, &old_size) != NB_OK)
-        return (int)nb_navmesh_add_tile(ctx, nav, data, size);
-    uint8_t* keep = (uint8_t*)malloc(old_size);
-    if (!keep)
-        return (int)nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "nbw_navmesh_put_tile: out of memory 'old tile' (%u)",
-                            (unsigned)old_size);
-    memcpy(keep, old, old_size);
-    nb_tile_place place;
-    nb_navmesh_tile_place(nav, tx, tz, &place);
-    st = nb_navmesh_remove_tile(ctx, nav, tx, tz);
-    if (st == NB_OK) {
-        st = nb_navmesh_add_tile(ctx, nav, data, size);
-        if (st != NB_OK) {
-            /* the error reported is the new tile's (putting the old one back can only fail for memory) */
-            char message[NB_MESSAGE_MAX];
-            nb_format(message, sizeof(message), "%s", nb_context_message(ctx));
-            (void)nb_navmesh_add_tile_back(ctx, nav, keep, old_size, &place);
-            nb_fail(ctx, st, "%s", message);
-        } else if (keep_flags) {
-            (void)nb_navmesh_keep_flags(nav, tx, tz, keep, old_size);
-        }
-    }
-    free(keep);
-    return (int)st;
+    uint8_t* old = nb_tile_undo_old(undo, &old_size);
+    if (keep_flags && old)
+        (void)nb_navmesh_keep_flags(nav, tx, tz, old, old_size);
+    if (undo_out)
+        *undo_out = undo;
+    else
+        nb_navmesh_swap_done(ctx, undo);
+    return NB_OK;
 }
+
+/* Removes the tile at (tile_x, tile_z), undoably (see nbw_navmesh_put_tile); *undo_out 0 when there is none. */
+EMSCRIPTEN_KEEPALIVE int nbw_navmesh_remove_tile_undoably(nb_context* ctx, nb_navmesh* nav, int32_t tile_x,
+                                                          int32_t tile_z, nb_tile_undo** undo_out)
+{
+    return (int)nb_navmesh_swap_tile(ctx, nav, tile_x, tile_z, NULL, 0, undo_out);
+}
+
+/* Undoes a swap (in the reverse order of the swaps); cannot fail. */
+EMSCRIPTEN_KEEPALIVE void nbw_navmesh_swap_undo(nb_context* ctx, nb_navmesh* nav, nb_tile_undo* undo)
+{
+    nb_navmesh_swap_undo(ctx, nav, undo);
+}
+
+/* Keeps a swap: frees what its undo held. */
+EMSCRIPTEN_KEEPALIVE void nbw_navmesh_swap_done(nb_context* ctx, nb_tile_undo* undo) { nb_navmesh_swap_done(ctx, undo); }
 
 /* The slot and salt of the tile at (tile_x, tile_z) in out[0..1] (its refs' identity); 0 when there is none. */
 EMSCRIPTEN_KEEPALIVE int nbw_navmesh_tile_place(const nb_navmesh* nav, int32_t tile_x, int32_t tile_z, uint32_t* out)

@@ -89,7 +89,8 @@ static inline const char* nbt_mesh_path(const char* name, char* buf, size_t size
  * live counts blocks not yet freed (a context holds 1 for itself). */
 typedef struct nbt_alloc {
     long calls;
-    long fail_at; /* 0 = never fail */
+    long fail_at;   /* 0 = never fail */
+    long fail_from; /* every allocation from this one on fails (memory stays exhausted); 0 = never */
     long live;
 } nbt_alloc;
 
@@ -97,7 +98,7 @@ static inline void* nbt_alloc_fn_(void* user, size_t size)
 {
     nbt_alloc* a = (nbt_alloc*)user;
     a->calls++;
-    if (a->fail_at && a->calls == a->fail_at)
+    if ((a->fail_at && a->calls == a->fail_at) || (a->fail_from && a->calls >= a->fail_from))
         return NULL;
     void* p = malloc(size);
     if (p)

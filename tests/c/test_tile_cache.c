@@ -1,5 +1,6 @@
 /* nb_tile_cache: cached per-tile compact heightfields, obstacles, dirty-tile rebuilds. */
 #include "navbake.h"
+#include "../../c/src/navmesh_internal.h"
 #include "nbtest_level.h"
 
 #include <math.h>
@@ -557,6 +558,204 @@ static void test_failing_allocator(void)
     CHECK_INT(a.live, 0);
 }
 
+/* ---- an update failing with memory exhausted for good: undone whole ---- */
+
+/* A flat square 76.8 m a side: 4 x 4 tiles of 64 x 0.3 m. */
+#define PLANE_N 8
+#define PLANE_SIZE 76.8f
+static float plane_pos[(PLANE_N + 1) * (PLANE_N + 1) * 3];
+static uint32_t plane_idx[PLANE_N * PLANE_N * 6];
+
+static nb_bake_input plane(void)
+{
+    for (int i = 0; i <= PLANE_N; ++i)
+        for (int j = 0; j <= PLANE_N; ++j) {
+            float* p = &plane_pos[(i * (PLANE_N + 1) + j) * 3];
+            p[0] = PLANE_SIZE * (float)i / PLANE_N;
+            p[1] = 0.0f;
+            p[2] = PLANE_SIZE * (float)j / PLANE_N;
+        }
+    for (int i = 0; i < PLANE_N; ++i)
+        for (int j = 0; j < PLANE_N; ++j) {
+            const uint32_t a = (uint32_t)(i * (PLANE_N + 1) + j), b = a + 1, c = a + PLANE_N + 1, d = c + 1;
+            const uint32_t t[6] = { a, b, d, a, d, c };
+            memcpy(&plane_idx[(i * PLANE_N + j) * 6], t, sizeof(t));
+        }
+    nb_bake_input in;
+    memset(&in, 0, sizeof(in));
+    in.mesh.positions = plane_pos;
+    in.mesh.vertex_count = (PLANE_N + 1) * (PLANE_N + 1);
+    in.mesh.indices = plane_idx;
+    in.mesh.triangle_count = PLANE_N * PLANE_N * 2;
+    return in;
+}
+
+static nb_offmesh_link plane_link(float x0, float z0, float x1, float z1)
+{
+    nb_offmesh_link l;
+    memset(&l, 0, sizeof(l));
+    l.start[0] = x0;
+    l.start[2] = z0;
+    l.end[0] = x1;
+    l.end[2] = z1;
+    l.radius = 1.0f;
+    l.bidirectional = 1;
+    l.user_id = (uint32_t)(x0 * 100 + z0);
+    return l;
+}
+
+/* Everything a query can see of nav's tiles, in order: each tile's slot, salt and polygons, every polygon's links in
+ * the order they are walked, the far off-mesh entries, the counts. */
+typedef struct link_dump {
+    uint32_t* v;
+    size_t n, cap;
+} link_dump;
+
+static void dump_put(link_dump* d, uint32_t x)
+{
+    if (d->n == d->cap) {
+        d->cap = d->cap ? d->cap * 2 : 1024;
+        d->v = (uint32_t*)realloc(d->v, d->cap * sizeof(uint32_t));
+    }
+    d->v[d->n++] = x;
+}
+
+static link_dump dump_links(const nb_navmesh* nav)
+{
+    link_dump d = { NULL, 0, 0 };
+    for (uint32_t s = 0; s < nav->params.max_tiles; ++s) {
+        const nb_tile* t = &nav->tiles[s];
+        if (!t->data)
+            continue;
+        dump_put(&d, s);
+        dump_put(&d, t->salt);
+        dump_put(&d, t->v.npolys);
+        for (uint32_t p = 0; p < t->v.npolys; ++p) {
+            for (uint32_t li = t->first_link[p]; li != NB_NULL_LINK; li = t->links[li].next) {
+                const nb_link* l = &t->links[li];
+                dump_put(&d, l->ref);
+                dump_put(&d, (uint32_t)l->edge | (uint32_t)l->side << 8 | (uint32_t)l->nedge << 16);
+            }
+            dump_put(&d, 0xffffffffu);
+        }
+    }
+    for (uint32_t i = 0; i < nav->far_count; ++i) {
+        dump_put(&d, nav->far[i].slot);
+        dump_put(&d, nav->far[i].k);
+        dump_put(&d, (uint32_t)nav->far[i].end_x);
+        dump_put(&d, (uint32_t)nav->far[i].end_z);
+    }
+    uint32_t mag;
+    memcpy(&mag, &nav->coord_mag, sizeof(mag));
+    dump_put(&d, nav->tile_count);
+    dump_put(&d, nav->poly_count);
+    dump_put(&d, mag);
+    return d;
+}
+
+/* With memory gone from the Nth allocation of an update on, for every N: the update fails with
+ * NB_ERR_OUT_OF_MEMORY and the navmesh is as it was, to its links' order (the tiles swapped in before the failure are
+ * undone without allocating). Nine dirty tiles, with border links between them and to clean tiles, and off-mesh
+ * links to the next tile and across several. */
+static void test_update_undone_with_memory_gone(void)
+{
+    nbt_alloc a = { 0 };
+    nb_context_desc d;
+    memset(&d, 0, sizeof(d));
+    nbt_alloc_hooks(&d, &a);
+    nb_context* fctx = nb_context_create(&d);
+    const nb_bake_input in = plane();
+    const nb_config cfg = tiled();
+    const nb_offmesh_link links[4] = {
+        plane_link(5.0f, 5.0f, 70.0f, 70.0f),   /* clean (0, 0) to clean (3, 3) */
+        plane_link(70.0f, 5.0f, 25.0f, 50.0f),  /* clean (3, 0) into dirty (1, 2), far */
+        plane_link(17.0f, 50.0f, 21.0f, 50.0f), /* dirty (0, 2) to dirty (1, 2), the next tile */
+        plane_link(5.0f, 30.0f, 50.0f, 70.0f),  /* dirty (0, 1) to clean (2, 3), far */
+    };
+    nb_volume box;
+    memset(&box, 0, sizeof(box));
+    box.type = NB_VOLUME_BOX;
+    box.area = NB_NULL_AREA;
+    const float lo[3] = { 15.0f, -1.0f, 15.0f }, hi[3] = { 45.0f, 2.0f, 45.0f };
+    memcpy(box.bmin, lo, sizeof(lo));
+    memcpy(box.bmax, hi, sizeof(hi));
+
+    /* two of each: one to count an update's allocations, one to fail */
+    nb_tile_cache *cache = NULL, *twin = NULL;
+    nb_navmesh *nav = NULL, *twin_nav = NULL;
+    uint32_t id = 0, n = 0;
+    CHECK_INT(nb_tile_cache_create(fctx, &in, &cfg, links, 4, &cache), NB_OK);
+    CHECK_INT(nb_tile_cache_create(fctx, &in, &cfg, links, 4, &twin), NB_OK);
+    CHECK_INT(nb_tile_cache_build_navmesh(fctx, cache, &nav), NB_OK);
+    CHECK_INT(nb_tile_cache_build_navmesh(fctx, twin, &twin_nav), NB_OK);
+    if (!nav || !twin_nav)
+        goto done;
+    CHECK_INT(nb_tile_cache_add_obstacle(fctx, cache, &box, &id), NB_OK);
+    CHECK_INT(nb_tile_cache_add_obstacle(fctx, twin, &box, &id), NB_OK);
+    const uint32_t dirty = nb_tile_cache_dirty_count(cache);
+    CHECK(dirty >= 9);
+    CHECK(nav->far_count >= 3);
+    const long start = a.calls;
+    CHECK_INT(nb_tile_cache_update(fctx, twin, twin_nav, NULL, 0, &n), NB_OK);
+    const long total = a.calls - start;
+    CHECK(total > 50);
+
+    link_dump before = dump_links(nav);
+    uint8_t* saved = NULL;
+    size_t saved_size = 0;
+    CHECK_INT(nb_navmesh_save(fctx, nav, &saved, &saved_size), NB_OK);
+    int failures = 0, swapped_then_failed = 0, updated = 0;
+    for (long k = 1; k <= total + 1 && !updated; ++k) {
+        /* every allocation of the swaps (the last ones), one in 25 of the tiles' builds before them */
+        if (k < total - 400 && k % 25)
+            continue;
+        a.fail_from = a.calls + k;
+        const uint32_t gen = nav->generation;
+        const nb_status st = nb_tile_cache_update(fctx, cache, nav, NULL, 0, &n);
+        a.fail_from = 0;
+        if (st == NB_OK) {
+            /* the link arrays the failed swaps grew stay grown: the last update needs fewer allocations */
+            updated = 1;
+            break;
+        }
+        if (st != NB_ERR_OUT_OF_MEMORY) {
+            CHECK_INT(st, NB_ERR_OUT_OF_MEMORY);
+            break;
+        }
+        ++failures;
+        link_dump after = dump_links(nav);
+        const int same = after.n == before.n && memcmp(after.v, before.v, before.n * sizeof(uint32_t)) == 0;
+        free(after.v);
+        if (!same) {
+            fprintf(stderr, "  allocation %ld of %ld failing for good left other links\n", k, total);
+            CHECK(!"a failed update changed the navmesh");
+            break;
+        }
+        uint8_t* again = NULL;
+        size_t again_size = 0;
+        CHECK_INT(nb_navmesh_save(fctx, nav, &again, &again_size), NB_OK);
+        CHECK(again_size == saved_size && memcmp(again, saved, saved_size) == 0);
+        nb_bytes_free(fctx, again);
+        swapped_then_failed += nav->generation != gen; /* tiles were swapped in, then undone */
+        CHECK_INT(nb_tile_cache_dirty_count(cache), dirty);
+    }
+    CHECK(failures > 300);
+    CHECK(swapped_then_failed > 9);
+    /* with memory back, the update happens */
+    CHECK(updated);
+    CHECK_INT(n, dirty);
+    CHECK(save_equal(nav, twin_nav));
+    nb_bytes_free(fctx, saved);
+    free(before.v);
+done:
+    nb_navmesh_destroy(fctx, nav);
+    nb_navmesh_destroy(fctx, twin_nav);
+    nb_tile_cache_destroy(fctx, cache);
+    nb_tile_cache_destroy(fctx, twin);
+    nb_context_destroy(fctx);
+    CHECK_INT(a.live, 0);
+}
+
 /* ---- nb_tile_rebuild: the same bytes as the cache's update ---- */
 
 /* The cache blob of every tile of a level (NULL where a tile has no triangles), from a grid index. */
@@ -945,6 +1144,7 @@ int main(void)
     RUN(test_area_obstacle_sets_area_ids);
     RUN(test_bad_arguments);
     RUN(test_failing_allocator);
+    RUN(test_update_undone_with_memory_gone);
     RUN(test_rebuild_matches_update);
     RUN(test_rebuild_errors);
     RUN(test_links_survive_updates);

@@ -320,6 +320,57 @@ describe('live obstacles', () => {
     }
   });
 
+  it('a swap failing after others went in undoes them: the same bytes, refs, paths and flags as before', async () => {
+    const nav = await bake(dungeon, config, { workers: false, obstacles: true });
+    const path = nav.findPath(from, to);
+    const start = nav.nearestPoint(from)!;
+    nav.setPolygonFlags(start.ref, 4); // a flag set by the application
+    const pairs = new Float32Array([...from, ...to, ...to, ...from]);
+    const paths = nav.findPaths(pairs);
+    const box = blocker(path.points, 8);
+    nav.addObstacle(box);
+    const pending = nav.pendingTiles;
+    expect(pending).toBeGreaterThan(2);
+    // the second tile rebuilt with polygons comes back damaged (a test hook: the rebuilds run on this thread's
+    // wasm): the tiles before it are swapped in (or out, those the box carves away whole) when its swap fails
+    const w = (tileCachesOf(nav) as unknown as { w: { rebuildTile(...a: unknown[]): Uint8Array | null | undefined } }).w;
+    const real = w.rebuildTile;
+    let calls = 0;
+    let damaged = 0;
+    let kept = 0;
+    w.rebuildTile = function (this: unknown, ...a: unknown[]) {
+      const out = real.apply(this, a);
+      ++calls;
+      if (out && ++kept === 2) {
+        out[100] ^= 0xff;
+        damaged = calls;
+      }
+      return out;
+    };
+    try {
+      const e = await nav.update().then(
+        () => null,
+        (x) => x,
+      );
+      expect(calls).toBe(pending);
+      expect(damaged).toBeGreaterThan(2);
+      expect((e as NavBakeError)?.code).toBe('NB_ERR_CORRUPT');
+    } finally {
+      w.rebuildTile = real;
+    }
+    expect(nav.pendingTiles).toBe(pending);
+    expect(nav.nearestPoint(from)!.ref).toBe(start.ref); // refs held stay valid
+    expect(nav.polygons().find((q) => q.ref === start.ref)!.flags).toBe(4);
+    nav.setPolygonFlags(start.ref, 1);
+    expect(nav.save()).toEqual(original);
+    nav.setPolygonFlags(start.ref, 4);
+    expect(nav.findPaths(pairs)).toEqual(paths);
+    const u = await nav.update();
+    expect(u.tiles.length).toBe(pending);
+    expect(nav.findPath(from, to).points).not.toEqual(path.points);
+    nav.dispose();
+  });
+
   it('a tile taken out with removeTile stays out through update(); loadTile puts it back and the next update() carves it', async () => {
     for (const workers of [2, false] as const) {
       const nav = await bake(dungeon, config, { workers: 2, obstacles: true });

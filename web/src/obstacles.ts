@@ -259,23 +259,19 @@ export class TileCaches {
     // out, and pending.
     const nav = navPtr();
     const swap = inputs.map((j, i) => ({ k: j.k, bytes: blobs[i] })).filter((j) => !this.out.has(j.k));
-    const undo: { x: number; z: number; old: Uint8Array | null; place: [number, number] | null }[] = [];
+    const undo: { x: number; z: number; undo: number }[] = [];
     try {
       swap.forEach(({ k, bytes }) => {
         const [x, z] = unkey(k);
-        const old = this.w.tileData(nav, x, z);
-        const place = this.w.tilePlace(nav, x, z);
-        if (bytes) this.w.putTile(nav, bytes, true); // flags set on polygons the rebuild left as they were stay
-        else if (old) this.w.removeTile(nav, x, z);
-        undo.push({ x, z, old, place });
+        // flags set on polygons the rebuild left as they were stay
+        undo.push({ x, z, undo: this.w.swapTile(nav, bytes ?? [x, z], true) });
       });
     } catch (e) {
-      for (const u of undo.reverse()) {
-        if (u.old && u.place) this.w.putTileBack(nav, u.old, u.place);
-        else this.w.removeTile(nav, u.x, u.z);
-      }
+      // an undo allocates nothing: it cannot fail, even with the wasm memory exhausted
+      for (const u of undo.reverse()) this.w.undoSwap(nav, u.undo, u.x, u.z);
       throw e;
     }
+    for (const u of undo) this.w.keepSwap(u.undo);
     // Tiles dirtied again while this update ran stay pending.
     for (const [k, g] of jobs) if (this.pending.get(k) === g && !this.out.has(k)) this.pending.delete(k);
     const [ox, , oz, tw, td] = this.params;

@@ -907,13 +907,40 @@ export class Wasm {
    * type and vertices) of the new one.
    */
   putTile(nav: number, bytes: Uint8Array, keepFlags = false): void {
-    const p = this.copyIn(bytes);
-    try {
-      this.check(this.m._nbw_navmesh_put_tile(this.ctx, nav, p, bytes.length, keepFlags ? 1 : 0));
-    } finally {
-      this.m._free(p);
+    this.swapTile(nav, bytes, keepFlags, false);
+  }
+
+  /**
+   * putTile, or (bytes as [x, z]) the tile there removed, either undoably: the swap's undo (0: nothing was done),
+   * for {@link undoSwap} (in the reverse order of the swaps, nothing else changing the tiles in between) or
+   * {@link keepSwap}. An undo allocates nothing, so it cannot fail: an update of several tiles is all or none.
+   */
+  swapTile(nav: number, bytes: Uint8Array | [number, number], keepFlags: boolean, undoable = true): number {
+    const out = this.scratch + S_REF;
+    this.m.HEAPU32[out >> 2] = 0;
+    if (bytes instanceof Uint8Array) {
+      const p = this.copyIn(bytes);
+      try {
+        this.check(this.m._nbw_navmesh_put_tile(this.ctx, nav, p, bytes.length, keepFlags ? 1 : 0, undoable ? out : 0));
+      } finally {
+        this.m._free(p);
+      }
+    } else {
+      this.check(this.m._nbw_navmesh_remove_tile_undoably(this.ctx, nav, bytes[0], bytes[1], out));
     }
     this.changed(nav, bytes);
+    return undoable ? this.m.HEAPU32[out >> 2] : 0;
+  }
+
+  /** Undoes a {@link swapTile} of the tile at (x, z); cannot fail. */
+  undoSwap(nav: number, undo: number, x: number, z: number): void {
+    this.m._nbw_navmesh_swap_undo(this.ctx, nav, undo);
+    this.changed(nav, [x, z]);
+  }
+
+  /** Keeps a {@link swapTile}: frees what its undo held. */
+  keepSwap(undo: number): void {
+    this.m._nbw_navmesh_swap_done(this.ctx, undo);
   }
 
   /** The slot and salt of the tile at (x, z) (what its refs are made of), or null when there is none. */
