@@ -88,12 +88,14 @@ EMSCRIPTEN_KEEPALIVE void nbw_inspect_free(nbw_inspection* insp)
 
 /* Bakes every stage up to the detail mesh and keeps them all (volumes: bake-time area volumes, optional).
  * tile_x < 0: a solo bake of the whole level (the config's tile_size is ignored); else tile (tile_x, tile_z) of
- * the tiled grid, with the bounds, border and triangles nb_bake_grid_tile gives it. Progress goes to ctx's
- * callback. Returns NULL with the status and message in ctx on failure. */
+ * the tiled grid, with the bounds, border and triangles nb_bake_grid_tile gives it. links change no stage kept, but
+ * are checked as the bake of the same level checks them (a link bake() refuses is refused here too). Progress goes to
+ * ctx's callback. Returns NULL with the status and message in ctx on failure. */
 EMSCRIPTEN_KEEPALIVE nbw_inspection* nbw_inspect(nb_context* ctx, const float* positions, uint32_t vertex_count,
                                                  const uint32_t* indices, uint32_t triangle_count,
                                                  const uint8_t* areas, const nb_volume* volumes,
-                                                 uint32_t volume_count, const double* config, int32_t tile_x,
+                                                 uint32_t volume_count, const nb_offmesh_link* links,
+                                                 uint32_t link_count, const double* config, int32_t tile_x,
                                                  int32_t tile_z)
 {
     static const char* fn = "nbw_inspect";
@@ -151,6 +153,10 @@ EMSCRIPTEN_KEEPALIVE nbw_inspection* nbw_inspect(nb_context* ctx, const float* p
         }
         float bmin[3], bmax[3];
         nb_grid_mesh_bounds(&input, bmin, bmax); /* the level's, as nb_bake_grid computed them */
+        const float border = (float)(cells.walkable_radius + 3) * resolved.cell_size;
+        st = nb_links_check(ictx, fn, links, link_count, bmin, bmax, &params, ntx, ntz, border);
+        if (st != NB_OK)
+            goto cleanup;
         st = nb_grid_tile_select(ictx, fn, &input, &resolved, &cells, &params, bmax, tile_x, tile_z, &sel);
         if (st != NB_OK)
             goto cleanup;
@@ -159,6 +165,19 @@ EMSCRIPTEN_KEEPALIVE nbw_inspection* nbw_inspect(nb_context* ctx, const float* p
             goto cleanup;
         }
         input = sel.in;
+    } else if (link_count) {
+        nb_navmesh_params params;
+        int32_t ntx = 0, ntz = 0;
+        nb_config solo = cfg;
+        solo.tile_size = 0;
+        st = nb_bake_grid(ictx, &input, &solo, &params, &ntx, &ntz); /* validates the mesh and its bounds */
+        if (st != NB_OK)
+            goto cleanup;
+        float bmin[3], bmax[3];
+        nb_grid_mesh_bounds(&input, bmin, bmax);
+        st = nb_links_check(ictx, fn, links, link_count, bmin, bmax, NULL, 1, 1, 0.0f);
+        if (st != NB_OK)
+            goto cleanup;
     }
     /* The caller's config, not the resolved one: resolving twice would turn explicit zeros into defaults. */
     st = nb_bake(ictx, &input, &cfg, NB_STAGE_DETAIL, NB_KEEP_ALL, &insp->result);
@@ -198,9 +217,10 @@ EMSCRIPTEN_KEEPALIVE void nbw_inspect_info(const nbw_inspection* insp, double* o
     /* The far corner of the last cell (the bounds rounded to whole cells, as the grid size is), not the bounds. */
     const int32_t width = chf->width - 2 * chf->border_size;
     const int32_t height = chf->height - 2 * chf->border_size;
-    out[INFO_MAX + 0] = out[INFO_ORIGIN + 0] + (double)width * chf->cell_size;
+    /* in float, as every other coordinate here (and the tile's bounds in the navmesh) is */
+    out[INFO_MAX + 0] = chf->bmin[0] + border + (float)width * chf->cell_size;
     out[INFO_MAX + 1] = chf->bmax[1];
-    out[INFO_MAX + 2] = out[INFO_ORIGIN + 2] + (double)height * chf->cell_size;
+    out[INFO_MAX + 2] = chf->bmin[2] + border + (float)height * chf->cell_size;
     out[INFO_CELL_SIZE] = chf->cell_size;
     out[INFO_CELL_HEIGHT] = chf->cell_height;
     out[INFO_WIDTH] = width;

@@ -235,7 +235,7 @@ describe('bake and inspect', () => {
     const convex = { type: 'convex', points: { length: NaN }, minY: 0, maxY: 1 };
     await expectCode(() => bake({ ...quad, volumes: [any(convex)] }, {}, opts), INVALID, /volumes\[0\]\.points\.length .* \(got NaN\)/);
     await expectCode(() => bake({ ...quad, volumes: [any({ type: 5n })] }, {}, opts), INVALID, /volumes\[0\]\.type must be 'box', 'cylinder' or 'convex' \(got 5n \(a bigint\)\)/);
-    await expectCode(() => inspect(quad, { tileSize: 16 }, { ...opts, tile: any([1n, 0n]) }), INVALID, /options\.tile must be \[x, z\], two integers >= 0 \(got \[1n \(a bigint\), 0n \(a bigint\)\]\)/);
+    await expectCode(() => inspect(quad, { tileSize: 16 }, { ...opts, tile: any([1n, 0n]) }), INVALID, /options\.tile must be \[x, z\], two integers from 0 to 2147483647 \(got \[1n \(a bigint\), 0n \(a bigint\)\]\)/);
   });
 
   it('arrays whose buffer was transferred away are refused by name (a second bake with transfer: true hung forever)', async () => {

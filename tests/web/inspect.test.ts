@@ -320,11 +320,31 @@ describe('inspect: errors', () => {
     expect((await rejection(inspect({ positions: new Float32Array(0) }))) as NavBakeError).toMatchObject({ code: 'NB_ERR_EMPTY_MESH' });
     const outside = await rejection(inspect(dungeon, { tileSize: 64 }, { tile: [99, 0] }));
     expect(outside).toMatchObject({ code: 'NB_ERR_INVALID_ARG' });
-    expect((outside as Error).message).toMatch(/outside the \d+ x \d+ grid/);
+    expect((outside as Error).message).toMatch(/^navbake\.inspect: options\.tile \[99, 0\] is outside the \d+ x \d+ grid/);
+    // beyond int32: refused as given, not wrapped to another tile (2^32 + 1 was tile 1) or to a solo bake (2^31)
+    for (const tile of [[2 ** 31, 0], [2 ** 32 + 1, 2], [0, 1e300]] as [number, number][]) {
+      for (const workers of [false, 1] as const) {
+        const big = await rejection(inspect(dungeon, { tileSize: 64 }, { tile, workers }));
+        expect(big).toMatchObject({ code: 'NB_ERR_INVALID_ARG' });
+        expect((big as Error).message).toMatch(/^navbake\.inspect: options\.tile must be \[x, z\], two integers from 0 to 2147483647/);
+        expect((big as Error).message).toContain(String(tile[0] || tile[1]));
+      }
+    }
     expect(await rejection(inspect(dungeon, {}, { tile: [0, 0] }))).toMatchObject({ code: 'NB_ERR_INVALID_ARG' });
     expect(await rejection(inspect(dungeon, { tileSize: 64 }, { tile: [0.5, 0] as never }))).toMatchObject({
       code: 'NB_ERR_INVALID_ARG',
     });
+    // a link bake() refuses (its start outside the level) is refused here too, named as bake() names it, solo and tiled
+    const link = { start: [1000, 0, 1000], end: [0, 0, 0], radius: 1 };
+    const baked = await rejection(bake({ ...dungeon, links: [link] }, {}, { workers: false }));
+    expect(baked).toMatchObject({ code: 'NB_ERR_INVALID_ARG' });
+    for (const [config, opts] of [[{}, {}], [{ tileSize: 64 }, { tile: [1, 1] }]] as const) {
+      for (const workers of [false, 1] as const) {
+        const e = await rejection(inspect({ ...dungeon, links: [link] }, config, { ...opts, workers }));
+        expect(e).toMatchObject({ code: 'NB_ERR_INVALID_ARG' });
+        expect((e as Error).message).toMatch(/^navbake\.inspect: geometry\.links\[0\]: start \(1000, 0, 1000\) is outside the level's bounds/);
+      }
+    }
     // the instance still works after the failures
     const again = await inspect(dungeon, {}, { workers: false });
     expect(again.spans.count).toBe(solo.spans.count);

@@ -77,7 +77,7 @@ function bakeRequest(msg: BakeRequest, wasm: Wasm, post: Post): void {
 
 /** inspect(): the whole Inspection goes back with its buffers transferred. */
 function inspectRequest(msg: InspectRequest, wasm: Wasm, post: Post): void {
-  const mesh = { positions: msg.positions, indices: msg.indices, areas: msg.areas, volumes: msg.volumes };
+  const mesh = { positions: msg.positions, indices: msg.indices, areas: msg.areas, volumes: msg.volumes, links: msg.links };
   const inspection = wasm.inspect(mesh, msg.config, msg.tile, progressPoster(msg.id, post));
   const s = inspection.spans;
   const c = inspection.contours;

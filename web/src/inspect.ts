@@ -33,7 +33,10 @@ export interface InspectOptions {
 export interface InspectGrid {
   /** World position of cell (0, 0)'s minimum corner; y is the grid's floor (span heights count from it). */
   origin: Vec3;
-  /** The opposite corner: origin + width/height cells in x/z, the top of the bounds in y. */
+  /**
+   * The opposite corner: origin + width/height cells in x/z (float32 values, as origin's); in y the top of the
+   * heightfield: the level's highest point plus agentHeight (room for a span's clearance above it).
+   */
   max: Vec3;
   /** [world] */
   cellSize: number;
@@ -89,7 +92,7 @@ export interface InspectContours {
   rawVertices: Float32Array<ArrayBuffer>;
 }
 
-/** Milliseconds per stage (nb_bake's NB_STAT_MS_*); 'distance' is the watershed's distance field (0 otherwise). */
+/** Milliseconds per stage (nb_bake's NB_STAT_MS_*). */
 export interface StageTimes {
   /** walkable marking by slope and rasterization into the solid heightfield */
   rasterize: number;
@@ -125,7 +128,10 @@ export interface InspectCounts {
   heightfieldSpans: number;
   /** open spans of the compact heightfield (walkable before erosion) */
   compactSpans: number;
-  /** spans still walkable after erosion */
+  /**
+   * spans still walkable after erosion, before area marking, the border included (spans.count leaves out a tile's
+   * border and the spans a volume carves away)
+   */
   walkableSpans: number;
   /** highest region id + 1, as recastnavigation reports it (so regionCount + 1) */
   regions: number;
@@ -176,16 +182,39 @@ function invalid(message: string): NavBakeError {
  * abort reason.
  */
 export async function inspect(geometry: Geometry, config?: NavBakeConfig | null, opts?: InspectOptions | null): Promise<Inspection> {
+  try {
+    return await inspectUnnamed(geometry, config, opts);
+  } catch (e) {
+    throw named(e);
+  }
+}
+
+/** C names the tile and the links it refuses as its own arguments ("nbw_inspect: tile (x, z) ...", "nb_...: links[i]
+ * ..."): say them as the option and the geometry field they came from. */
+function named(e: unknown): unknown {
+  if (!(e instanceof NavBakeError)) return e;
+  const t = /^nbw_inspect: tile \((-?\d+), (-?\d+)\)/.exec(e.message);
+  if (t) return new NavBakeError(e.code, `navbake.inspect: options.tile [${t[1]}, ${t[2]}]${e.message.slice(t[0].length)}`);
+  const l = /^nb[a-z_]*: links\[(\d+)\]/.exec(e.message);
+  if (l) return new NavBakeError(e.code, `navbake.inspect: geometry.links[${l[1]}]${e.message.slice(l[0].length)}`);
+  return e;
+}
+
+const TILE_MAX = 0x7fffffff; // tiles are int32 in C (a grid is far smaller: its error names the grid)
+
+async function inspectUnnamed(geometry: Geometry, config?: NavBakeConfig | null, opts?: InspectOptions | null): Promise<Inspection> {
   const options = bakeOptions('navbake.inspect', opts, ['workers', 'signal', 'onProgress', 'tile']);
   const { signal, onProgress } = options;
   if (signal?.aborted) throw abortReason(signal);
   const mesh = meshInput(geometry, 'navbake.inspect').mesh; // read at the call
-  linksData('navbake.inspect: geometry.links', geometry.links); // checked as bake() checks them; they change no stage inspected
+  // checked as bake() checks them, here and (their bounds, the tile borders) in C; they change no stage inspected
+  const links = linksData('navbake.inspect: geometry.links', geometry.links);
   let tile: Int32Array | null = null; // read at the call too: the caller may change its array as soon as this returns
   if (options.tile != null) {
     const t = options.tile;
-    if (!(typeof t === 'object' && t.length === 2 && Number.isInteger(t[0]) && Number.isInteger(t[1]) && t[0] >= 0 && t[1] >= 0)) {
-      throw invalid(`options.tile must be [x, z], two integers >= 0 (got ${Array.isArray(t) ? `[${t.map(shown).join(', ')}]` : shown(t)})`);
+    const ok = (v: unknown) => Number.isInteger(v) && (v as number) >= 0 && (v as number) <= TILE_MAX;
+    if (!(typeof t === 'object' && t.length === 2 && ok(t[0]) && ok(t[1]))) {
+      throw invalid(`options.tile must be [x, z], two integers from 0 to ${TILE_MAX} (got ${Array.isArray(t) ? `[${t.map(shown).join(', ')}]` : shown(t)})`);
     }
     tile = Int32Array.from(t);
   }
@@ -194,7 +223,7 @@ export async function inspect(geometry: Geometry, config?: NavBakeConfig | null,
   const workers = options.workers ?? 1;
   if (workers === false || !workersAvailable()) {
     try {
-      return w.inspect(mesh, values, tile, hereProgress(onProgress, signal));
+      return w.inspect({ ...mesh, links }, values, tile, hereProgress(onProgress, signal));
     } catch (e) {
       throw abortedAs(e, signal);
     }
@@ -202,7 +231,7 @@ export async function inspect(geometry: Geometry, config?: NavBakeConfig | null,
 
   const pool = sharedPool(() => wasmModule());
   const { copies, transfer } = workerCopies(mesh);
-  const req = { type: 'inspect' as const, ...copies, volumes: mesh.volumes ?? null, config: values, tile };
+  const req = { type: 'inspect' as const, ...copies, volumes: mesh.volumes ?? null, links, config: values, tile };
   const task = pool.run(req, transfer, (p) => onProgress?.(progressOf(p.stage, p.done, p.total)), workers);
   const r = await settle(task, signal);
   if (!r.inspection) throw new NavBakeError('NB_ERR_WORKER', 'navbake.inspect: the worker sent no inspection');

@@ -35,6 +35,8 @@ export interface InspectRequest {
   areas: Uint8Array | null;
   /** bake-time area volumes (volumes.ts) */
   volumes: VolumeData[] | null;
+  /** off-mesh links (volumes.ts linksData): checked as the bake checks them */
+  links: Uint8Array | null;
   config: Float64Array;
   /** [x, z] of a tile of the tiled grid, or null: a solo bake of the whole level */
   tile: Int32Array | null;

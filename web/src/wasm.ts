@@ -1536,7 +1536,7 @@ export class Wasm {
 
   /** One bake keeping every stage (tile: [x, z] of the tiled grid, or null for a solo bake), copied out. */
   inspect(mesh: MeshInput, config: Float64Array, tile: ArrayLike<number> | null, progress?: CProgress): Inspection {
-    return this.withMesh(mesh, (args) => this.withExtras(mesh.volumes, null, ([vp, nv]) => {
+    return this.withMesh(mesh, (args) => this.withExtras(mesh.volumes, mesh.links, (extras) => {
       const m = this.m;
       const cfg = this.copyIn(config);
       const ptrs: number[] = [cfg];
@@ -1544,7 +1544,7 @@ export class Wasm {
       try {
         m._nbw_context_clear_error(this.ctx);
         const [tx, tz] = tile ? [tile[0], tile[1]] : [-1, -1];
-        insp = this.withProgress(progress, () => m._nbw_inspect(this.ctx, ...args, vp, nv, cfg, tx, tz));
+        insp = this.withProgress(progress, () => m._nbw_inspect(this.ctx, ...args, ...extras, cfg, tx, tz));
         if (!insp) throw this.error();
         const ni = m._nbw_inspect_info_count();
         const infoPtr = this.alloc(ni * 8);
