@@ -121,6 +121,10 @@ static inline float nb_minf(float a, float b) { return a < b ? a : b; }
 static inline float nb_maxf(float a, float b) { return a > b ? a : b; }
 static inline float nb_clampf(float v, float lo, float hi) { return v < lo ? lo : v > hi ? hi : v; }
 
+/* Empties up to `budget` slots of the query's pool (those of a new pool, then those the last search filled); returns
+ * how many are left to empty: 0 = ready. A search's begin empties them all; a caller that must not block long (the
+ * wasm's sliced searches) calls this in pieces first. */
+uint32_t nb_voxel_query_reset_some(nb_voxel_query* q, uint32_t budget);
 /* nb_voxel_nearest keeping only voxels within squared world distance max_d2 (INFINITY: the whole cube), which it
  * never scans past (the wasm glue's search radius). */
 nb_status nb_voxel_nearest_within(nb_voxel_query* q, const nb_voxel_grid* grid, const nb_voxel_path_params* params,

@@ -137,6 +137,7 @@ struct nb_voxel_query {
     vslot* slots;
     uint32_t slot_mask, slot_shift;
     uint32_t used;     /* nodes of the last search: their slots are emptied before the next one */
+    uint32_t zeroed;   /* slots emptied since the pool was made (slots past it hold whatever the allocator gave) */
     int exhausted;     /* nb_voxel_query_last_search: the last search's pool ran out before the search ended */
     uint32_t last_nodes; /* and the nodes it used (0 when the last call did not search) */
     uint32_t* chain;   /* path scratch: node indices, max_nodes; during the search, each node's heap position */
@@ -780,6 +781,24 @@ NB_COLD void nb_voxel_query_destroy(nb_context* ctx, nb_voxel_query* q)
     nb_free(ctx, q);
 }
 
+uint32_t nb_voxel_query_reset_some(nb_voxel_query* q, uint32_t budget)
+{
+    const uint32_t nslots = q->slot_mask + 1;
+    if (q->zeroed < nslots) {
+        const uint32_t n = nslots - q->zeroed < budget ? nslots - q->zeroed : budget;
+        memset(q->slots + q->zeroed, 0, (size_t)n * sizeof(vslot));
+        q->zeroed += n;
+        if (q->zeroed < nslots)
+            return nslots - q->zeroed;
+        q->used = 0; /* every slot is empty */
+        return 0;
+    }
+    const uint32_t n = q->used < budget ? q->used : budget;
+    for (uint32_t i = 0; i < n; ++i)
+        q->slots[q->nodes[--q->used].slot].node1 = 0;
+    return q->used;
+}
+
 NB_COLD nb_status nb_voxel_query_create(nb_context* ctx, uint32_t max_nodes, nb_voxel_query** out)
 {
     static const char* fn = "nb_voxel_query_create";
@@ -815,7 +834,9 @@ NB_COLD nb_status nb_voxel_query_create(nb_context* ctx, uint32_t max_nodes, nb_
         st = nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "%s: out of memory 'heap' (%u)", fn, max_nodes);
         goto cleanup;
     }
-    q->slots = (vslot*)nb_calloc(ctx, (size_t)q->slot_mask + 1, sizeof(vslot));
+    /* not zeroed here: nb_voxel_query_reset_some does it, a piece at a time if the caller wants (the first touch of
+     * fresh memory is what costs: 128 MB of slots for 4M nodes take about half a second) */
+    q->slots = (vslot*)nb_alloc(ctx, ((size_t)q->slot_mask + 1) * sizeof(vslot));
     if (!q->slots) {
         st = nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "%s: out of memory 'slots' (%u)", fn, q->slot_mask + 1);
         goto cleanup;
@@ -1130,12 +1151,10 @@ static nb_status search_begin(nb_voxel_query* q, const char* fn, const nb_voxel_
     if (st != NB_OK)
         return st;
 
-    /* reset the pool: empty the slots the last search filled */
+    /* reset the pool: empty the slots the last search filled (or, for a new pool, all of them) */
+    (void)nb_voxel_query_reset_some(q, UINT32_MAX);
     vnode* nodes = q->nodes;
     vslot* slots = q->slots;
-    for (uint32_t i = 0; i < q->used; ++i)
-        slots[nodes[i].slot].node1 = 0;
-    q->used = 0;
     s->g = g;
     for (int dy = -1; dy <= 1; ++dy)
         for (int dz = -1; dz <= 1; ++dz)

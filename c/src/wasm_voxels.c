@@ -182,6 +182,12 @@ EMSCRIPTEN_KEEPALIVE nb_voxel_query* nbw_voxel_query_create(nb_context* ctx, uin
 
 EMSCRIPTEN_KEEPALIVE void nbw_voxel_query_destroy(nb_context* ctx, nb_voxel_query* q) { nb_voxel_query_destroy(ctx, q); }
 
+/* Empties up to budget slots of q's pool; returns how many are left (0: a search begins without emptying any). */
+EMSCRIPTEN_KEEPALIVE uint32_t nbw_voxel_query_reset_some(nb_voxel_query* q, uint32_t budget)
+{
+    return nb_voxel_query_reset_some(q, budget);
+}
+
 /* Layout of nbw_voxel_find_path's int32 arguments (web/src/wasm.ts writes them by the same numbers). */
 enum {
     VA_DIMS = 0, /* 3 */

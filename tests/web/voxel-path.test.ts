@@ -541,6 +541,33 @@ describe('VoxelGrid.findPathAsync', () => {
     same(between!, g.findPath(pairs[1][0], pairs[1][1]));
   });
 
+  it('readies a big node pool a slice at a time too: the thread runs before a short search on it begins', async () => {
+    // 4M nodes: 128 MB of hash slots to empty (half a second the first time this memory is touched); after a search,
+    // the slots it filled (the same path as findPath's either way)
+    const o: VoxelPathOptions = { move: 'fly', agentHeight: 1, maxNodes: 1 << 22 };
+    const runs: { ticks: number; nodes: number }[] = [];
+    const short = pairs.filter(([a, b]) => g.findPath(a, b, { ...o, maxNodes: 5000 }).status === 'complete');
+    expect(short.length).toBeGreaterThan(1);
+    for (const [a, b] of [short[0], long, short[1]]) {
+      let ticks = 0;
+      let done = false;
+      const tick = () => {
+        ticks++;
+        if (!done) setImmediate(tick);
+      };
+      setImmediate(tick);
+      const got = await g.findPathAsync(a, b, { ...o, sliceMs: 1 });
+      done = true;
+      same(got, g.findPath(a, b, o));
+      runs.push({ ticks, nodes: got.nodes });
+    }
+    // the short search takes one slice of its own: the turns before it were the pool's
+    expect(runs[0].nodes).toBeLessThan(5000);
+    expect(runs[2].nodes).toBeLessThan(5000);
+    expect(runs[0].ticks).toBeGreaterThan(5);
+    expect(runs[1].nodes).toBeGreaterThan(50000);
+  });
+
   it('runs searches asked together one at a time, in order, across grids', async () => {
     const copy = await VoxelGrid.create(g.occupancy());
     const order: number[] = [];

@@ -1461,6 +1461,11 @@ export class Wasm {
     return this.m.HEAPU32.subarray(p >> 2, (p >> 2) + count);
   }
 
+  /** Empties up to `budget` slots of a query's pool; how many are left (0: ready, a search begins at once). */
+  voxelQueryResetSome(q: number, budget: number): number {
+    return this.m._nbw_voxel_query_reset_some(q, budget) >>> 0;
+  }
+
   voxelQueryCreate(maxNodes: number): number {
     const q = this.m._nbw_voxel_query_create(this.ctx, maxNodes);
     if (!q) throw this.error();
