@@ -2,7 +2,7 @@
 // every byte of the wasm heap once their navmesh is disposed (nbw_heap_used: emmalloc's bytes in use).
 // It reaches inside the package, so it imports the unbundled modules (build/web, what web/dist is bundled from).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bake, NavMesh, PATH_STATUS, terminateWorkers } from '../../build/web/index.js';
+import { bake, NavBakeError, NavMesh, PATH_STATUS, terminateWorkers, voxelize, VoxelGrid } from '../../build/web/index.js';
 import { handleMessage } from '../../build/web/bake.worker.js';
 import { configValues } from '../../build/web/config.js';
 import type { WorkerReply, WorkerRequest } from '../../build/web/protocol.js';
@@ -183,6 +183,41 @@ describe('memory', () => {
       expect(new Set(batch.status).size).toBeGreaterThan(1); // reachable and unreachable pairs both occur
     } finally {
       nav.dispose();
+    }
+  });
+
+  it('wasm memory run out while VoxelGrids are not disposed: the error says how much they hold', async () => {
+    const w = await mainWasm();
+    const kept = [await voxelize(dungeon, {}, { workers: false }), await voxelize(dungeon, {}, { workers: false })];
+    const bytes = kept.reduce((n, g) => n + g.occupancy().words.byteLength, 0);
+    // most of the 2 GB taken (never touched: cheap), so that the next grid's words do not fit
+    const blocks: number[] = [];
+    for (let p = w.m._malloc(256 << 20); p; p = w.m._malloc(256 << 20)) blocks.push(p);
+    for (let p = w.m._malloc(16 << 20); p; p = w.m._malloc(16 << 20)) blocks.push(p);
+    try {
+      const grown = await voxelize(dungeon, { cellSize: 0.1, cellHeight: 0.1 }, { workers: false }).then(
+        () => null,
+        (e) => e,
+      );
+      expect(grown).toBeInstanceOf(NavBakeError);
+      expect((grown as NavBakeError).code).toBe('NB_ERR_OUT_OF_MEMORY');
+      expect((grown as Error).message).toContain(`(2 VoxelGrids not disposed hold ${(bytes / 2 ** 20).toFixed(1)} MB of this wasm memory`);
+      const words = new Uint32Array(8 << 20); // 32 MB
+      const made = await VoxelGrid.create({ words, dims: [1024, 1024, 256], origin: [0, 0, 0], cellSize: 1, cellHeight: 1 }).then(
+        () => null,
+        (e) => e,
+      );
+      expect((made as NavBakeError).code).toBe('NB_ERR_OUT_OF_MEMORY');
+      expect((made as Error).message).toContain('2 VoxelGrids not disposed');
+      kept.pop()!.dispose();
+      const one = await VoxelGrid.create({ words, dims: [1024, 1024, 256], origin: [0, 0, 0], cellSize: 1, cellHeight: 1 }).then(
+        () => null,
+        (e) => e,
+      );
+      expect((one as Error).message).toContain('(1 VoxelGrid not disposed hold');
+    } finally {
+      for (const p of blocks) w.m._free(p);
+      for (const g of kept) g.dispose();
     }
   });
 });

@@ -298,10 +298,22 @@ describe('voxelize', () => {
     // two small triangles far apart: 3334 x 8000 x 3334 voxels
     const far = new Float32Array([0, 0, 0, 0, 0, 1, 1, 0, 0, 999, 1600, 999, 999, 1600, 1000, 1000, 1600, 999]);
     await expectCode(() => voxelize({ positions: far }), 'NB_ERR_TOO_LARGE', /about 3334 x 80\d\d x 3334 voxels, over 2\^32/);
+    // a flat floor fills one layer under its headroom: 702 x (1 + 8190) x 747 is over 2^32 by half a million voxels,
+    // refused before rasterizing (by the C check after it, before)
+    const flat = { positions: new Float32Array([0, 0, 0, 701.5, 0, 0, 701.5, 0, 746.5, 0, 0, 746.5]), indices: new Uint32Array([0, 2, 1, 0, 3, 2]) };
+    const thin = { cellSize: 1, cellHeight: 0.001, agentHeight: 0.2, agentMaxClimb: 0.05 };
+    await expectCode(() => voxelize(flat, thin, { workers: false, headroom: 8.19 }), 'NB_ERR_TOO_LARGE', /^navbake\.voxelize: the grid would be about 702 x 8191 x 747 voxels/);
     // volumes and links mark the navmesh: voxelize() refuses them rather than ignore them
     const box = { type: 'box', min: [0, 0, 0], max: [1, 1, 1] } as const;
     await expectCode(() => voxelize({ ...dungeon, volumes: [box] }), 'NB_ERR_INVALID_ARG', /geometry\.volumes are for bake\(\)/);
-    await expectCode(() => voxelize({ ...dungeon, links: [] }), 'NB_ERR_INVALID_ARG', /geometry\.links/);
+    await expectCode(() => voxelize({ ...dungeon, links: [{ start: [0, 0, 0], end: [1, 0, 1], radius: 1 }] }), 'NB_ERR_INVALID_ARG', /geometry\.links/);
+    // empty lists mark nothing: the geometry given to bake() goes to voxelize() as it is
+    const same = await voxelize({ ...dungeon, volumes: [], links: [] }, {}, { workers: false });
+    const plain = await voxelize(dungeon, {}, { workers: false });
+    expect(Array.from(same.dims)).toEqual(Array.from(plain.dims));
+    expect(same.occupancy().words).toEqual(plain.occupancy().words);
+    same.dispose();
+    plain.dispose();
     const ac = new AbortController();
     const reason = new Error('stop');
     ac.abort(reason);
@@ -444,6 +456,7 @@ describe('VoxelGrid.findPath', () => {
     await expectCode(() => gone.findPath([0, 0, 0], [1, 1, 1]), 'NB_ERR_DISPOSED', /^navbake: VoxelGrid\.findPath: this VoxelGrid was disposed$/);
     await expectCode(() => gone.isSolid(0, 0, 0), 'NB_ERR_DISPOSED', /VoxelGrid\.isSolid: /);
     await expectCode(() => gone.dims, 'NB_ERR_DISPOSED', /VoxelGrid\.dims: /);
+    await expectCode(() => gone.filled, 'NB_ERR_DISPOSED', /VoxelGrid\.filled: /);
     await expectCode(() => gone.findPathAsync([0, 0, 0], [1, 1, 1]), 'NB_ERR_DISPOSED', /VoxelGrid\.findPathAsync: /);
   });
 });

@@ -145,8 +145,27 @@ interface Handle {
 }
 
 function release(h: Handle): void {
-  if (h.words) h.w.freeWords(h.words);
+  if (h.words) {
+    h.w.freeWords(h.words);
+    const t = held.get(h.w);
+    if (t) {
+      t.grids--;
+      t.bytes -= h.wordCount * 4;
+    }
+  }
   h.words = 0;
+}
+
+/** The grids of each wasm instance not disposed yet, and their words' bytes: named when its memory runs out. */
+const held = new WeakMap<Wasm, { grids: number; bytes: number }>();
+
+/** NB_ERR_OUT_OF_MEMORY saying how much of the memory grids not disposed hold (the usual cause: grids forgotten in a
+ * loop, which the garbage collector, not seeing the wasm memory they hold, may never free). */
+function memoryNamed(e: unknown, w: Wasm): unknown {
+  const t = held.get(w);
+  if (!(e instanceof NavBakeError) || e.code !== 'NB_ERR_OUT_OF_MEMORY' || !t || t.grids === 0) return e;
+  const mb = (t.bytes / 2 ** 20).toFixed(1);
+  return new NavBakeError(e.code, `${e.message} (${t.grids} VoxelGrid${t.grids === 1 ? '' : 's'} not disposed hold ${mb} MB of this wasm memory: dispose() those you are done with)`);
 }
 
 /**
@@ -318,7 +337,8 @@ const floorVoxels = (v: number) => Math.floor(v + 1e-6);
  * Rasterizes the triangles (all of them: walkable or not, as bake() does before filtering) into solid voxels of
  * config.cellSize x config.cellHeight x config.cellSize over the mesh's bounds. Only surfaces are solid: the inside
  * of a closed mesh is free space. The other config fields do not matter here but are checked as bake() checks them;
- * geometry.volumes and links are refused. Rejects with a NavBakeError (bad geometry or config, NB_ERR_TOO_LARGE from
+ * geometry.volumes and links are refused (empty lists pass: the geometry given to bake() can come here as it is).
+ * Rejects with a NavBakeError (bad geometry or config, NB_ERR_TOO_LARGE from
  * 2^32 voxels, NB_ERR_OUT_OF_MEMORY past the 2 GB of wasm memory) or the abort reason.
  */
 export async function voxelize(geometry: Geometry, config?: NavBakeConfig | null, opts?: VoxelizeOptions | null): Promise<VoxelGrid> {
@@ -326,7 +346,8 @@ export async function voxelize(geometry: Geometry, config?: NavBakeConfig | null
   const { signal, onProgress } = options;
   if (signal?.aborted) throw abortReason(signal);
   for (const key of ['volumes', 'links'] as const) {
-    if ((geometry as Geometry | null)?.[key] != null) {
+    const list = (geometry as Geometry | null)?.[key];
+    if (list != null && !(Array.isArray(list) && list.length === 0)) {
       throw invalid(`navbake.voxelize: geometry.${key} are for bake() (they mark the navmesh, not solid space): leave them out`);
     }
   }
@@ -346,7 +367,7 @@ export async function voxelize(geometry: Geometry, config?: NavBakeConfig | null
       const v = w.voxelize(mesh, values, headroom, fill, false, hereProgress(onProgress, signal));
       return new VoxelGrid(ADOPT, w, v, v.words, v.filled);
     } catch (e) {
-      throw abortedAs(e, signal);
+      throw memoryNamed(abortedAs(e, signal), w);
     }
   }
 
@@ -359,7 +380,13 @@ export async function voxelize(geometry: Geometry, config?: NavBakeConfig | null
   const task = pool.run(req, out ? [...transfer, out] : transfer, (p) => onProgress?.(progressOf(p.stage, p.done, p.total)), workers);
   const r = await settle(task, signal);
   if (!r.voxels) throw new NavBakeError('NB_ERR_WORKER', 'navbake.voxelize: the worker sent no voxels');
-  const grid = new VoxelGrid(ADOPT, w, r.voxels, w.putWords(r.voxels.words), r.voxels.filled);
+  let words: number;
+  try {
+    words = w.putWords(r.voxels.words);
+  } catch (e) {
+    throw memoryNamed(e, w);
+  }
+  const grid = new VoxelGrid(ADOPT, w, r.voxels, words, r.voxels.filled);
   keepSpares([r.voxels.words.buffer]); // copied into the heap: free for the next grid's words
   return grid;
 }
@@ -390,15 +417,17 @@ function tooManyVoxels(positions: Float32Array, cs: number, ch: number, headroom
     }
   }
   if (!(hi[0] >= lo[0])) return 0; // no vertices: C names the empty mesh
-  // as C sizes it: whole cells past the farthest vertex along x and z, the layers the mesh spans (at least)
-  const [x, y, z] = [Math.floor((hi[0] - lo[0]) / cs) + 1, Math.ceil((hi[1] - lo[1]) / ch) + headroom, Math.floor((hi[2] - lo[2]) / cs) + 1];
-  if (x * Math.max(y, 1) * z >= 2 ** 32) {
+  // as C sizes it: whole cells past the farthest vertex along x and z; in y, the layers up to the top vertex's, which a
+  // surface there fills (one layer for a flat mesh, and the layer above the top of one whose top lies on a layer
+  // boundary), plus the headroom
+  const [x, y, z] = [Math.floor((hi[0] - lo[0]) / cs) + 1, Math.floor((hi[1] - lo[1]) / ch) + 1 + headroom, Math.floor((hi[2] - lo[2]) / cs) + 1];
+  if (x * y * z >= 2 ** 32) {
     throw new NavBakeError(
       'NB_ERR_TOO_LARGE',
       `navbake.voxelize: the grid would be about ${x} x ${y} x ${z} voxels, over 2^32: use a larger cellSize or cellHeight`,
     );
   }
-  return x * Math.max(y, 1) * z;
+  return x * y * z;
 }
 
 /** Voxels in a grid of these dims, checked: whole numbers >= 1 whose product is below 2^32. */
@@ -425,8 +454,7 @@ function voxelCount(where: string, dims: unknown): { n: number; d: [number, numb
 export class VoxelGrid {
   #h: Handle | null;
   readonly #layout: VoxelLayout;
-  /** Voxels voxelize's `fillEnclosed` made solid (0 without it, and for VoxelGrid.create). */
-  readonly filled: number;
+  readonly #filled: number;
 
   /** @internal use voxelize() or VoxelGrid.create() */
   constructor(token: typeof ADOPT, w: Wasm, layout: VoxelLayout, words: number, filled = 0) {
@@ -435,7 +463,11 @@ export class VoxelGrid {
     // float32 sizes read as the decimal given (0.3, not 0.30000001192092896)
     this.#layout = { origin: [...layout.origin], cellSize: shortFloat(layout.cellSize), cellHeight: shortFloat(layout.cellHeight), dims: [x, y, z] };
     this.#h = { w, words, wordCount: Math.ceil((x * y * z) / 32) };
-    this.filled = filled;
+    const t = held.get(w) ?? { grids: 0, bytes: 0 };
+    held.set(w, t);
+    t.grids++;
+    t.bytes += this.#h.wordCount * 4;
+    this.#filled = filled;
     registry.register(this, this.#h, this);
   }
 
@@ -479,7 +511,13 @@ export class VoxelGrid {
     const words = allocate(`${where}.words`, need, () => given.slice());
     const w = await mainWasm();
     const layout: VoxelLayout = { origin, cellSize: size.cellSize, cellHeight: size.cellHeight, dims };
-    return new VoxelGrid(ADOPT, w, layout, w.putWords(words));
+    let at: number;
+    try {
+      at = w.putWords(words);
+    } catch (e) {
+      throw memoryNamed(e, w);
+    }
+    return new VoxelGrid(ADOPT, w, layout, at);
   }
 
   /** World position of voxel (0, 0, 0)'s minimum corner. */
@@ -498,6 +536,12 @@ export class VoxelGrid {
   get cellHeight(): number {
     this.#live('cellHeight');
     return this.#layout.cellHeight;
+  }
+
+  /** Voxels voxelize's `fillEnclosed` made solid (0 without it, and for VoxelGrid.create). */
+  get filled(): number {
+    this.#live('filled');
+    return this.#filled;
   }
 
   /** Voxels along x, y, z. */
