@@ -756,6 +756,114 @@ done:
     CHECK_INT(a.live, 0);
 }
 
+/* Random runs of swaps (a tile replaced by another version of it, removed, or put where there is none, the same tile
+ * again in one run), then undone in reverse: each time the navmesh is as before, to its links' order. Then kept:
+ * the same bytes as adding the final tiles; and ASan sees every undo's memory freed either way. */
+static void test_swaps_undone_in_any_order(void)
+{
+    const nb_bake_input in = plane();
+    const nb_config cfg = tiled();
+    const nb_offmesh_link links[4] = {
+        plane_link(5.0f, 5.0f, 70.0f, 70.0f),
+        plane_link(70.0f, 5.0f, 25.0f, 50.0f),
+        plane_link(17.0f, 50.0f, 21.0f, 50.0f),
+        plane_link(5.0f, 30.0f, 50.0f, 70.0f),
+    };
+    nb_volume box;
+    memset(&box, 0, sizeof(box));
+    box.type = NB_VOLUME_BOX;
+    box.area = NB_NULL_AREA;
+    const float lo[3] = { 10.0f, -1.0f, 25.0f }, hi[3] = { 60.0f, 2.0f, 33.0f };
+    memcpy(box.bmin, lo, sizeof(lo));
+    memcpy(box.bmax, hi, sizeof(hi));
+    nb_tile_cache *plain = NULL, *carved = NULL;
+    nb_navmesh *nav = NULL, *other = NULL;
+    uint32_t id = 0, n = 0;
+    CHECK_INT(nb_tile_cache_create(ctx, &in, &cfg, links, 4, &plain), NB_OK);
+    CHECK_INT(nb_tile_cache_create(ctx, &in, &cfg, links, 4, &carved), NB_OK);
+    CHECK_INT(nb_tile_cache_build_navmesh(ctx, plain, &nav), NB_OK);
+    CHECK_INT(nb_tile_cache_build_navmesh(ctx, carved, &other), NB_OK);
+    CHECK_INT(nb_tile_cache_add_obstacle(ctx, carved, &box, &id), NB_OK);
+    CHECK_INT(nb_tile_cache_update(ctx, carved, other, NULL, 0, &n), NB_OK);
+    CHECK(n >= 4);
+    if (!nav || !other)
+        goto done;
+    /* every version of each of the 16 tiles: [0] as baked, [1] carved (or NULL: none) */
+    uint8_t* version[16][2];
+    size_t version_size[16][2];
+    for (int t = 0; t < 16; ++t)
+        for (int v = 0; v < 2; ++v) {
+            const uint8_t* d = NULL;
+            size_t size = 0;
+            version[t][v] = NULL;
+            version_size[t][v] = 0;
+            if (nb_navmesh_tile_data(v ? other : nav, t % 4, t / 4, &d, &size) == NB_OK) {
+                version[t][v] = (uint8_t*)malloc(size);
+                memcpy(version[t][v], d, size);
+                version_size[t][v] = size;
+            }
+        }
+    uint32_t rng = 12345;
+    int runs = 0, differed = 0;
+    for (int run = 0; run < 300; ++run) {
+        const int kept = run % 10 == 9; /* every tenth run keeps its swaps */
+        link_dump before = dump_links(nav);
+        nb_tile_undo* undo[8];
+        int swaps = 1 + (int)(nbt_rand(&rng) % 8);
+        for (int k = 0; k < swaps; ++k) {
+            const int t = (int)(nbt_rand(&rng) % 16), what = (int)(nbt_rand(&rng) % 3); /* baked, carved, none */
+            const uint8_t* data = what < 2 ? version[t][what] : NULL;
+            const size_t size = what < 2 ? version_size[t][what] : 0;
+            CHECK_INT(nb_navmesh_swap_tile(ctx, nav, t % 4, t / 4, data, size, &undo[k]), NB_OK);
+        }
+        link_dump mid = dump_links(nav);
+        differed += mid.n != before.n || memcmp(mid.v, before.v, before.n * sizeof(uint32_t)) != 0;
+        free(mid.v);
+        if (kept) {
+            for (int k = 0; k < swaps; ++k)
+                nb_navmesh_swap_done(ctx, undo[k]);
+        } else {
+            for (int k = swaps; k-- > 0;)
+                nb_navmesh_swap_undo(ctx, nav, undo[k]);
+            link_dump after = dump_links(nav);
+            const int same = after.n == before.n && memcmp(after.v, before.v, before.n * sizeof(uint32_t)) == 0;
+            free(after.v);
+            if (!same) {
+                fprintf(stderr, "  run %d (%d swaps) undone left other links\n", run, swaps);
+                CHECK(!"swaps undone changed the navmesh");
+                free(before.v);
+                break;
+            }
+        }
+        free(before.v);
+        ++runs;
+    }
+    CHECK_INT(runs, 300);
+    CHECK(differed > 250);
+    /* the tiles now in nav, added one by one to an empty navmesh: the same bytes */
+    {
+        nb_navmesh* fresh = NULL;
+        CHECK_INT(nb_navmesh_create(ctx, nb_navmesh_get_params(nav), &fresh), NB_OK);
+        for (int t = 0; t < 16 && fresh; ++t) {
+            const uint8_t* d = NULL;
+            size_t size = 0;
+            if (nb_navmesh_tile_data(nav, t % 4, t / 4, &d, &size) == NB_OK)
+                CHECK_INT(nb_navmesh_add_tile(ctx, fresh, d, size), NB_OK);
+        }
+        if (fresh)
+            CHECK(save_equal(nav, fresh));
+        nb_navmesh_destroy(ctx, fresh);
+    }
+    for (int t = 0; t < 16; ++t)
+        for (int v = 0; v < 2; ++v)
+            free(version[t][v]);
+done:
+    nb_navmesh_destroy(ctx, nav);
+    nb_navmesh_destroy(ctx, other);
+    nb_tile_cache_destroy(ctx, plain);
+    nb_tile_cache_destroy(ctx, carved);
+}
+
 /* ---- nb_tile_rebuild: the same bytes as the cache's update ---- */
 
 /* The cache blob of every tile of a level (NULL where a tile has no triangles), from a grid index. */
@@ -1145,6 +1253,7 @@ int main(void)
     RUN(test_bad_arguments);
     RUN(test_failing_allocator);
     RUN(test_update_undone_with_memory_gone);
+    RUN(test_swaps_undone_in_any_order);
     RUN(test_rebuild_matches_update);
     RUN(test_rebuild_errors);
     RUN(test_links_survive_updates);
