@@ -810,7 +810,7 @@ NB_COLD nb_status nb_navmesh_add_tile_back(nb_context* ctx, nb_navmesh* nav, con
 /* Takes the tile in slot s (at tile_x, tile_z) out of the navmesh without freeing it: every link into it goes, its
  * far off-mesh entries leave the list (each one's index before, and the entry, into far_at and far_out when given:
  * room for as many as it has), its slot goes to the free list with a new salt. Allocates nothing. */
-static void detach_slot(nb_navmesh* nav, int32_t s, int32_t tile_x, int32_t tile_z, uint32_t* far_at,
+NB_COLD static void detach_slot(nb_navmesh* nav, int32_t s, int32_t tile_x, int32_t tile_z, uint32_t* far_at,
                         nb_far_link* far_out)
 {
     /* the eight around it: border links come from the four beside it, off-mesh links from any of them */
@@ -893,7 +893,7 @@ struct nb_tile_undo {
     nb_far_link* far;
 };
 
-static void undo_free(nb_context* ctx, nb_tile_undo* u, int release_old)
+NB_COLD static void undo_free(nb_context* ctx, nb_tile_undo* u, int release_old)
 {
     if (!u)
         return;
@@ -910,7 +910,8 @@ static void undo_free(nb_context* ctx, nb_tile_undo* u, int release_old)
 }
 
 /* Adds slot ns to the undo's snapshots (once), copying its links as they are now. */
-static nb_status snapshot_slot(nb_context* ctx, const nb_navmesh* nav, nb_tile_undo* u, int32_t ns, uint32_t cap)
+NB_COLD static nb_status snapshot_slot(nb_context* ctx, const nb_navmesh* nav, nb_tile_undo* u, int32_t ns,
+                                       uint32_t cap)
 {
     if (ns < 0 || ns == u->slot)
         return NB_OK;
@@ -937,7 +938,7 @@ static nb_status snapshot_slot(nb_context* ctx, const nb_navmesh* nav, nb_tile_u
 
 /* Puts the detached old tile back in its slot with its salt, and every link and far entry its removal took. The
  * navmesh must be as the detach left it (the swaps made since undone). Allocates nothing. */
-static void reattach(nb_navmesh* nav, nb_tile_undo* u)
+NB_COLD static void reattach(nb_navmesh* nav, nb_tile_undo* u)
 {
     const int32_t s = u->slot;
     int32_t* prev = &nav->free_head;

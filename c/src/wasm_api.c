@@ -418,7 +418,10 @@ EMSCRIPTEN_KEEPALIVE void nbw_navmesh_swap_undo(nb_context* ctx, nb_navmesh* nav
 }
 
 /* Keeps a swap: frees what its undo held. */
-EMSCRIPTEN_KEEPALIVE void nbw_navmesh_swap_done(nb_context* ctx, nb_tile_undo* undo) { nb_navmesh_swap_done(ctx, undo); }
+EMSCRIPTEN_KEEPALIVE void nbw_navmesh_swap_done(nb_context* ctx, nb_tile_undo* undo)
+{
+    nb_navmesh_swap_done(ctx, undo);
+}
 
 /* The slot and salt of the tile at (tile_x, tile_z) in out[0..1] (its refs' identity); 0 when there is none. */
 EMSCRIPTEN_KEEPALIVE int nbw_navmesh_tile_place(const nb_navmesh* nav, int32_t tile_x, int32_t tile_z, uint32_t* out)
