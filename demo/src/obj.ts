@@ -11,7 +11,8 @@ export interface ObjMesh {
   multi: boolean;
 }
 
-export type ObjReply = { meshes: ObjMesh[] } | { error: string };
+/** skipped: lines OBJLoader did not understand (it warned of each); first: its first such warning */
+export type ObjReply = { meshes: ObjMesh[]; skipped: number; first: string } | { error: string };
 
 let reading: { worker: Worker; reject: (e: Error) => void } | null = null;
 
@@ -36,8 +37,12 @@ export function readObj(file: File): Promise<Object3D> {
     worker.onmessage = (e: MessageEvent<ObjReply>) => {
       done();
       const r = e.data;
-      if ('error' in r) reject(new Error(`not a readable .obj file: ${r.error}`));
-      else resolve(objects(r.meshes));
+      if ('error' in r) {
+        reject(new Error(`not a readable .obj file: ${r.error}`));
+        return;
+      }
+      if (r.skipped) console.warn(`${file.name}: ${r.skipped} line${r.skipped === 1 ? '' : 's'} skipped (${r.first})`);
+      resolve(objects(r.meshes));
     };
     worker.onerror = (e) => {
       done();

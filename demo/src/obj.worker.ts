@@ -8,8 +8,22 @@ import type { ObjReply, ObjMesh } from './obj';
 self.onmessage = async (e: MessageEvent<File>) => {
   let reply: ObjReply;
   const transfer: ArrayBuffer[] = [];
+  // OBJLoader warns once per line it does not understand: a file of garbage flooded the console with thousands. They
+  // are counted here, and the page says so once.
+  const warn = console.warn;
+  let skipped = 0;
+  let first = '';
+  console.warn = (...args: unknown[]) => {
+    if (skipped++ === 0) first = args.map(String).join(' ');
+  };
   try {
-    const root = new OBJLoader().parse(await e.data.text());
+    const text = await e.data.text();
+    let root;
+    try {
+      root = new OBJLoader().parse(text);
+    } finally {
+      console.warn = warn;
+    }
     const meshes: ObjMesh[] = [];
     root.traverse((o) => {
       const m = o as Mesh;
@@ -33,7 +47,7 @@ self.onmessage = async (e: MessageEvent<File>) => {
         multi: Array.isArray(m.material),
       });
     });
-    reply = { meshes };
+    reply = { meshes, skipped, first };
   } catch (err) {
     reply = { error: err instanceof Error ? err.message : String(err) };
   }

@@ -915,6 +915,21 @@ describe('demo page', () => {
     for (const [name, text] of [['points.obj', 'v 0 0 0\nv 1 0 0\nv 0 0 1\n'], ['garbage.obj', 'not an obj file\n'], ['empty.gltf', empty]]) {
       expect(await drop(name, text)).toBe(`${name}: no triangles in it to bake (the level shown stays)`);
     }
+    // a file of garbage: OBJLoader's warning per line it skips (thousands) comes to the console as one line
+    const warnings: string[] = [];
+    const onConsole = (m: { type(): string; text(): string }) => {
+      if (m.type() === 'warning') warnings.push(m.text());
+    };
+    page.on('console', onConsole);
+    try {
+      const lines = Array.from({ length: 500 }, (_, i) => `xyz garbage ${i}`).join('\n');
+      expect(await drop('garbage2.obj', lines)).toBe('garbage2.obj: no triangles in it to bake (the level shown stays)');
+    } finally {
+      page.off('console', onConsole);
+    }
+    // (the other: the page's own "could not open garbage2.obj")
+    expect(warnings.length).toBe(2);
+    expect(warnings.filter((w) => /^garbage2\.obj: 500 lines skipped \(.*xyz garbage 0/.test(w)).length).toBe(1);
     // the level and its navmesh stay in use
     const s = await state();
     expect(s.source).toBe(before);
