@@ -164,6 +164,8 @@ const demo = {
   /** the render loop: frames per second and the mean frame time over the last 30 frames [ms] */
   fps: 0,
   frameMs: 0,
+  /** how much the path's tube and end markers are grown to stay visible from the camera's distance (scaleMarks) */
+  markScale: 1,
   /** performance.now() of the latest animation frames (up to 1000) */
   frameTimes: [] as number[],
   /**
@@ -407,6 +409,17 @@ const marker = (color: number) => {
 };
 const startMarker = marker(0x40e070);
 const endMarker = marker(0xff4060);
+
+/** The path's tube and the end markers keep a size seen from afar: at the built-in level's viewing distance (about
+ * 120 m) they are their world size, and past 150 m they grow with the distance (a generated world seen whole, where a
+ * 0.12 m tube would be less than a pixel). */
+function scaleMarks(): void {
+  const s = Math.max(1, camera.position.distanceTo(controls.target) / 150);
+  demo.markScale = s;
+  for (const m of pathTube.children) m.scale.x = m.scale.z = s;
+  startMarker.scale.setScalar(s);
+  endMarker.scale.setScalar(s);
+}
 let startPoint: Vec3 | null = null;
 let endPoint: Vec3 | null = null;
 /** Bounds of the last baked geometry (for the tile borders): min xyz, max xyz. */
@@ -500,6 +513,7 @@ renderer.setAnimationLoop(() => {
   if (demo.frameTimes.length > 1000) demo.frameTimes.splice(0, 200);
   obstacles.tick(now);
   controls.update();
+  scaleMarks();
   if (!demo.renderPaused) renderer.render(scene, camera);
   demo.frames++;
 });

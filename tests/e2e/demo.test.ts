@@ -64,6 +64,7 @@ interface DemoState {
   error: string | null;
   source: string;
   world: number | null;
+  markScale: number;
   points: Record<'LEVEL_START' | 'LEVEL_END' | 'YARD_OUTSIDE' | 'YARD_INSIDE' | 'FLOOR_EDGE' | 'BELOW_FLOOR_EDGE', Vec3>;
 }
 type Rect = { x: number; y: number; width: number; height: number };
@@ -363,6 +364,7 @@ describe('demo page', () => {
     const [a, b] = [s.points.LEVEL_START, s.points.LEVEL_END];
     expect(p.length).toBeGreaterThan(Math.hypot(b[0] - a[0], b[1] - a[1], b[2] - a[2]) + 1);
     expect(await page.textContent('#path-info')).toMatch(/complete, \d+\.\d\d m/);
+    expect(s.markScale).toBe(1); // the built-in level framed: the tube and markers at their own size
     expect(consoleErrors).toEqual([]);
   });
 
@@ -1097,6 +1099,10 @@ describe('demo page', () => {
         inspectPhase: d.inspectPhase,
       };
     });
+    // framed whole, the world is seen from far off: the path's tube and markers grow to stay visible
+    await page.waitForTimeout(100);
+    const scale = await page.evaluate(() => (window as any).__navbakeDemo.markScale);
+    expect(scale).toBeGreaterThan(2);
     expect(r.error).toBeNull();
     expect(r.phase).toBe('baked');
     expect(r.world).toBe(100000);
