@@ -155,13 +155,15 @@ $(BUILD)/asan/test_%: tests/c/test_%.c tests/c/nbtest.h tests/c/nbtest_level.h t
 
 test: test-c test-web test-pack test-compat-lts
 
-# The public header as an engine includes it: C11 and C++17, every common warning an error (-Wconversion
-# included), so that a user's strict build compiling it stays quiet.
+# The public header as an engine includes it: C11 and C++17, every common warning an error (-Wconversion and,
+# for C++, -Wold-style-cast included), so that a user's strict build compiling it stays quiet.
 $(BUILD)/header-check.ok: c/include/navbake.h
 	@mkdir -p $(BUILD)
 	printf '#include "navbake.h"\nint main(void) { return 0; }\n' > $(BUILD)/header-check.c
 	$(CC) -std=c11 -Wall -Wextra -Wconversion -Wsign-conversion -pedantic -Werror -Ic/include -c $(BUILD)/header-check.c -o $(BUILD)/header-check-c.o
-	$(CXX) -std=c++17 -Wall -Wextra -Wconversion -Wsign-conversion -pedantic -Werror -x c++ -Ic/include -c $(BUILD)/header-check.c -o $(BUILD)/header-check-cxx.o
+	$(CXX) -std=c++17 -Wall -Wextra -Wconversion -Wsign-conversion -Wold-style-cast -pedantic -Werror -x c++ -Ic/include -c $(BUILD)/header-check.c -o $(BUILD)/header-check-cxx.o
+	@# clang++ too where installed: g++ says nothing of the C casts in the inline helpers that clang++ flags
+	if command -v clang++ >/dev/null; then clang++ -std=c++17 -Wall -Wextra -Wconversion -Wsign-conversion -Wold-style-cast -pedantic -Werror -x c++ -Ic/include -c $(BUILD)/header-check.c -o $(BUILD)/header-check-clang.o; fi
 	@touch $@
 
 test-c: $(TEST_BIN) $(BUILD)/header-check.ok
