@@ -158,7 +158,7 @@ NB_COLD nb_status nb_navmesh_create(nb_context* ctx, const nb_navmesh_params* pa
         nav->buckets[b] = -1;
     /* Free slots in ascending order, so the first tiles added take slots 1, 2, ... */
     for (uint32_t s = 0; s < n; ++s) {
-        nav->tiles[s].salt = 1;
+        nav->tiles[s].salt = nav->tiles[s].salt_top = 1;
         nav->tiles[s].next_in_bucket = s + 1 < n ? (int32_t)(s + 1) : -1;
     }
     nav->free_head = 0;
@@ -706,6 +706,8 @@ static nb_status add_tile(nb_context* ctx, nb_navmesh* nav, const uint8_t* data,
         *prev = tile->next_in_bucket;
     }
     tile->salt = salt;
+    if (want >= 0)
+        tile->salt_top = salt; /* the place given: an application's replay of another navmesh's tiles */
     const uint32_t bucket = hash_pos(view.tile_x, view.tile_z, nav->bucket_mask);
     tile->next_in_bucket = nav->buckets[bucket];
     nav->buckets[bucket] = (int32_t)slot;
@@ -848,7 +850,7 @@ NB_COLD static void detach_slot(nb_navmesh* nav, int32_t s, int32_t tile_x, int3
     *prev = t->next_in_bucket;
     nav->poly_count -= t->v.npolys;
     /* A new salt makes the removed tile's refs stale even when the slot is reused. */
-    t->salt = (t->salt + 1) & nav->salt_mask;
+    t->salt = t->salt_top = (t->salt_top + 1) & nav->salt_mask;
     t->next_in_bucket = nav->free_head;
     nav->free_head = s;
     nav->tile_count--;
@@ -875,6 +877,7 @@ NB_COLD nb_status nb_navmesh_remove_tile(nb_context* ctx, nb_navmesh* nav, int32
  * were before: an undo copies them back. */
 typedef struct link_snapshot {
     uint32_t slot;
+    const uint8_t* data; /* the tile copied (its blob): an undo restores its links only */
     uint32_t nlinks, free_link;
     uint32_t* first_link;
     nb_link* links;
@@ -923,6 +926,7 @@ NB_COLD static nb_status snapshot_slot(nb_context* ctx, const nb_navmesh* nav, n
     const nb_tile* t = &nav->tiles[ns];
     link_snapshot* sn = &u->snap[u->nsnap++];
     sn->slot = (uint32_t)ns;
+    sn->data = t->data;
     sn->nlinks = t->nlinks;
     sn->free_link = t->free_link;
     sn->first_link = (uint32_t*)nb_alloc(ctx, (size_t)(t->v.npolys ? t->v.npolys : 1) * sizeof(uint32_t));
@@ -948,7 +952,9 @@ NB_COLD static void reattach(nb_navmesh* nav, nb_tile_undo* u)
         return; /* not free: undos out of order (a caller's bug); the old tile stays the undo's, freed with it */
     *prev = nav->tiles[s].next_in_bucket;
     nb_tile* t = &nav->tiles[s];
+    const uint32_t top = t->salt_top; /* the undone tiles' salts stay given */
     *t = u->old;
+    t->salt_top = top;
     u->had_old = 0; /* the navmesh owns its memory again */
     const uint32_t bucket = hash_pos(u->tile_x, u->tile_z, nav->bucket_mask);
     t->next_in_bucket = nav->buckets[bucket];
@@ -959,8 +965,8 @@ NB_COLD static void reattach(nb_navmesh* nav, nb_tile_undo* u)
     for (uint32_t i = 0; i < u->nsnap; ++i) {
         const link_snapshot* sn = &u->snap[i];
         nb_tile* n = &nav->tiles[sn->slot];
-        if (n->link_capacity < sn->nlinks)
-            continue; /* cannot happen: link arrays only grow while their tile stays */
+        if (n->data != sn->data || n->link_capacity < sn->nlinks)
+            continue; /* not the tile copied (undos out of order: a caller's bug); never memory not its own */
         if (n->v.npolys)
             memcpy(n->first_link, sn->first_link, (size_t)n->v.npolys * sizeof(uint32_t));
         if (sn->nlinks)
@@ -969,7 +975,7 @@ NB_COLD static void reattach(nb_navmesh* nav, nb_tile_undo* u)
         n->free_link = sn->free_link;
     }
     /* the far entries go back where they were: the list only lost them (capacity never shrinks) */
-    if (u->nfar) {
+    if (u->nfar && nav->far_count + u->nfar <= nav->far_capacity) {
         uint32_t src = nav->far_count, r = u->nfar;
         const uint32_t total = nav->far_count + u->nfar;
         for (uint32_t dst = total; dst-- > 0;) {
@@ -980,7 +986,6 @@ NB_COLD static void reattach(nb_navmesh* nav, nb_tile_undo* u)
         }
         nav->far_count = total;
     }
-    nav->coord_mag = u->coord_mag;
 }
 
 NB_COLD nb_status nb_navmesh_swap_tile(nb_context* ctx, nb_navmesh* nav, int32_t tile_x, int32_t tile_z,
@@ -1082,6 +1087,7 @@ NB_COLD void nb_navmesh_swap_undo(nb_context* ctx, nb_navmesh* nav, nb_tile_undo
     }
     if (undo->had_old)
         reattach(nav, undo);
+    nav->coord_mag = undo->coord_mag; /* the adds undone may have raised it */
     undo_free(ctx, undo, 1); /* releases the old tile only when it could not go back */
 }
 

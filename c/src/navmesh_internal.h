@@ -136,6 +136,9 @@ typedef struct nb_tile {
     uint8_t* data; /* the navmesh's own copy of the blob (NULL: free slot) */
     size_t size;
     uint32_t salt;
+    /* The newest salt this slot has given (salt itself, unless an undone swap put an older tile back): the next
+     * removal gives the one after it, so that the refs of a tile undone stay stale until the salts wrap. */
+    uint32_t salt_top;
     uint32_t* first_link; /* npolys heads (NB_NULL_LINK = none) */
     nb_link* links;
     uint32_t nlinks;        /* entries of links handed out so far (live or on the free list) */

@@ -404,11 +404,18 @@ EMSCRIPTEN_KEEPALIVE int nbw_navmesh_put_tile(nb_context* ctx, nb_navmesh* nav, 
     return NB_OK;
 }
 
-/* Removes the tile at (tile_x, tile_z), undoably (see nbw_navmesh_put_tile); *undo_out 0 when there is none. */
+/* Removes the tile at (tile_x, tile_z) (none there: nothing to do); undoably when undo_out is given (see
+ * nbw_navmesh_put_tile), *undo_out 0 when there was none. */
 EMSCRIPTEN_KEEPALIVE int nbw_navmesh_remove_tile_undoably(nb_context* ctx, nb_navmesh* nav, int32_t tile_x,
                                                           int32_t tile_z, nb_tile_undo** undo_out)
 {
-    return (int)nb_navmesh_swap_tile(ctx, nav, tile_x, tile_z, NULL, 0, undo_out);
+    nb_tile_undo* undo = NULL;
+    const nb_status st = nb_navmesh_swap_tile(ctx, nav, tile_x, tile_z, NULL, 0, &undo);
+    if (undo_out)
+        *undo_out = undo;
+    else
+        nb_navmesh_swap_done(ctx, undo);
+    return (int)st;
 }
 
 /* Undoes a swap (in the reverse order of the swaps); cannot fail. */

@@ -803,6 +803,21 @@ static void test_swaps_undone_in_any_order(void)
                 version_size[t][v] = size;
             }
         }
+    /* The runs start from the 3 x 3 tiles of one corner: the others come in by swaps into empty cells, reaching
+     * farther out than the navmesh did (undone, its extent must come back too). */
+    {
+        nb_navmesh* corner = NULL;
+        CHECK_INT(nb_navmesh_create(ctx, nb_navmesh_get_params(nav), &corner), NB_OK);
+        for (int t = 0; t < 16 && corner; ++t)
+            if (t % 4 < 3 && t / 4 < 3 && version[t][0])
+                CHECK_INT(nb_navmesh_add_tile(ctx, corner, version[t][0], version_size[t][0]), NB_OK);
+        if (corner) {
+            nb_navmesh_destroy(ctx, nav);
+            nav = corner;
+        }
+    }
+    const float extent = nav->coord_mag;
+    int wider = 0;
     uint32_t rng = 12345;
     int runs = 0, differed = 0;
     for (int run = 0; run < 300; ++run) {
@@ -818,6 +833,7 @@ static void test_swaps_undone_in_any_order(void)
         }
         link_dump mid = dump_links(nav);
         differed += mid.n != before.n || memcmp(mid.v, before.v, before.n * sizeof(uint32_t)) != 0;
+        wider += nav->coord_mag > extent;
         free(mid.v);
         if (kept) {
             for (int k = 0; k < swaps; ++k)
@@ -840,6 +856,7 @@ static void test_swaps_undone_in_any_order(void)
     }
     CHECK_INT(runs, 300);
     CHECK(differed > 250);
+    CHECK(wider > 10);
     /* the tiles now in nav, added one by one to an empty navmesh: the same bytes */
     {
         nb_navmesh* fresh = NULL;
@@ -862,6 +879,75 @@ done:
     nb_navmesh_destroy(ctx, other);
     nb_tile_cache_destroy(ctx, plain);
     nb_tile_cache_destroy(ctx, carved);
+}
+
+/* A swap undone, then the tile swapped again: refs of the tile undone stay stale (its salt is not given again), as
+ * after a removal and two adds. And undos out of order (a caller's bug) never write outside a tile's memory. */
+static void test_swap_salts_and_misuse(void)
+{
+    const nb_bake_input in = plane();
+    const nb_config cfg = tiled();
+    nb_tile_cache* cache = NULL;
+    nb_navmesh* nav = NULL;
+    CHECK_INT(nb_tile_cache_create(ctx, &in, &cfg, NULL, 0, &cache), NB_OK);
+    CHECK_INT(nb_tile_cache_build_navmesh(ctx, cache, &nav), NB_OK);
+    if (!nav) {
+        nb_tile_cache_destroy(ctx, cache);
+        return;
+    }
+    const uint8_t* d = NULL;
+    size_t size = 0;
+    CHECK_INT(nb_navmesh_tile_data(nav, 1, 1, &d, &size), NB_OK);
+    uint8_t* blob = (uint8_t*)malloc(size);
+    memcpy(blob, d, size);
+    const nb_tile* t = nb_navmesh_tile_at(nav, 1, 1);
+    const nb_poly_ref kept = nb_navmesh_ref_of(nav, t, 0);
+    nb_tile_undo* undo = NULL;
+    CHECK_INT(nb_navmesh_swap_tile(ctx, nav, 1, 1, blob, size, &undo), NB_OK);
+    const nb_poly_ref undone = nb_navmesh_ref_of(nav, nb_navmesh_tile_at(nav, 1, 1), 0);
+    CHECK(undone != kept);
+    nb_navmesh_swap_undo(ctx, nav, undo);
+    CHECK(nb_navmesh_resolve(nav, kept, NULL) != NULL); /* the tile put back: its refs valid again */
+    CHECK(nb_navmesh_resolve(nav, undone, NULL) == NULL);
+    CHECK_INT(nb_navmesh_swap_tile(ctx, nav, 1, 1, blob, size, &undo), NB_OK);
+    CHECK(nb_navmesh_resolve(nav, undone, NULL) == NULL); /* not given again */
+    CHECK(nb_navmesh_resolve(nav, kept, NULL) == NULL);
+    nb_navmesh_swap_done(ctx, undo);
+
+    /* out of order: (1, 1) swapped, then its neighbour (2, 1) replaced by a version with more polygons (a hole cut
+     * in it) and kept, then (1, 1) undone: the copy of (2, 1)'s links is not of the tile there now and is left alone
+     * (ASan: nothing written past its polygons) */
+    nb_tile_cache* holed = NULL;
+    nb_navmesh* holed_nav = NULL;
+    nb_volume hole;
+    memset(&hole, 0, sizeof(hole));
+    hole.type = NB_VOLUME_BOX;
+    hole.area = NB_NULL_AREA;
+    const float hlo[3] = { 45.0f, -1.0f, 25.0f }, hhi[3] = { 50.0f, 2.0f, 30.0f };
+    memcpy(hole.bmin, hlo, sizeof(hlo));
+    memcpy(hole.bmax, hhi, sizeof(hhi));
+    CHECK_INT(nb_tile_cache_create(ctx, &in, &cfg, NULL, 0, &holed), NB_OK);
+    CHECK_INT(nb_tile_cache_build_navmesh(ctx, holed, &holed_nav), NB_OK);
+    uint32_t id = 0, n = 0;
+    CHECK_INT(nb_tile_cache_add_obstacle(ctx, holed, &hole, &id), NB_OK);
+    CHECK_INT(nb_tile_cache_update(ctx, holed, holed_nav, NULL, 0, &n), NB_OK);
+    CHECK_INT(nb_navmesh_tile_data(holed_nav, 2, 1, &d, &size), NB_OK);
+    CHECK(nb_navmesh_tile_at(holed_nav, 2, 1)->v.npolys > nb_navmesh_tile_at(nav, 2, 1)->v.npolys);
+    uint8_t* next = (uint8_t*)malloc(size);
+    memcpy(next, d, size);
+    nb_navmesh_destroy(ctx, holed_nav);
+    nb_tile_cache_destroy(ctx, holed);
+    nb_tile_undo* first = NULL;
+    nb_tile_undo* second = NULL;
+    CHECK_INT(nb_navmesh_swap_tile(ctx, nav, 1, 1, NULL, 0, &first), NB_OK);
+    CHECK_INT(nb_navmesh_swap_tile(ctx, nav, 2, 1, next, size, &second), NB_OK);
+    nb_navmesh_swap_done(ctx, second);
+    nb_navmesh_swap_undo(ctx, nav, first);
+    CHECK(nb_navmesh_tile_at(nav, 1, 1) != NULL);
+    free(next);
+    free(blob);
+    nb_navmesh_destroy(ctx, nav);
+    nb_tile_cache_destroy(ctx, cache);
 }
 
 /* ---- nb_tile_rebuild: the same bytes as the cache's update ---- */
@@ -1254,6 +1340,7 @@ int main(void)
     RUN(test_failing_allocator);
     RUN(test_update_undone_with_memory_gone);
     RUN(test_swaps_undone_in_any_order);
+    RUN(test_swap_salts_and_misuse);
     RUN(test_rebuild_matches_update);
     RUN(test_rebuild_errors);
     RUN(test_links_survive_updates);

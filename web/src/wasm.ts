@@ -926,7 +926,7 @@ export class Wasm {
         this.m._free(p);
       }
     } else {
-      this.check(this.m._nbw_navmesh_remove_tile_undoably(this.ctx, nav, bytes[0], bytes[1], out));
+      this.check(this.m._nbw_navmesh_remove_tile_undoably(this.ctx, nav, bytes[0], bytes[1], undoable ? out : 0));
     }
     this.changed(nav, bytes);
     return undoable ? this.m.HEAPU32[out >> 2] : 0;
