@@ -604,6 +604,19 @@ static nb_offmesh_link plane_link(float x0, float z0, float x1, float z1)
     return l;
 }
 
+/* A box carving the plane away over x0..x1, z0..z1. */
+static nb_volume plane_hole(float x0, float z0, float x1, float z1)
+{
+    nb_volume v;
+    memset(&v, 0, sizeof(v));
+    v.type = NB_VOLUME_BOX;
+    v.area = NB_NULL_AREA;
+    const float lo[3] = { x0, -1.0f, z0 }, hi[3] = { x1, 2.0f, z1 };
+    memcpy(v.bmin, lo, sizeof(lo));
+    memcpy(v.bmax, hi, sizeof(hi));
+    return v;
+}
+
 /* Everything a query can see of nav's tiles, in order: each tile's slot, salt and polygons, every polygon's links in
  * the order they are walked, the far off-mesh entries, the counts. */
 typedef struct link_dump {
@@ -672,13 +685,7 @@ static void test_update_undone_with_memory_gone(void)
         plane_link(17.0f, 50.0f, 21.0f, 50.0f), /* dirty (0, 2) to dirty (1, 2), the next tile */
         plane_link(5.0f, 30.0f, 50.0f, 70.0f),  /* dirty (0, 1) to clean (2, 3), far */
     };
-    nb_volume box;
-    memset(&box, 0, sizeof(box));
-    box.type = NB_VOLUME_BOX;
-    box.area = NB_NULL_AREA;
-    const float lo[3] = { 15.0f, -1.0f, 15.0f }, hi[3] = { 45.0f, 2.0f, 45.0f };
-    memcpy(box.bmin, lo, sizeof(lo));
-    memcpy(box.bmax, hi, sizeof(hi));
+    const nb_volume box = plane_hole(15.0f, 15.0f, 45.0f, 45.0f);
 
     /* two of each: one to count an update's allocations, one to fail */
     nb_tile_cache *cache = NULL, *twin = NULL;
@@ -769,13 +776,7 @@ static void test_swaps_undone_in_any_order(void)
         plane_link(17.0f, 50.0f, 21.0f, 50.0f),
         plane_link(5.0f, 30.0f, 50.0f, 70.0f),
     };
-    nb_volume box;
-    memset(&box, 0, sizeof(box));
-    box.type = NB_VOLUME_BOX;
-    box.area = NB_NULL_AREA;
-    const float lo[3] = { 10.0f, -1.0f, 25.0f }, hi[3] = { 60.0f, 2.0f, 33.0f };
-    memcpy(box.bmin, lo, sizeof(lo));
-    memcpy(box.bmax, hi, sizeof(hi));
+    const nb_volume box = plane_hole(10.0f, 25.0f, 60.0f, 33.0f);
     nb_tile_cache *plain = NULL, *carved = NULL;
     nb_navmesh *nav = NULL, *other = NULL;
     uint32_t id = 0, n = 0;
@@ -919,13 +920,7 @@ static void test_swap_salts_and_misuse(void)
      * (ASan: nothing written past its polygons) */
     nb_tile_cache* holed = NULL;
     nb_navmesh* holed_nav = NULL;
-    nb_volume hole;
-    memset(&hole, 0, sizeof(hole));
-    hole.type = NB_VOLUME_BOX;
-    hole.area = NB_NULL_AREA;
-    const float hlo[3] = { 45.0f, -1.0f, 25.0f }, hhi[3] = { 50.0f, 2.0f, 30.0f };
-    memcpy(hole.bmin, hlo, sizeof(hlo));
-    memcpy(hole.bmax, hhi, sizeof(hhi));
+    const nb_volume hole = plane_hole(45.0f, 25.0f, 50.0f, 30.0f);
     CHECK_INT(nb_tile_cache_create(ctx, &in, &cfg, NULL, 0, &holed), NB_OK);
     CHECK_INT(nb_tile_cache_build_navmesh(ctx, holed, &holed_nav), NB_OK);
     uint32_t id = 0, n = 0;
