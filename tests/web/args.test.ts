@@ -117,6 +117,8 @@ describe('queries', () => {
     await expectCode(() => nav.moveAlong(A, B, any({ crossings: 'all' })), INVALID, /moveAlong: options has no option 'crossings'/);
     await expectCode(() => bake(quad, {}, any({ worker: false })), INVALID, /navbake\.bake: options has no option 'worker' \(its options: workers, signal, onProgress, transfer, focus, onTile, obstacles\)/);
     await expectCode(() => inspect(quad, {}, any({ tiles: [0, 0] })), INVALID, /navbake\.inspect: options has no option 'tiles'/);
+    // the tests' hook that makes a worker exit is no option name: refused like any other
+    await expectCode(() => bake(quad, {}, any({ testExitAtStage: 3 })), INVALID, /navbake\.bake: options has no option 'testExitAtStage'/);
     await expectCode(() => tiled.update(any({ worker: 1 })), INVALID, /navbake\.update: options has no option 'worker' \(its options: workers, signal\)/);
     await expectCode(() => init(any({ wasmbinary: new Uint8Array(8) })), INVALID, /navbake\.init: options has no option 'wasmbinary'/);
     // fields of volumes, links and navmesh parameters too: areaId: 5 carved the box with the default area 0

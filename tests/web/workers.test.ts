@@ -9,6 +9,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { handleMessage, WorkerExitRequest } from '../../build/web/bake.worker.js';
 import { configValues } from '../../build/web/config.js';
+import { EXIT_AT_STAGE } from '../../build/web/bake.js';
 import { BakePool, sharedPool } from '../../build/web/pool.js';
 import { spareBuffers } from '../../build/web/spare.js';
 import type { BakeRequest, WorkerReply, WorkerRequest } from '../../build/web/protocol.js';
@@ -305,7 +306,7 @@ describe('abort', () => {
 describe('a worker that dies', () => {
   it('rejects its job with NB_ERR_WORKER and the next bake succeeds', async () => {
     const seen: string[] = [];
-    const e = await rejection(bake(dungeon, {}, { testExitAtStage: 6, onProgress: (p) => seen.push(p.stage) } as BakeOptions));
+    const e = await rejection(bake(dungeon, {}, { [EXIT_AT_STAGE]: 6, onProgress: (p) => seen.push(p.stage) } as BakeOptions));
     expect(e).toBeInstanceOf(NavBakeError);
     expect((e as NavBakeError).code).toBe('NB_ERR_WORKER');
     expect((e as NavBakeError).message).toMatch(/exited with code 70/);
@@ -319,7 +320,7 @@ describe('a worker that dies', () => {
     const before = pool.spawned;
     const tiles: string[] = [];
     const replaced = await saved(
-      bake(dungeon, { tileSize: 32 }, { workers: 3, testExitAtStage: 1, onTile: (t) => tiles.push(`${t.x},${t.z}`) } as BakeOptions),
+      bake(dungeon, { tileSize: 32 }, { workers: 3, [EXIT_AT_STAGE]: 1, onTile: (t) => tiles.push(`${t.x},${t.z}`) } as BakeOptions),
     );
     expect(replaced).toEqual(reference);
     expect(reference).toEqual(await saved(bake(dungeon, { tileSize: 32 }, { workers: false })));

@@ -72,20 +72,17 @@ export function intIn(where: string, v: unknown, lo: number, hi: number): number
  * An options object: undefined and null mean none given. With `keys`, a key not among them is refused by name: a
  * misspelt option (`worker: false`, `halfExtent`) would otherwise be ignored without a word.
  */
-export function optionsObject<T extends object>(where: string, v: unknown, keys?: readonly string[], hidden?: readonly string[]): T {
+export function optionsObject<T extends object>(where: string, v: unknown, keys?: readonly string[]): T {
   if (v == null) return {} as T;
   if (typeof v !== 'object') throw invalid(`${where} must be an object (got ${shown(v)})`);
-  if (keys) knownKeys(where, v, keys, 'option', hidden);
+  if (keys) knownKeys(where, v, keys, 'option');
   return v as T;
 }
 
-/**
- * Refuses an own enumerable key of o not in keys, naming it and the keys there are (what: 'option', 'field').
- * hidden: also accepted, never listed (the tests' hooks).
- */
-export function knownKeys(where: string, o: object, keys: readonly string[], what = 'option', hidden: readonly string[] = []): void {
+/** Refuses an own enumerable key of o not in keys, naming it and the keys there are (what: 'option', 'field'). */
+export function knownKeys(where: string, o: object, keys: readonly string[], what = 'option'): void {
   for (const k of Object.keys(o)) {
-    if (!keys.includes(k) && !hidden.includes(k)) throw invalid(`${where} has no ${what} '${k}' (its ${what}s: ${keys.join(', ')})`);
+    if (!keys.includes(k)) throw invalid(`${where} has no ${what} '${k}' (its ${what}s: ${keys.join(', ')})`);
   }
 }
 
