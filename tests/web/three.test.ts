@@ -340,17 +340,26 @@ describe('geometryFromObject3D', () => {
   it('many instances of a big mesh that a bake could not hold: NB_ERR_TOO_LARGE with the counts, nothing allocated', () => {
     // 101 x 101 vertices, 20,000 triangles, in 20,000 copies: 204 million vertices, 400 million triangles
     const inst = new InstancedMesh(new PlaneGeometry(10, 10, 100, 100), mat, 20000);
+    // nothing per instance either before the refusal (a matrix each made 30 million instances run out of JS heap)
+    const getMatrixAt = inst.getMatrixAt.bind(inst);
+    let matrices = 0;
+    inst.getMatrixAt = (i, m) => {
+      matrices++;
+      return getMatrixAt(i, m);
+    };
     let e: unknown = null;
     try {
       geometryFromObject3D(inst);
     } catch (x) {
       e = x;
     }
+    expect(matrices).toBe(0);
     expect(e).toBeInstanceOf(NavBakeError);
     expect((e as NavBakeError).code).toBe('NB_ERR_TOO_LARGE');
     expect((e as NavBakeError).message).toMatch(/204020000 vertices and 400000000 triangles \(every instance counted\) need 6\.8 GB/);
     inst.count = 100; // 20 million vertices: fine
     expect(geometryFromObject3D(inst).indices.length).toBe(100 * 20000 * 3);
+    expect(matrices).toBe(100);
   });
 
   it('filter picks meshes and area() gives per-triangle area ids', () => {

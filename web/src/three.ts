@@ -68,7 +68,8 @@ interface MeshPart {
   ranges: [number, number][];
   /** the vertices the drawn triangles use */
   used: UsedVertices;
-  matrices: Matrix4[];
+  /** copies: an InstancedMesh's instances (their matrices made one at a time when copied), else 1 */
+  copies: number;
 }
 
 /**
@@ -212,7 +213,7 @@ export function geometryFromObject3D(root: Object3D, opts?: GeometryFromObject3D
             `navbake/three: mesh '${mesh.name}': its position attribute has ${pos.itemSize} numbers per vertex, not 3`,
           );
         }
-        const matrices: Matrix4[] = [];
+        let copies = 1;
         const inst = mesh as InstancedMesh;
         if (inst.isInstancedMesh) {
           const room = inst.instanceMatrix.count;
@@ -222,21 +223,15 @@ export function geometryFromObject3D(root: Object3D, opts?: GeometryFromObject3D
               `navbake/three: InstancedMesh '${mesh.name}': count ${inst.count} is more than its ${room} instance matrices`,
             );
           }
-          for (let i = 0; i < inst.count; i++) {
-            const m = new Matrix4();
-            inst.getMatrixAt(i, m);
-            matrices.push(m.premultiply(mesh.matrixWorld));
-          }
-        } else {
-          matrices.push(mesh.matrixWorld);
+          copies = inst.count;
         }
         const key = ranges.join(';');
         let known = usedOf.get(g);
         if (known?.key !== key) usedOf.set(g, (known = { key, used: usedVertices(mesh, ranges, pos.count) }));
         const used = known.used;
-        parts.push({ mesh, ranges, used, matrices });
-        nverts += used.count * matrices.length;
-        for (const [a, b] of ranges) nidx += (b - a) * matrices.length;
+        parts.push({ mesh, ranges, used, copies });
+        nverts += used.count * copies;
+        for (const [a, b] of ranges) nidx += (b - a) * copies;
       }
     }
     const lod = o as LOD;
@@ -269,7 +264,8 @@ export function geometryFromObject3D(root: Object3D, opts?: GeometryFromObject3D
   const v = new Vector3();
   let vbase = 0;
   let ibase = 0;
-  for (const { mesh, ranges, used, matrices } of parts) {
+  const m = new Matrix4();
+  for (const { mesh, ranges, used, copies } of parts) {
     const g = mesh.geometry;
     const pos = g.getAttribute('position');
     const index = g.index;
@@ -287,7 +283,14 @@ export function geometryFromObject3D(root: Object3D, opts?: GeometryFromObject3D
       }
     }
     const { count, list, remap } = used;
-    for (const m of matrices) {
+    const inst = mesh as InstancedMesh;
+    for (let copy = 0; copy < copies; copy++) {
+      if (inst.isInstancedMesh) {
+        inst.getMatrixAt(copy, m);
+        m.premultiply(mesh.matrixWorld);
+      } else {
+        m.copy(mesh.matrixWorld);
+      }
       for (let i = 0; i < count; i++) {
         const src = list ? list[i] : i;
         v.fromBufferAttribute(pos, src);
