@@ -94,7 +94,10 @@ export interface BakeOptions {
   workers?: number | false | undefined;
   /** Aborting rejects the bake with the signal's reason (an AbortError for `abort()`) and stops the work. */
   signal?: AbortSignal | undefined;
-  /** Called per stage (solo bakes) or per finished tile (tiled bakes). */
+  /**
+   * Called as each stage goes (solo bakes: several times a stage, from done 0 to total) or per finished tile (tiled
+   * bakes).
+   */
   onProgress?: ((p: BakeProgress) => void) | undefined;
   /**
    * Hand the geometry's arrays over instead of copying them at the call: faster for big meshes, but they are

@@ -20,7 +20,7 @@ export interface InspectOptions {
   workers?: number | false | undefined;
   /** Aborting rejects with the signal's reason and stops the work. */
   signal?: AbortSignal | undefined;
-  /** Called per stage. */
+  /** Called as each stage goes (several times a stage, from done 0 to total). */
   onProgress?: ((p: BakeProgress) => void) | undefined;
   /**
    * For a tiled config (tileSize > 0): the tile [x, z] of the grid bake() would use, baked with the same bounds,

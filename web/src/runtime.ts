@@ -9,8 +9,9 @@ let main: Promise<Wasm> | null = null;
 let loaded: Wasm | null = null;
 
 /**
- * Loads the wasm module once (later calls return the same promise, whatever their options). Every other call
- * awaits it implicitly, so calling it yourself is only needed to pass options or to load early.
+ * Loads the wasm module once (later calls wait for that same load, whatever their wasm options; a later workerUrl
+ * is still taken, for the workers started from then on). Every other call awaits it implicitly, so calling it
+ * yourself is only needed to pass options or to load early.
  * Browser: fetches `navbake.wasm` next to this module; Node: reads it from disk. Rejects with a NavBakeError
  * (code NB_ERR_WASM_LOAD) when the file cannot be loaded; a later call then tries again.
  */
