@@ -374,6 +374,15 @@ EMSCRIPTEN_KEEPALIVE int nbw_navmesh_remove_tile(nb_context* ctx, nb_navmesh* na
     return (int)nb_navmesh_remove_tile(ctx, nav, tile_x, tile_z);
 }
 
+/* A swap's undo to the caller who wants it (undo_out), else the swap kept. */
+static void hand_undo(nb_context* ctx, nb_tile_undo* undo, nb_tile_undo** undo_out)
+{
+    if (undo_out)
+        *undo_out = undo;
+    else
+        nb_navmesh_swap_done(ctx, undo);
+}
+
 /* Adds a tile blob, replacing the tile already at its position. The blob is validated first; on any failure the
  * navmesh keeps the tile it had, in its slot with its salt (its refs stay valid).
  * keep_flags: the flags set on the polygons of the tile replaced go to the same polygons of the new one
@@ -397,10 +406,7 @@ EMSCRIPTEN_KEEPALIVE int nbw_navmesh_put_tile(nb_context* ctx, nb_navmesh* nav, 
     uint8_t* old = nb_tile_undo_old(undo, &old_size);
     if (keep_flags && old)
         (void)nb_navmesh_keep_flags(nav, tx, tz, old, old_size);
-    if (undo_out)
-        *undo_out = undo;
-    else
-        nb_navmesh_swap_done(ctx, undo);
+    hand_undo(ctx, undo, undo_out);
     return NB_OK;
 }
 
@@ -411,10 +417,7 @@ EMSCRIPTEN_KEEPALIVE int nbw_navmesh_remove_tile_undoably(nb_context* ctx, nb_na
 {
     nb_tile_undo* undo = NULL;
     const nb_status st = nb_navmesh_swap_tile(ctx, nav, tile_x, tile_z, NULL, 0, &undo);
-    if (undo_out)
-        *undo_out = undo;
-    else
-        nb_navmesh_swap_done(ctx, undo);
+    hand_undo(ctx, undo, undo_out);
     return (int)st;
 }
 
