@@ -562,8 +562,19 @@ static void closest_on_detail_edges(const nb_tile_view* v, uint32_t p, const flo
         }
 }
 
-/* Closest point on polygon p to pos: pos itself at the surface's height when pos lies over the polygon
- * (*over = 1), else the nearest point of its outline. An off-mesh polygon is its segment. */
+/* How far (in xz) from polygon outlines of tile v a point p still counts as over the polygon: outline_tol's
+ * measure, with the tile's extent standing in for the navmesh's. A point on a wall edge (a path's corner, an agent
+ * stopped by a wall) lies a hair outside the polygon as often as inside; it stands on it all the same. */
+static inline float poly_tol(const nb_tile_view* v, const float* p)
+{
+    const float m = nb_maxf(fabsf(p[0]), fabsf(p[2]));
+    const float tm = nb_maxf(nb_maxf(fabsf(v->bmin[0]), fabsf(v->bmax[0])), nb_maxf(fabsf(v->bmin[2]), fabsf(v->bmax[2])));
+    return 1e-5f + 2e-7f * nb_minf(m, tm);
+}
+
+/* Closest point on polygon p to pos: pos itself at the surface's height when pos lies over the polygon, its
+ * outline included to within poly_tol (*over = 1), else the nearest point of its outline. An off-mesh polygon is
+ * its segment. */
 static void closest_on_poly(const nb_tile* tile, uint32_t p, const float* pos, float* out, int* over)
 {
     const nb_tile_view* v = &tile->v;
@@ -587,6 +598,16 @@ static void closest_on_poly(const nb_tile* tile, uint32_t p, const float* pos, f
         return;
     }
     closest_on_detail_edges(v, p, pos, !inside, out);
+    if (!inside) {
+        /* On the outline: over the polygon, at the surface's height at the outline point (the detail edges' outline
+         * runs along the polygon's). */
+        const float dx = out[0] - pos[0], dz = out[2] - pos[2], tol = poly_tol(v, pos);
+        if (dx * dx + dz * dz <= tol * tol) {
+            out[0] = pos[0];
+            out[2] = pos[2];
+            *over = 1;
+        }
+    }
 }
 
 /* Twice the xz area of a convex polygon (positive whatever the winding). */
@@ -1078,6 +1099,15 @@ static int scores_zero(const nb_tile* t, uint32_t p, const nearest_state* s, flo
         }
         closest_on_detail_edges(v, p, c, !inside, pt);
         const float dx = pt[0] - c[0], dy = pt[1] - c[1], dz = pt[2] - c[2];
+        const float tol = poly_tol(v, c);
+        if (!inside && dx * dx + dz * dz <= tol * tol) { /* on the outline: over it (closest_on_poly) */
+            if (fabsf(dy) - v->walkable_climb > 0.0f)
+                return 0;
+            pt[0] = c[0];
+            pt[2] = c[2];
+            *over = 1;
+            return 1;
+        }
         if (dx * dx + dy * dy + dz * dz != 0.0f)
             return 0;
         *over = 0;
@@ -1494,7 +1524,8 @@ static float poly_end_dist2(const nb_tile* t, uint32_t poly, const float* end)
         pt[2] = end[2];
     } else if (!inside) {
         /* closest_on_poly's point, found more cheaply: the outline point nearest in xz (the detail mesh's outline
-         * edges run along the polygon's), at the surface's height there */
+         * edges run along the polygon's), at the surface's height there; end itself at that height when it lies on
+         * the outline */
         float near2 = FLT_MAX, u;
         for (int j = 0, m = nv - 1; j < nv; m = j++) {
             const float d = dist2_pt_seg_xz(end, &verts[m * 3], &verts[j * 3], &u);
@@ -1507,6 +1538,11 @@ static float poly_end_dist2(const nb_tile* t, uint32_t poly, const float* end)
             pt[1] = h;
         else
             closest_on_detail_edges(v, poly, end, 1, pt);
+        const float tol = poly_tol(v, end);
+        if (near2 <= tol * tol) {
+            pt[0] = end[0];
+            pt[2] = end[2];
+        }
     } else {
         closest_on_detail_edges(v, poly, end, 0, pt);
     }
@@ -3233,7 +3269,13 @@ NB_COLD NB_NOINLINE nb_status nb_query_poly_height(nb_query* q, nb_poly_ref ref,
     }
     float verts[NB_MAX_VERTS_PER_POLY * 3], h;
     const int n = poly_gather(&t->v, p, verts);
-    if (!point_in_poly_xz(verts, n, pos) || !detail_height(&t->v, p, pos, &h))
+    int over = point_in_poly_xz(verts, n, pos) && detail_height(&t->v, p, pos, &h);
+    if (!over) { /* on the outline, to within rounding: closest_on_poly's height there */
+        float c[3];
+        closest_on_poly(t, p, pos, c, &over);
+        h = c[1];
+    }
+    if (!over)
         return nb_fail(ctx, NB_ERR_NOT_FOUND, "%s: pos (%g, %g) is outside polygon 0x%08x", fn, (double)pos[0],
                        (double)pos[2], (unsigned)ref);
     *height = h;

@@ -202,6 +202,89 @@ static void test_ray_from_vertices(void)
     nb_navmesh_destroy(ctx, nav);
 }
 
+/* A point on a polygon's outline stands on that polygon (the query audit: a point exactly on a wall edge counted as
+ * off it, so the nearest polygon was a neighbour 0.18 m away and a ray from there hit at t = 0). On real levels,
+ * solo and tiled, points along every edge of every polygon, at the polygon's own heights (its vertices', not the
+ * detail surface's: up to a few decimetres apart on slopes): the closest point on the polygon is over it, with the
+ * point's x and z; its height there is found; the nearest query keeps x and z. A point 1 cm outside a wall edge is
+ * not over the polygon. */
+static void test_outline_points_on_polygon(void)
+{
+    static const char* levels[] = { "dungeon.obj", "nav_test.obj" };
+    static const float fractions[] = { 0.0f, 0.5f, 1.0f / 3.0f, 0.1f };
+    for (int lv = 0; lv < 2; ++lv)
+        for (int tiled = 0; tiled < 2; ++tiled) {
+            nb_navmesh* nav = bake_level(levels[lv], tiled ? 32 : 0);
+            nb_query* q = nav ? query_for(nav) : NULL;
+            if (!q)
+                return;
+            uint32_t nrefs = 0;
+            nb_navmesh_poly_refs(ctx, nav, NULL, 0, &nrefs);
+            nb_poly_ref* refs = malloc(nrefs * sizeof(*refs));
+            nb_navmesh_poly_refs(ctx, nav, refs, nrefs, &nrefs);
+            int points = 0, not_over = 0, no_height = 0, moved = 0, outside = 0, outside_over = 0;
+            for (uint32_t i = 0; i < nrefs; ++i) {
+                float v[NB_MAX_VERTS_PER_POLY * 3];
+                int32_t n = 0;
+                int offmesh = 0;
+                nb_navmesh_poly(nav, refs[i], v, &n, NULL, NULL, &offmesh);
+                if (offmesh)
+                    continue;
+                float cx = 0.0f, cz = 0.0f;
+                for (int32_t k = 0; k < n; ++k) {
+                    cx += v[k * 3] / (float)n;
+                    cz += v[k * 3 + 2] / (float)n;
+                }
+                for (int32_t k = 0; k < n; ++k) {
+                    const float* a = &v[k * 3];
+                    const float* b = &v[((k + 1) % n) * 3];
+                    for (int fi = 0; fi < 4; ++fi) {
+                        const float u = fractions[fi];
+                        const float p[3] = { a[0] + (b[0] - a[0]) * u, a[1] + (b[1] - a[1]) * u,
+                                             a[2] + (b[2] - a[2]) * u };
+                        float c[3], h, near[3];
+                        int over = 0;
+                        ++points;
+                        CHECK_INT(nb_query_closest_point_on_poly(q, refs[i], p, c, &over), NB_OK);
+                        if (!over || c[0] != p[0] || c[2] != p[2]) {
+                            if (++not_over <= 3)
+                                fprintf(stderr, "  %s%s: (%g %g %g) on the outline of 0x%x: closest (%g %g %g), over %d\n",
+                                        levels[lv], tiled ? " tiled" : "", p[0], p[1], p[2], (unsigned)refs[i], c[0],
+                                        c[1], c[2], over);
+                        }
+                        no_height += nb_query_poly_height(q, refs[i], p, &h) != NB_OK;
+                        nearest(q, p, HALF, near);
+                        moved += dist_xz(near, p) > NOISE;
+                        if (u != 0.5f)
+                            continue;
+                        /* 1 cm out, across the edge from the polygon's center */
+                        float nx = b[2] - a[2], nz = a[0] - b[0];
+                        const float len = sqrtf(nx * nx + nz * nz);
+                        if (len < 0.05f)
+                            continue;
+                        if (nx * (cx - p[0]) + nz * (cz - p[2]) > 0.0f) {
+                            nx = -nx;
+                            nz = -nz;
+                        }
+                        const float o[3] = { p[0] + nx / len * 0.01f, p[1], p[2] + nz / len * 0.01f };
+                        ++outside;
+                        CHECK_INT(nb_query_closest_point_on_poly(q, refs[i], o, c, &over), NB_OK);
+                        outside_over += over;
+                        outside_over += nb_query_poly_height(q, refs[i], o, &h) == NB_OK;
+                    }
+                }
+            }
+            CHECK(points > 1000 && outside > 200);
+            CHECK_INT(not_over, 0);
+            CHECK_INT(no_height, 0);
+            CHECK_INT(moved, 0);
+            CHECK_INT(outside_over, 0);
+            free(refs);
+            nb_query_destroy(ctx, q);
+            nb_navmesh_destroy(ctx, nav);
+        }
+}
+
 /* A straight-pulled path's corners are in sight of each other: on real levels, solo and tiled, every ray from a
  * corner to the next is clear (t = 1 within NOISE, no normal), started in the polygon the nearest query gives (as
  * the JavaScript API does) or in the path's own; and a move from a corner toward the next one gets there (finding
@@ -874,6 +957,7 @@ int main(void)
     ctx = nb_context_create(NULL);
     RUN(test_ray_from_vertices);
     RUN(test_ray_corner_to_corner);
+    RUN(test_outline_points_on_polygon);
     RUN(test_ray_hits_are_walls);
     RUN(test_tiled_paths_as_short_as_solo);
     RUN(test_partial_ends_nearest);
