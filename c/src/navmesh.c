@@ -5,8 +5,6 @@
 
 #include <math.h>
 
-#define FN_ "nb_navmesh_add_tile"
-
 /* ---- slots and the position hash -------------------------------------------------------------------------- */
 
 static uint32_t hash_pos(int32_t x, int32_t z, uint32_t mask)
@@ -332,6 +330,7 @@ typedef struct pending_link {
 typedef struct pending_list {
     pending_link* items;
     uint32_t count, capacity;
+    const char* fn; /* the public function adding the tile, for messages */
 } pending_list;
 
 static nb_status pending_add(nb_context* ctx, pending_list* pl, uint32_t slot, uint32_t poly, nb_poly_ref ref,
@@ -341,7 +340,7 @@ static nb_status pending_add(nb_context* ctx, pending_list* pl, uint32_t slot, u
         const uint32_t cap = pl->capacity ? pl->capacity * 2 : 64;
         pending_link* grown = (pending_link*)nb_alloc(ctx, (size_t)cap * sizeof(pending_link));
         if (!grown)
-            return nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, FN_ ": out of memory 'pending links' (%u)", cap);
+            return nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "%s: out of memory 'pending links' (%u)", pl->fn, cap);
         if (pl->count)
             memcpy(grown, pl->items, (size_t)pl->count * sizeof(pending_link));
         nb_free(ctx, pl->items);
@@ -456,16 +455,16 @@ static uint32_t link_alloc(nb_tile* t)
 }
 
 /* nb_navmesh_add_tile into the free slot `want` with salt `want_salt` (its refs as they were before it was removed),
- * or (want < 0) into the first free slot with the salt it has. */
-static nb_status add_tile(nb_context* ctx, nb_navmesh* nav, const uint8_t* data, size_t size, int32_t want,
-                          uint32_t want_salt)
+ * or (want < 0) into the first free slot with the salt it has. fn: the public function called, for messages. */
+static nb_status add_tile(nb_context* ctx, const char* fn, nb_navmesh* nav, const uint8_t* data, size_t size,
+                          int32_t want, uint32_t want_salt)
 {
     if (!nav || !data)
-        return nb_fail(ctx, NB_ERR_NULL_ARG, FN_ ": %s is NULL", !nav ? "nav" : "data");
+        return nb_fail(ctx, NB_ERR_NULL_ARG, "%s: %s is NULL", fn, !nav ? "nav" : "data");
     nb_status st = NB_OK;
     uint8_t* copy = NULL;
     uint32_t* first_link = NULL;
-    pending_list pl = { NULL, 0, 0 };
+    pending_list pl = { NULL, 0, 0, fn };
     link_growth* growth = NULL; /* one per tile whose link array must grow */
     uint32_t ngrowth = 0;
     uint32_t* which = NULL; /* the tiles that get new links, and how many each */
@@ -477,11 +476,11 @@ static nb_status add_tile(nb_context* ctx, nb_navmesh* nav, const uint8_t* data,
     /* ---- the blob: copied (4-byte aligned by the allocator) and parsed in place ---- */
     copy = (uint8_t*)nb_alloc(ctx, size ? size : 1);
     if (!copy) {
-        st = nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, FN_ ": out of memory 'data' (%zu)", size);
+        st = nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "%s: out of memory 'data' (%zu)", fn, size);
         goto cleanup;
     }
     memcpy(copy, data, size);
-    st = nb_tile_parse_as(ctx, FN_, copy, size, &view);
+    st = nb_tile_parse_as(ctx, fn, copy, size, &view);
     if (st != NB_OK)
         goto cleanup;
     /* A tile of another grid (other tile sizes or origin) would link wrongly with its neighbours: its bounds must
@@ -492,8 +491,8 @@ static nb_status add_tile(nb_context* ctx, nb_navmesh* nav, const uint8_t* data,
         const float lo = nav->params.origin[k * 2] + (float)(k ? view.tile_z : view.tile_x) * size_k;
         if (!(view.bmin[k * 2] >= lo - 0.5f * size_k && view.bmax[k * 2] <= lo + 1.5f * size_k)) {
             st = nb_fail(ctx, NB_ERR_INVALID_ARG,
-                         FN_ ": tile (%d, %d) spans %c %g..%g, but its cell of this navmesh is %g..%g: a tile of another "
-                             "grid (tile size or origin)",
+                         "%s: tile (%d, %d) spans %c %g..%g, but its cell of this navmesh is %g..%g: a tile of another "
+                             "grid (tile size or origin)", fn,
                          view.tile_x, view.tile_z, k ? 'z' : 'x', view.bmin[k * 2], view.bmax[k * 2], lo, lo + size_k);
             goto cleanup;
         }
@@ -508,8 +507,8 @@ static nb_status add_tile(nb_context* ctx, nb_navmesh* nav, const uint8_t* data,
         if (o->walkable_height != view.walkable_height || o->walkable_radius != view.walkable_radius ||
             o->walkable_climb != view.walkable_climb || o->bv_quant != view.bv_quant) {
             st = nb_fail(ctx, NB_ERR_INVALID_ARG,
-                         FN_ ": tile (%d, %d) was baked for another agent or cell size than the tiles in this navmesh "
-                             "(agent height %g, radius %g, climb %g, cell size %g; theirs %g, %g, %g, %g)",
+                         "%s: tile (%d, %d) was baked for another agent or cell size than the tiles in this navmesh "
+                             "(agent height %g, radius %g, climb %g, cell size %g; theirs %g, %g, %g, %g)", fn,
                          view.tile_x, view.tile_z, view.walkable_height, view.walkable_radius, view.walkable_climb,
                          1.0 / view.bv_quant, o->walkable_height, o->walkable_radius, o->walkable_climb,
                          1.0 / o->bv_quant);
@@ -518,15 +517,15 @@ static nb_status add_tile(nb_context* ctx, nb_navmesh* nav, const uint8_t* data,
         break;
     }
     if (find_slot(nav, view.tile_x, view.tile_z) >= 0) {
-        st = nb_fail(ctx, NB_ERR_ALREADY_EXISTS, FN_ ": a tile already occupies (%d, %d)", view.tile_x, view.tile_z);
+        st = nb_fail(ctx, NB_ERR_ALREADY_EXISTS, "%s: a tile already occupies (%d, %d)", fn, view.tile_x, view.tile_z);
         goto cleanup;
     }
     if (nav->free_head < 0) {
-        st = nb_fail(ctx, NB_ERR_TOO_LARGE, FN_ ": the navmesh is full (max_tiles %u)", nav->params.max_tiles);
+        st = nb_fail(ctx, NB_ERR_TOO_LARGE, "%s: the navmesh is full (max_tiles %u)", fn, nav->params.max_tiles);
         goto cleanup;
     }
     if (want >= 0 && ((uint32_t)want >= nav->params.max_tiles || nav->tiles[want].data)) {
-        st = nb_fail(ctx, NB_ERR_INVALID_ARG, FN_ ": slot %d is not free", want);
+        st = nb_fail(ctx, NB_ERR_INVALID_ARG, "%s: slot %d is not free", fn, want);
         goto cleanup;
     }
     const uint32_t slot = want >= 0 ? (uint32_t)want : (uint32_t)nav->free_head;
@@ -536,7 +535,7 @@ static nb_status add_tile(nb_context* ctx, nb_navmesh* nav, const uint8_t* data,
     const nb_poly_ref ref0 = nb_make_ref(nav, salt, slot + 1, 0);
     first_link = (uint32_t*)nb_alloc(ctx, (size_t)(view.npolys ? view.npolys : 1) * sizeof(uint32_t));
     if (!first_link) {
-        st = nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, FN_ ": out of memory 'first_link' (%u)", view.npolys);
+        st = nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "%s: out of memory 'first_link' (%u)", fn, view.npolys);
         goto cleanup;
     }
     for (uint32_t p = 0; p < view.npolys; ++p)
@@ -633,12 +632,12 @@ static nb_status add_tile(nb_context* ctx, nb_navmesh* nav, const uint8_t* data,
         if (cap < (uint64_t)nav->far_count + own_far)
             cap = (uint64_t)nav->far_count + own_far;
         if (cap > UINT32_MAX || cap * sizeof(nb_far_link) > SIZE_MAX) {
-            st = nb_fail(ctx, NB_ERR_TOO_LARGE, FN_ ": too many far off-mesh links");
+            st = nb_fail(ctx, NB_ERR_TOO_LARGE, "%s: too many far off-mesh links", fn);
             goto cleanup;
         }
         far_grown = (nb_far_link*)nb_alloc(ctx, (size_t)cap * sizeof(nb_far_link));
         if (!far_grown) {
-            st = nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, FN_ ": out of memory 'far links' (%u)", (uint32_t)cap);
+            st = nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "%s: out of memory 'far links' (%u)", fn, (uint32_t)cap);
             goto cleanup;
         }
         far_cap = (uint32_t)cap;
@@ -650,7 +649,7 @@ static nb_status add_tile(nb_context* ctx, nb_navmesh* nav, const uint8_t* data,
         need = (uint32_t*)nb_calloc(ctx, (size_t)pl.count + 1, sizeof(uint32_t));
         growth = (link_growth*)nb_alloc(ctx, (size_t)(pl.count + 1) * sizeof(link_growth));
         if (!which || !need || !growth) {
-            st = nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, FN_ ": out of memory 'pending links' (%u)", pl.count);
+            st = nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "%s: out of memory 'pending links' (%u)", fn, pl.count);
             goto cleanup;
         }
         uint32_t nwhich = 0;
@@ -667,7 +666,7 @@ static nb_status add_tile(nb_context* ctx, nb_navmesh* nav, const uint8_t* data,
             const uint32_t used = which[w] == slot ? 0 : t->nlinks;
             const uint32_t cap = which[w] == slot ? 0 : t->link_capacity;
             if ((uint64_t)used + need[w] > 0xfffffff0u) {
-                st = nb_fail(ctx, NB_ERR_TOO_LARGE, FN_ ": too many links in tile slot %u", which[w] + 1);
+                st = nb_fail(ctx, NB_ERR_TOO_LARGE, "%s: too many links in tile slot %u", fn, which[w] + 1);
                 goto cleanup;
             }
             if (used + need[w] <= cap)
@@ -678,7 +677,7 @@ static nb_status add_tile(nb_context* ctx, nb_navmesh* nav, const uint8_t* data,
                 new_cap = cap + cap / 2;
             nb_link* links = (nb_link*)nb_alloc(ctx, (size_t)new_cap * sizeof(nb_link));
             if (!links) {
-                st = nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, FN_ ": out of memory 'links' (%u)", new_cap);
+                st = nb_fail(ctx, NB_ERR_OUT_OF_MEMORY, "%s: out of memory 'links' (%u)", fn, new_cap);
                 goto cleanup;
             }
             growth[ngrowth].slot = which[w];
@@ -790,7 +789,7 @@ NB_COLD nb_status nb_navmesh_add_tile(nb_context* ctx, nb_navmesh* nav, const ui
 {
     if (!ctx)
         return nb_fail(NULL, NB_ERR_NULL_ARG, "nb_navmesh_add_tile: ctx is NULL");
-    return add_tile(ctx, nav, data, size, -1, 0);
+    return add_tile(ctx, "nb_navmesh_add_tile", nav, data, size, -1, 0);
 }
 
 int nb_navmesh_tile_place(const nb_navmesh* nav, int32_t tile_x, int32_t tile_z, nb_tile_place* place)
@@ -806,7 +805,7 @@ int nb_navmesh_tile_place(const nb_navmesh* nav, int32_t tile_x, int32_t tile_z,
 NB_COLD nb_status nb_navmesh_add_tile_back(nb_context* ctx, nb_navmesh* nav, const uint8_t* data, size_t size,
                                            const nb_tile_place* place)
 {
-    return add_tile(ctx, nav, data, size, (int32_t)place->slot, place->salt);
+    return add_tile(ctx, "nb_navmesh_add_tile_back", nav, data, size, (int32_t)place->slot, place->salt);
 }
 
 /* Takes the tile in slot s (at tile_x, tile_z) out of the navmesh without freeing it: every link into it goes, its
@@ -1051,7 +1050,7 @@ NB_COLD nb_status nb_navmesh_swap_tile(nb_context* ctx, nb_navmesh* nav, int32_t
         tile_clear(&nav->tiles[s]); /* the slot is free, its memory now the undo's */
     }
     if (data) {
-        st = add_tile(ctx, nav, data, size, -1, 0);
+        st = add_tile(ctx, fn, nav, data, size, -1, 0);
         if (st != NB_OK) {
             if (u->had_old)
                 reattach(nav, u);

@@ -712,6 +712,7 @@ static void test_update_undone_with_memory_gone(void)
     size_t saved_size = 0;
     CHECK_INT(nb_navmesh_save(fctx, nav, &saved, &saved_size), NB_OK);
     int failures = 0, swapped_then_failed = 0, updated = 0;
+    int named_swap = 0;
     for (long k = 1; k <= total + 1 && !updated; ++k) {
         /* every allocation of the swaps (the last ones), one in 25 of the tiles' builds before them */
         if (k < total - 400 && k % 25)
@@ -730,6 +731,10 @@ static void test_update_undone_with_memory_gone(void)
             break;
         }
         ++failures;
+        /* named by the function called (the swap), not by the add it does inside */
+        const char* msg = nb_context_message(fctx);
+        CHECK(strstr(msg, "nb_navmesh_add_tile") == NULL);
+        named_swap += strncmp(msg, "nb_navmesh_swap_tile: out of memory", 35) == 0;
         link_dump after = dump_links(nav);
         const int same = after.n == before.n && memcmp(after.v, before.v, before.n * sizeof(uint32_t)) == 0;
         free(after.v);
@@ -748,6 +753,7 @@ static void test_update_undone_with_memory_gone(void)
     }
     CHECK(failures > 300);
     CHECK(swapped_then_failed > 9);
+    CHECK(named_swap > 0);
     /* with memory back, the update happens */
     CHECK(updated);
     CHECK_INT(n, dirty);
