@@ -125,6 +125,11 @@ static inline float nb_clampf(float v, float lo, float hi) { return v < lo ? lo 
  * how many are left to empty: 0 = ready. A search's begin empties them all; a caller that must not block long (the
  * wasm's sliced searches) calls this in pieces first. */
 uint32_t nb_voxel_query_reset_some(nb_voxel_query* q, uint32_t budget);
+/* nb_voxel_query_reset_some for about max_ms milliseconds (16K slots at a time); returns the slots left. */
+uint32_t nb_voxel_query_reset_ms(nb_voxel_query* q, double max_ms);
+/* nb_voxel_find_path_step for about max_ms milliseconds instead of a count of expansions (the clock is read every 16
+ * expansions, so a slice overruns by at most 16 expansions' time; at least 15 are made). */
+nb_status nb_voxel_find_path_step_ms(nb_voxel_query* q, double max_ms, int* done);
 /* nb_voxel_nearest keeping only voxels within squared world distance max_d2 (INFINITY: the whole cube), which it
  * never scans past (the wasm glue's search radius). */
 nb_status nb_voxel_nearest_within(nb_voxel_query* q, const nb_voxel_grid* grid, const nb_voxel_path_params* params,

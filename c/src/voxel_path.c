@@ -1204,9 +1204,10 @@ nb_status nb_voxel_find_path_begin(nb_voxel_query* q, const nb_voxel_grid* grid,
     return search_begin(q, "nb_voxel_find_path_begin", grid, params, start, end);
 }
 
-/* At most max_expansions node expansions of the search begun (0: none). The search's locals live in the query
- * between calls; inside the loop they are copies, so that the compiler keeps them in registers. */
-nb_status nb_voxel_find_path_step(nb_voxel_query* q, uint32_t max_expansions, int* done)
+/* At most max_expansions node expansions of the search begun (0: none), and (deadline > 0) none begun once the
+ * clock (nb_now_ms) has passed deadline, read every 16 expansions. The search's locals live in the query between
+ * calls; inside the loop they are copies, so that the compiler keeps them in registers. */
+static nb_status step_until(nb_voxel_query* q, uint32_t max_expansions, double deadline, int* done)
 {
     static const char* fn = "nb_voxel_find_path_step";
     if (!q)
@@ -1239,6 +1240,8 @@ nb_status nb_voxel_find_path_step(nb_voxel_query* q, uint32_t max_expansions, in
     vcand cand[26];
     uint32_t home[26];
     for (uint32_t round = 0; round < max_expansions && heap_size > 0 && !exhausted; ++round) {
+        if ((round & 15u) == 15u && deadline > 0.0 && nb_now_ms() >= deadline)
+            break;
         const uint32_t cur = heap_pop(heap, hpos, &heap_size);
         const vnode* cn = &nodes[cur];
         vslot* cs = &slots[cn->slot];
@@ -1305,6 +1308,25 @@ nb_status nb_voxel_find_path_step(nb_voxel_query* q, uint32_t max_expansions, in
         s->state = SEARCH_FINISHED;
     *done = s->state == SEARCH_FINISHED;
     return NB_OK;
+}
+
+nb_status nb_voxel_find_path_step(nb_voxel_query* q, uint32_t max_expansions, int* done)
+{
+    return step_until(q, max_expansions, 0.0, done);
+}
+
+nb_status nb_voxel_find_path_step_ms(nb_voxel_query* q, double max_ms, int* done)
+{
+    return step_until(q, UINT32_MAX, nb_now_ms() + (max_ms > 0.0 ? max_ms : 0.0), done);
+}
+
+uint32_t nb_voxel_query_reset_ms(nb_voxel_query* q, double max_ms)
+{
+    const double deadline = nb_now_ms() + max_ms;
+    uint32_t left;
+    while ((left = nb_voxel_query_reset_some(q, 1u << 14)) > 0 && nb_now_ms() < deadline) {
+    }
+    return left;
 }
 
 nb_status nb_voxel_find_path_end(nb_voxel_query* q, int32_t* path, uint32_t path_capacity, uint32_t* path_count,

@@ -182,10 +182,10 @@ EMSCRIPTEN_KEEPALIVE nb_voxel_query* nbw_voxel_query_create(nb_context* ctx, uin
 
 EMSCRIPTEN_KEEPALIVE void nbw_voxel_query_destroy(nb_context* ctx, nb_voxel_query* q) { nb_voxel_query_destroy(ctx, q); }
 
-/* Empties up to budget slots of q's pool; returns how many are left (0: a search begins without emptying any). */
-EMSCRIPTEN_KEEPALIVE uint32_t nbw_voxel_query_reset_some(nb_voxel_query* q, uint32_t budget)
+/* Empties q's pool's slots for about max_ms; returns how many are left (0: a search begins without emptying any). */
+EMSCRIPTEN_KEEPALIVE uint32_t nbw_voxel_query_reset_ms(nb_voxel_query* q, double max_ms)
 {
-    return nb_voxel_query_reset_some(q, budget);
+    return nb_voxel_query_reset_ms(q, max_ms);
 }
 
 /* Layout of nbw_voxel_find_path's int32 arguments (web/src/wasm.ts writes them by the same numbers). */
@@ -252,11 +252,12 @@ EMSCRIPTEN_KEEPALIVE int nbw_voxel_path_begin(nb_voxel_query* q, const uint32_t*
     return (int)st;
 }
 
-/* At most max_expansions node expansions; out[VO_DONE] = 1 once the search has ended. */
-EMSCRIPTEN_KEEPALIVE int nbw_voxel_path_step(nb_voxel_query* q, uint32_t max_expansions, int32_t* out)
+/* Expansions for about max_ms (> 0), else until the search ends; out[VO_DONE] = 1 once it has ended. */
+EMSCRIPTEN_KEEPALIVE int nbw_voxel_path_step(nb_voxel_query* q, double max_ms, int32_t* out)
 {
     int done = 0;
-    const nb_status st = nb_voxel_find_path_step(q, max_expansions, &done);
+    const nb_status st = max_ms > 0.0 ? nb_voxel_find_path_step_ms(q, max_ms, &done)
+                                      : nb_voxel_find_path_step(q, UINT32_MAX, &done);
     out[VO_DONE] = done;
     return (int)st;
 }

@@ -1211,12 +1211,63 @@ static void test_sliced_same_as_whole(void)
     CHECK(exhausted > 0);
 }
 
+/* The sliced tests' grid: 30 x 4 x 30 with a wall at x = 15, open at z >= 27 (a flight from (3, 1, 3) to (27, 1, 3)
+ * goes around it). */
+static tgrid wall_grid(void)
+{
+    tgrid g = tg_new(30, 4, 30, 0.5f, 0.5f);
+    tg_box(&g, 15, 15, 0, 3, 0, 26);
+    return g;
+}
+
+/* Slices bounded by time (the wasm's findPathAsync): with no time at all, each slice still makes its 15 expansions
+ * before the clock is read, so a long search takes many slices and ends with nb_voxel_find_path's path; with ample
+ * time one slice ends it. A new pool's slots emptied by time: none of it with no time but 16K slots, then all. */
+static void test_sliced_by_time(void)
+{
+    tgrid g = wall_grid();
+    const nb_voxel_grid v = tg_view(&g);
+    const nb_voxel_path_params p = mkp(NB_VOXEL_FLY, 1, 0, 0, 0);
+    const int s[3] = { 3, 1, 3 }, e[3] = { 27, 1, 3 };
+    nb_voxel_query* whole = new_query(0);
+    nb_voxel_query* q = new_query(1u << 16);
+    uint32_t n = 0, n2 = 0, nodes = 0, nodes2 = 0;
+    int st = -1, st2 = -1, done = 0, slices = 0;
+    CHECK_INT(nb_voxel_find_path(whole, &v, &p, s, e, g_path, PATH_CAP, &n, &st), NB_OK);
+    CHECK_INT(st, NB_PATH_COMPLETE);
+    nb_voxel_query_last_search(whole, &nodes);
+    const uint32_t slots = 1u << 17; /* a power of two >= twice the pool */
+    CHECK_INT(nb_voxel_query_reset_ms(q, 0.0), slots - (1u << 14));
+    int resets = 1;
+    while (nb_voxel_query_reset_ms(q, 0.0) > 0)
+        ++resets;
+    CHECK_INT(resets, (int)(slots >> 14) - 1);
+    CHECK_INT(nb_voxel_find_path_begin(q, &v, &p, s, e), NB_OK);
+    while (!done && slices < 100000) {
+        CHECK_INT(nb_voxel_find_path_step_ms(q, 0.0, &done), NB_OK);
+        ++slices;
+    }
+    CHECK_INT(nb_voxel_find_path_end(q, g_path2, PATH_CAP, &n2, &st2), NB_OK);
+    nb_voxel_query_last_search(q, &nodes2);
+    CHECK(n2 == n && st2 == st && nodes2 == nodes && !memcmp(g_path, g_path2, 12 * (size_t)n));
+    CHECK(nodes > 300);
+    CHECK(slices * 15 >= (int)nodes / 26 && slices > 10); /* 15 expansions a slice, each adding at most 26 nodes */
+    done = 0;
+    CHECK_INT(nb_voxel_find_path_begin(q, &v, &p, s, e), NB_OK);
+    CHECK_INT(nb_voxel_find_path_step_ms(q, 1e9, &done), NB_OK);
+    CHECK_INT(done, 1);
+    CHECK_INT(nb_voxel_find_path_end(q, g_path2, PATH_CAP, &n2, &st2), NB_OK);
+    CHECK(n2 == n && st2 == st && !memcmp(g_path, g_path2, 12 * (size_t)n));
+    nb_voxel_query_destroy(ctx, whole);
+    nb_voxel_query_destroy(ctx, q);
+    tg_free(&g);
+}
+
 /* Ending a search early gives what a pool that ran out at that point gives: a legal path to the reached voxel
  * nearest the end; and the query serves the next search as if nothing had happened. */
 static void test_sliced_end_early(void)
 {
-    tgrid g = tg_new(30, 4, 30, 0.5f, 0.5f);
-    tg_box(&g, 15, 15, 0, 3, 0, 26); /* a wall, open at z >= 27 */
+    tgrid g = wall_grid();
     const nb_voxel_grid v = tg_view(&g);
     const nb_voxel_path_params p = mkp(NB_VOXEL_FLY, 1, 0, 0, 0);
     const int s[3] = { 3, 1, 3 }, e[3] = { 27, 1, 3 };
@@ -1669,6 +1720,7 @@ int main(void)
     RUN(test_nearest);
     RUN(test_nearest_wide_scans);
     RUN(test_sliced_same_as_whole);
+    RUN(test_sliced_by_time);
     RUN(test_sliced_end_early);
     RUN(test_sliced_misuse);
     RUN(test_validation);

@@ -294,11 +294,7 @@ async function runJob(w: Wasm, qs: { query: number; nodes: number }, job: Job): 
   }
   // The pool's slots, emptied a slice at a time: those of a new pool (the first touch of fresh memory: about half a
   // second for 4M nodes' 128 MB), or those the last search filled (40 ms after 4M nodes).
-  for (let n = 1 << 16; ; ) {
-    const t0 = performance.now();
-    if (w.voxelQueryResetSome(qs.query, n) === 0) break;
-    const ms = performance.now() - t0;
-    n = Math.max(1 << 12, Math.min(n * 4, 1 << 24, Math.round((n * job.sliceMs) / Math.max(ms, 1e-3))));
+  while (w.voxelQueryReset(qs.query, job.sliceMs) !== 0) {
     await nextTask();
     if (signal?.aborted) throw abortReason(signal);
     if (!h.words) throw disposedError('findPathAsync');
@@ -307,13 +303,10 @@ async function runJob(w: Wasm, qs: { query: number; nodes: number }, job: Job): 
   if (!search) return NO_PATH;
   let ended = false;
   try {
-    // expansions per slice: from the measured rate, growing at most 4x a slice (coarse clocks read 0 ms)
-    let n = 128;
-    for (;;) {
-      const t0 = performance.now();
-      if (w.voxelPathStep(search, n)) break;
-      const ms = performance.now() - t0;
-      n = Math.max(16, Math.min(n * 4, 1 << 20, Math.round((n * job.sliceMs) / Math.max(ms, 1e-3))));
+    // Slices timed inside the wasm, which reads the clock every 16 expansions: a count of expansions sized from the
+    // last slice's rate overshot whenever the search got slower (fresh memory touched, wide agents' clearance
+    // tests), up to 14-26 ms at 4 ms.
+    while (!w.voxelPathStep(search, job.sliceMs)) {
       await nextTask();
       if (signal?.aborted) throw abortReason(signal);
       if (!h.words) throw disposedError('findPathAsync');
@@ -604,7 +597,7 @@ export class VoxelGrid {
     const search = w.voxelPathBegin(searchPool(w, a.maxNodes), h.words, a.args, cs, ch, a.weight, a.search);
     if (!search) return this.#result(NO_PATH);
     try {
-      w.voxelPathStep(search, 0xffffffff);
+      w.voxelPathStep(search, 0);
     } catch (e) {
       w.voxelPathAbandon(search);
       throw e;

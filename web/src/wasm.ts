@@ -1462,8 +1462,9 @@ export class Wasm {
   }
 
   /** Empties up to `budget` slots of a query's pool; how many are left (0: ready, a search begins at once). */
-  voxelQueryResetSome(q: number, budget: number): number {
-    return this.m._nbw_voxel_query_reset_some(q, budget) >>> 0;
+  /** Empties the pool's slots for about ms; how many are left (0: ready). */
+  voxelQueryReset(q: number, ms: number): number {
+    return this.m._nbw_voxel_query_reset_ms(q, ms) >>> 0;
   }
 
   voxelQueryCreate(maxNodes: number): number {
@@ -1504,10 +1505,11 @@ export class Wasm {
   }
 
   /** At most `expansions` search nodes expanded; true once the search has ended. */
-  voxelPathStep(s: VoxelSearch, expansions: number): boolean {
+  /** Expands for about ms (0: until the search ends); true once it has ended. */
+  voxelPathStep(s: VoxelSearch, ms: number): boolean {
     const m = this.m;
     m._nbw_context_clear_error(this.ctx);
-    this.check(m._nbw_voxel_path_step(s.q, expansions, s.out));
+    this.check(m._nbw_voxel_path_step(s.q, ms, s.out));
     return m.HEAP32[(s.out >> 2) + VO_DONE] === 1;
   }
 
