@@ -942,10 +942,12 @@ nb_status nb_query_random_point_around(nb_query* q, nb_poly_ref start_ref, const
                                        const nb_query_filter* filter, uint64_t* rng, nb_poly_ref* ref,
                                        float point[3]);
 
-/* Closest point on a polygon, with the detail mesh's height; *over_poly = 1 when pos is above/below it. */
+/* Closest point on a polygon, with the detail mesh's height; *over_poly = 1 when pos is above/below it (its outline
+ * included, to within float rounding of the coordinates: closest is then pos's x and z). */
 nb_status nb_query_closest_point_on_poly(nb_query* q, nb_poly_ref ref, const float pos[3], float closest[3],
                                          int* over_poly);
-/* Height of the detail surface of ref at pos (x, z). NB_ERR_NOT_FOUND when pos is outside the polygon. */
+/* Height of the detail surface of ref at pos (x, z). NB_ERR_NOT_FOUND when pos is outside the polygon (a point on
+ * its outline, to within rounding, is not). */
 nb_status nb_query_poly_height(nb_query* q, nb_poly_ref ref, const float pos[3], float* height);
 
 /* Moves from start toward end constrained to the surface, sliding along walls; result is where it ends,
