@@ -69,3 +69,82 @@ ${rows.join('\n')}
 `,
 );
 console.log(rows.join('\n'));
+
+// findPathAsync: long searches in slices. The thread's longest pauses while they run (the gaps between setImmediate
+// callbacks, which is what a page's frames and input would wait for) and their time against findPath's.
+{
+  const mesh = loadMesh(resolve(meshesDir, 'dungeon.obj'));
+  const cell = 0.2;
+  const grid = await voxelize(mesh, { cellSize: cell, cellHeight: cell }, { workers: false });
+  const [ox, oy, oz] = grid.origin;
+  const [dx, dy, dz] = grid.dims;
+  const at = (fx, fy, fz) => [ox + fx * dx * cell, oy + fy * dy * cell, oz + fz * dz * cell];
+  const pairs = [
+    [at(0.1, 0.5, 0.1), at(0.9, 0.5, 0.9)],
+    [at(0.9, 0.6, 0.1), at(0.1, 0.4, 0.9)],
+    [at(0.5, 0.5, 0.05), at(0.5, 0.5, 0.95)],
+  ];
+  const options = { move: 'fly', searchRadius: 10, maxNodes: 1 << 20 };
+  const asyncRows = [];
+  const gapsWhile = async (run) => {
+    const gaps = [];
+    let last = performance.now();
+    let going = true;
+    const tick = () => {
+      if (!going) return; // the one still queued when the search ended
+      const t = performance.now();
+      gaps.push(t - last);
+      last = t;
+      setImmediate(tick);
+    };
+    setImmediate(tick);
+    const t0 = performance.now();
+    await run();
+    const ms = performance.now() - t0;
+    going = false;
+    return { ms, gaps };
+  };
+  // the first search on a new pool of this size (it allocates the pool and empties its slots first)
+  const first = await gapsWhile(() => grid.findPathAsync(pairs[0][0], pairs[0][1], options));
+  for (const sliceMs of [4, 16]) {
+    const gaps = [];
+    const ratios = [];
+    let nodes = 0;
+    for (let round = 0; round < 3; round++) {
+      for (const [s, e] of pairs) {
+        const t0 = performance.now();
+        const r = grid.findPath(s, e, options);
+        const blocking = performance.now() - t0;
+        nodes = Math.max(nodes, r.nodes);
+        const a = await gapsWhile(() => grid.findPathAsync(s, e, { ...options, sliceMs }));
+        gaps.push(...a.gaps);
+        ratios.push(a.ms / blocking);
+      }
+    }
+    gaps.sort((a, b) => a - b);
+    const q = (f) => gaps[Math.min(gaps.length - 1, Math.floor(f * gaps.length))];
+    asyncRows.push(
+      `| ${sliceMs} | ${pairs.length} x 3 | ${nodes} | ${fmt(median(ratios))} | ${fmt(median(gaps))} | ${fmt(q(0.99))} | ${fmt(gaps[gaps.length - 1])} |`,
+    );
+  }
+  first.gaps.sort((a, b) => b - a);
+  grid.dispose();
+  writeSection(
+    'voxels-async',
+    `## Voxels: findPathAsync's slices (${today()})
+
+Machine: ${machine()}. dungeon.obj voxelized at 0.2 m (${dx} x ${dy} x ${dz}), flights across the level
+(\`move: 'fly'\`, \`maxNodes\` 2^20, ${pairs.length} pairs, each 3 times). While each runs, a chain of \`setImmediate\`
+callbacks records the thread's pauses (what a page's frames and input wait for). "time" is the search's time over
+\`findPath\`'s for the same pair (the thread runs nothing else here); pauses in ms.
+
+| sliceMs | searches | most nodes | time / findPath | median pause | p99 pause | longest pause |
+|---|---|---|---|---|---|---|
+${asyncRows.join('\n')}
+
+The first search on a new pool of 2^20 nodes (allocated, its slots emptied in slices, then the search): longest
+pauses ${first.gaps.slice(0, 3).map(fmt).join(', ')} ms.
+`,
+  );
+  console.log(asyncRows.join('\n'));
+}

@@ -237,7 +237,15 @@ interface Job {
  * findPathAsync's searches on each wasm instance run one at a time, in the order asked, on a pool of their own (a
  * sliced search keeps its state in the pool between slices, so a findPath meanwhile must not use it).
  */
-const queues = new WeakMap<Wasm, { jobs: Job[]; running: boolean; query: number; nodes: number }>();
+const queues = new WeakMap<Wasm, Queue>();
+/** taskStart: when the thread's current task began running searches (a task runs for about sliceMs in all). */
+interface Queue {
+  jobs: Job[];
+  running: boolean;
+  query: number;
+  nodes: number;
+  taskStart: number;
+}
 
 /** Back to the event loop: a macrotask, so that timers, I/O, input and rendering get their turn. */
 let yieldThread: (() => Promise<void>) | null = null;
@@ -267,6 +275,7 @@ const disposedError = (method?: string) =>
 async function runQueue(w: Wasm): Promise<void> {
   const qs = queues.get(w)!;
   qs.running = true;
+  qs.taskStart = performance.now();
   try {
     for (let job = qs.jobs.shift(); job; job = qs.jobs.shift()) {
       try {
@@ -282,10 +291,23 @@ async function runQueue(w: Wasm): Promise<void> {
   }
 }
 
-async function runJob(w: Wasm, qs: { query: number; nodes: number }, job: Job): Promise<RawPath> {
+/** The least time a findPathAsync slice is started with (less left of a task: the thread is given back first). */
+const MIN_SLICE_MS = 0.05;
+
+async function runJob(w: Wasm, qs: Queue, job: Job): Promise<RawPath> {
   const { h, a, signal } = job;
   if (signal?.aborted) throw abortReason(signal);
   if (!h.words) throw disposedError('findPathAsync');
+  // Each task runs for about sliceMs in all: what is left of it after the work before (the last search's end, the
+  // pool made, the last slots emptied, the search begun) goes to the next piece of work, or the thread is given
+  // back first.
+  const left = () => job.sliceMs - (performance.now() - qs.taskStart);
+  const pause = async () => {
+    await nextTask();
+    qs.taskStart = performance.now();
+    if (signal?.aborted) throw abortReason(signal);
+    if (!h.words) throw disposedError('findPathAsync');
+  };
   if (qs.nodes !== a.maxNodes) {
     if (qs.query) w.voxelQueryDestroy(qs.query);
     qs.query = 0;
@@ -294,10 +316,10 @@ async function runJob(w: Wasm, qs: { query: number; nodes: number }, job: Job): 
   }
   // The pool's slots, emptied a slice at a time: those of a new pool (the first touch of fresh memory: about half a
   // second for 4M nodes' 128 MB), or those the last search filled (40 ms after 4M nodes).
-  while (w.voxelQueryReset(qs.query, job.sliceMs) !== 0) {
-    await nextTask();
-    if (signal?.aborted) throw abortReason(signal);
-    if (!h.words) throw disposedError('findPathAsync');
+  for (;;) {
+    const ms = left();
+    if (ms >= MIN_SLICE_MS && w.voxelQueryReset(qs.query, ms) === 0) break;
+    await pause();
   }
   const search = w.voxelPathBegin(qs.query, h.words, a.args, job.cs, job.ch, a.weight, a.search);
   if (!search) return NO_PATH;
@@ -306,10 +328,10 @@ async function runJob(w: Wasm, qs: { query: number; nodes: number }, job: Job): 
     // Slices timed inside the wasm, which reads the clock every 16 expansions: a count of expansions sized from the
     // last slice's rate overshot whenever the search got slower (fresh memory touched, wide agents' clearance
     // tests), up to 14-26 ms at 4 ms.
-    while (!w.voxelPathStep(search, job.sliceMs)) {
-      await nextTask();
-      if (signal?.aborted) throw abortReason(signal);
-      if (!h.words) throw disposedError('findPathAsync');
+    for (;;) {
+      const ms = left();
+      if (ms >= MIN_SLICE_MS && w.voxelPathStep(search, ms)) break;
+      await pause();
     }
     ended = true;
     return w.voxelPathEnd(search, a.maxNodes);
@@ -622,7 +644,7 @@ export class VoxelGrid {
     if (signal?.aborted) throw abortReason(signal);
     const w = h.w;
     let qs = queues.get(w);
-    if (!qs) queues.set(w, (qs = { jobs: [], running: false, query: 0, nodes: 0 }));
+    if (!qs) queues.set(w, (qs = { jobs: [], running: false, query: 0, nodes: 0, taskStart: 0 }));
     const { cellSize: cs, cellHeight: ch } = this.#layout;
     const raw = await new Promise<RawPath>((resolve, reject) => {
       // waiting for its turn: rejected at once (a running search sees the signal between slices)
