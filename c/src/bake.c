@@ -223,10 +223,12 @@ nb_status nb_bake(nb_context* ctx, const nb_bake_input* input, const nb_config* 
                        FN_ ": the grid would be %.0f x %.0f columns (the bounds, every vertex counted: x %g .. %g, "
                        "z %g .. %g), above the limit of 2^28; raise cell_size or bake in tiles",
                        extent_x, extent_z, (double)bmin[0], (double)bmax[0], (double)bmin[2], (double)bmax[2]);
-    if (extent_y > NB_SPAN_MAX_HEIGHT)
+    /* A surface at the very top (bmax[1]) goes into the layer above it, which must still end below the spans'
+     * largest top: NB_SPAN_MAX_HEIGHT - 1 cells at most. */
+    if (extent_y > NB_SPAN_MAX_HEIGHT - 1)
         return nb_fail(ctx, NB_ERR_TOO_LARGE,
-                       FN_ ": the mesh is %.0f cells tall, above the limit of %d; raise cell_height", extent_y,
-                       NB_SPAN_MAX_HEIGHT);
+                       FN_ ": the mesh is %.7g cells tall (y %g .. %g), above the limit of %d; raise cell_height",
+                       extent_y, (double)bmin[1], (double)bmax[1], NB_SPAN_MAX_HEIGHT - 1);
     const float border = (float)input->border_size * cfg.cell_size;
     bmin[0] -= border;
     bmin[2] -= border;

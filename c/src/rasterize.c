@@ -309,7 +309,7 @@ static NB_NOINLINE nb_status emit_span(nb_context* ctx, nb_heightfield* hf, cons
         smin = 0.0f;
     if (smax > g->by)
         smax = g->by;
-    const int ismin = nb_clampi((int)floorf(smin * g->ich), 0, NB_SPAN_MAX_HEIGHT);
+    const int ismin = nb_clampi((int)floorf(smin * g->ich), 0, NB_SPAN_MAX_HEIGHT - 1); /* room for ismax above */
     const int ismax = nb_clampi((int)ceilf(smax * g->ich), ismin + 1, NB_SPAN_MAX_HEIGHT);
     return add_span(ctx, hf, (uint32_t)(x + z * g->w), (uint32_t)ismin, (uint32_t)ismax, area, merge_thr);
 }

@@ -1,6 +1,7 @@
 /* nb_bake_navmesh: solo and tiled bakes into a navmesh, against REFERENCE.md's tiled figures. */
 #include "navbake.h"
 #include "nbtest_level.h"
+#include "nbtest_mesh.h"
 
 static nb_context* ctx;
 
@@ -151,6 +152,56 @@ static void test_explicit_zero_survives(void)
     }
 }
 
+/* The height limit (the audit: a floor at the very top of a mesh 8190-8191 cells tall went into layer 8191, whose
+ * span top does not fit 13 bits; the heightfield got spans [8191, 0) and the floor vanished, NB_OK). A mesh 8190
+ * cells tall keeps both its floors, solo, tiled and with explicit bounds; a hair under 8191 is refused by name. */
+static void test_top_of_the_height_range(void)
+{
+    for (int tall = 0; tall < 2; ++tall)
+        for (int mode = 0; mode < 3; ++mode) {
+            /* 1638.2 is 8190.9997 cells of 0.2 in double (the old check let it pass) and 8191 in the rasterizer's float */
+            const float top = tall ? 1638.2f : 8190.0f * 0.2f;
+            mesh_builder m = { 0 };
+            add_floor(&m, 0, 0, 20, 20, 0.0f);
+            add_floor(&m, 30, 0, 50, 20, top);
+            nb_bake_input in = MB_INPUT(&m);
+            const float lo[3] = { 0.0f, 0.0f, 0.0f }, hi[3] = { 50.0f, top, 20.0f };
+            if (mode == 2) {
+                in.bmin = lo;
+                in.bmax = hi;
+            }
+            nb_config cfg;
+            memset(&cfg, 0, sizeof(cfg));
+            cfg.tile_size = mode == 1 ? 32 : 0;
+            nb_navmesh* nav = NULL;
+            const nb_status st = nb_bake_navmesh(ctx, &in, &cfg, NULL, 0, &nav);
+            if (tall) {
+                CHECK_STATUS(ctx, st, NB_ERR_TOO_LARGE, "cells tall");
+                CHECK(strstr(nb_context_message(ctx), "above the limit of 8190") != NULL);
+                CHECK(strstr(nb_context_message(ctx), "the mesh is 8191 cells tall") != NULL);
+            } else {
+                CHECK_INT(st, NB_OK);
+                int low = 0, high = 0;
+                uint32_t n = 0;
+                nb_navmesh_poly_refs(ctx, nav, NULL, 0, &n);
+                nb_poly_ref refs[64];
+                CHECK(n > 0 && n <= 64);
+                nb_navmesh_poly_refs(ctx, nav, refs, 64, &n);
+                for (uint32_t i = 0; i < n && i < 64; ++i) {
+                    float v[NB_MAX_VERTS_PER_POLY * 3];
+                    int32_t nv = 0;
+                    nb_navmesh_poly(nav, refs[i], v, &nv, NULL, NULL, NULL);
+                    low += v[0] < 25.0f && fabsf(v[1]) < 0.5f;
+                    high += v[0] > 25.0f && fabsf(v[1] - top) < 0.5f;
+                }
+                if (!high)
+                    fprintf(stderr, "  mode %d: %u polygons, %d on the low floor, none on the top one\n", mode, n, low);
+                CHECK(low > 0 && high > 0);
+            }
+            nb_navmesh_destroy(ctx, nav);
+        }
+}
+
 static void test_tiled_errors_name_the_mesh_triangle(void)
 {
     const float v[] = { 0, 0, 0, 0, 0, 18, 18, 0, 0, 18, 0, 18 };
@@ -202,7 +253,7 @@ static void test_out_of_memory(void)
     cfg.tile_size = 32;
     int failures = 0;
     for (long fail = 2; fail < 5000; ++fail) {
-        nbt_alloc a = { 0, fail, 0 };
+        nbt_alloc a = { .fail_at = fail };
         nb_context_desc d;
         memset(&d, 0, sizeof(d));
         nbt_alloc_hooks(&d, &a);
@@ -229,6 +280,7 @@ int main(void)
     RUN(test_tiled_counts_against_reference);
     RUN(test_errors);
     RUN(test_explicit_zero_survives);
+    RUN(test_top_of_the_height_range);
     RUN(test_tiled_errors_name_the_mesh_triangle);
     RUN(test_out_of_memory);
     nb_context_destroy(ctx);
