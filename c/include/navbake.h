@@ -150,8 +150,8 @@ typedef struct nb_config {
     float edge_max_error; /* [cells] >= 0 (NB_ZERO for 0). Outline simplification tolerance. Default 1.3 */
     int32_t verts_per_poly; /* 3..12. Max vertices per convex polygon. Default 6 */
     /* detail mesh */
-    float detail_sample_dist;      /* [world] 0 or >= 0.9 cell_size (NB_ZERO = no sampling). Default 1.8 */
-    float detail_sample_max_error; /* [world] >= 0 (NB_ZERO for 0). Max height error. Default 0.2 */
+    float detail_sample_dist;      /* [world] 0 or 0.9 cell_size..1e6 (NB_ZERO = no sampling). Default 1.8 */
+    float detail_sample_max_error; /* [world] 0..1e6 (NB_ZERO for 0). Max height error. Default 0.2 */
     /* partition and tiles */
     nb_partition partition; /* Default NB_PARTITION_WATERSHED */
     int32_t tile_size;      /* [cells] 0 = one tile (solo bake); else 16..4096 */

@@ -160,9 +160,9 @@ nb_status nb_config_resolve(nb_context* ctx, const nb_config* in, nb_config* out
     if (c.verts_per_poly < 3 || c.verts_per_poly > NB_MAX_VERTS_PER_POLY)
         return bad(ctx, given, "verts_per_poly", "between 3 and 12", c.verts_per_poly);
     if (!(c.detail_sample_dist == 0.0f || (c.detail_sample_dist >= 0.9f * c.cell_size && c.detail_sample_dist <= 1e6f)))
-        return bad(ctx, given, "detail_sample_dist", "0 (no sampling) or >= 0.9 * cell_size", c.detail_sample_dist);
+        return bad(ctx, given, "detail_sample_dist", "0 (no sampling) or >= 0.9 * cell_size and <= 1e6", c.detail_sample_dist);
     if (!(c.detail_sample_max_error >= 0.0f && c.detail_sample_max_error <= 1e6f))
-        return bad(ctx, given, "detail_sample_max_error", ">= 0", c.detail_sample_max_error);
+        return bad(ctx, given, "detail_sample_max_error", ">= 0 and <= 1e6", c.detail_sample_max_error);
     if ((int)c.partition < NB_PARTITION_WATERSHED || (int)c.partition > NB_PARTITION_WAVEFRONT)
         return bad(ctx, given, "partition", "1 (watershed), 2 (monotone), 3 (layers) or 4 (wavefront)", (double)c.partition);
     if (c.tile_size != 0 && (c.tile_size < 16 || c.tile_size > 4096))

@@ -64,7 +64,7 @@ static void test_each_field_validated_by_name(void)
         { "cell_size", 5000.0, NB_ERR_INVALID_CONFIG, "(got 5000)" },
         /* a default the given cell size rules out: the caller never wrote detail_sample_dist (1.8 < 0.9 * 5) */
         { "cell_size", 5.0, NB_ERR_INVALID_CONFIG,
-          "config.detail_sample_dist must be 0 (no sampling) or >= 0.9 * cell_size (got 1.8, its default: set it" },
+          "config.detail_sample_dist must be 0 (no sampling) or >= 0.9 * cell_size and <= 1e6 (got 1.8, its default: set it" },
         { "cell_height", -0.5, NB_ERR_INVALID_CONFIG, "config.cell_height" },
         { "agent_height", -2.0, NB_ERR_INVALID_CONFIG, "config.agent_height" },
         { "agent_height", 100.0, NB_ERR_INVALID_CONFIG, "255 cells" },
@@ -81,6 +81,10 @@ static void test_each_field_validated_by_name(void)
         { "verts_per_poly", 13, NB_ERR_INVALID_CONFIG, "config.verts_per_poly" },
         { "detail_sample_dist", 0.1, NB_ERR_INVALID_CONFIG, "config.detail_sample_dist" },
         { "detail_sample_max_error", -1.5, NB_ERR_INVALID_CONFIG, "config.detail_sample_max_error" },
+        /* the upper limit named (the message said only ">= 0") */
+        { "detail_sample_max_error", 1e9, NB_ERR_INVALID_CONFIG,
+          "config.detail_sample_max_error must be >= 0 and <= 1e6 (got 1e+09)" },
+        { "detail_sample_dist", 1e9, NB_ERR_INVALID_CONFIG, "and <= 1e6 (got 1e+09)" },
         { "partition", 9, NB_ERR_INVALID_CONFIG, "config.partition" },
         { "tile_size", 8, NB_ERR_INVALID_CONFIG, "config.tile_size" },
         { "tile_size", -64, NB_ERR_INVALID_CONFIG, "config.tile_size" },
@@ -144,7 +148,7 @@ static void test_null_args_and_context(void)
     CHECK(strcmp(nb_context_message(ctx), "") == 0);
     nb_context_destroy(NULL); /* accepted */
     /* A context whose allocator fails cannot be created, and says so by returning NULL. */
-    nbt_alloc a = { 0, 1, 0 };
+    nbt_alloc a = { .fail_at = 1 };
     nb_context_desc d;
     memset(&d, 0, sizeof(d));
     nbt_alloc_hooks(&d, &a);

@@ -634,7 +634,7 @@ describe('errors: every code the API can produce', () => {
       [{ cellSize: 1000.0001 }, /config\.cellSize must be > 0 and <= 1000 \(got 1000\.0001\)$/],
       [{ agentHeight: 51.00001 }, /\(255 \* cellHeight\) \(got 51\.00001\)$/],
       // a default another field rules out: the caller never wrote detailSampleDist
-      [{ cellSize: 5 }, /config\.detailSampleDist must be 0 \(no sampling\) or >= 0\.9 \* cellSize \(got 1\.8, its default/],
+      [{ cellSize: 5 }, /config\.detailSampleDist must be 0 \(no sampling\) or >= 0\.9 \* cellSize and <= 1e6 \(got 1\.8, its default/],
       // integers in C: a fraction was truncated without a word
       [{ vertsPerPoly: 6.5 }, /config\.vertsPerPoly must be an integer \(got 6\.5\)/],
       [{ tileSize: 32.5 }, /config\.tileSize must be an integer \(got 32\.5\)/],

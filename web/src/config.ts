@@ -40,9 +40,9 @@ export interface NavBakeConfig {
   edgeMaxError?: number | undefined;
   /** Most vertices of a convex polygon, 3..12. @default 6 */
   vertsPerPoly?: number | undefined;
-  /** Height sampling distance of the detail mesh [world]: 0 (none) or >= 0.9 * cellSize. @default 1.8 */
+  /** Height sampling distance of the detail mesh [world]: 0 (none) or 0.9 * cellSize..1e6. @default 1.8 */
   detailSampleDist?: number | undefined;
-  /** Largest height error of the detail mesh [world], >= 0. @default 0.2 */
+  /** Largest height error of the detail mesh [world], 0..1e6. @default 0.2 */
   detailSampleMaxError?: number | undefined;
   /** Region partition. @default 'watershed' */
   partition?: Partition | undefined;
