@@ -229,7 +229,7 @@ static void test_out_of_memory(void)
 {
     nb_compact_heightfield* chf = flat_floor(8);
     for (long fail = 1; fail <= 2; ++fail) {
-        nbt_alloc a = { 0, 0, 0 };
+        nbt_alloc a = { 0 };
         nb_context_desc d;
         memset(&d, 0, sizeof(d));
         nbt_alloc_hooks(&d, &a);

@@ -344,7 +344,7 @@ static int cancel_at_stage(void* user, nb_stage stage, uint32_t done, uint32_t t
 static void test_cancel(void)
 {
     for (nb_stage s = NB_STAGE_RASTERIZE; s <= NB_STAGE_AREAS; s = (nb_stage)(s + 1)) {
-        nbt_alloc a = { 0, 0, 0 };
+        nbt_alloc a = { 0 };
         nb_context_desc d;
         memset(&d, 0, sizeof(d));
         nbt_alloc_hooks(&d, &a);
@@ -457,7 +457,7 @@ static void test_out_of_memory_everywhere(void)
     /* Fail each allocation of a bake in turn: every failure is a clean NB_ERR_OUT_OF_MEMORY. */
     int failures = 0;
     for (long fail = 2;; ++fail) {
-        nbt_alloc a = { 0, fail, 0 };
+        nbt_alloc a = { .fail_at = fail };
         nb_context_desc d;
         memset(&d, 0, sizeof(d));
         nbt_alloc_hooks(&d, &a);

@@ -102,7 +102,7 @@ static void test_errors_and_out_of_memory(void)
         nb_heightfield_destroy(ctx, hf);
     }
     for (long fail = 1; fail < 20; ++fail) {
-        nbt_alloc a = { 0, fail, 0 };
+        nbt_alloc a = { .fail_at = fail };
         nb_context_desc d;
         memset(&d, 0, sizeof(d));
         nbt_alloc_hooks(&d, &a);

@@ -782,7 +782,7 @@ static void test_out_of_memory_and_cancel(void)
         CHECK_INT(nb_build_poly_mesh_detail(ctx, pm, r.compact, 1.8f, 0.2f, &ref), NB_OK);
         int succeeded = 0;
         for (long fail = 1; fail < 100 && !succeeded; ++fail) {
-            nbt_alloc a = { 0, 0, 0 };
+            nbt_alloc a = { 0 };
             nb_context_desc d;
             memset(&d, 0, sizeof(d));
             nbt_alloc_hooks(&d, &a);
@@ -806,7 +806,7 @@ static void test_out_of_memory_and_cancel(void)
         nb_poly_mesh_detail_destroy(ctx, ref);
 
         /* A progress callback that says stop: cancelled, nothing leaks. */
-        nbt_alloc a = { 0, 0, 0 };
+        nbt_alloc a = { 0 };
         nb_context_desc d;
         memset(&d, 0, sizeof(d));
         nbt_alloc_hooks(&d, &a);

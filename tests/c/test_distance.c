@@ -277,7 +277,7 @@ static void test_out_of_memory(void)
 {
     int failures = 0;
     for (long fail = 1; fail < 100; ++fail) {
-        nbt_alloc a = { 0, 0, 0 };
+        nbt_alloc a = { 0 };
         nb_context_desc d;
         memset(&d, 0, sizeof(d));
         nbt_alloc_hooks(&d, &a);

@@ -852,7 +852,7 @@ static void test_add_tile_out_of_memory(void)
             best = i;
         }
     }
-    nbt_alloc a = { 0, 0, 0 };
+    nbt_alloc a = { 0 };
     nb_context_desc desc;
     memset(&desc, 0, sizeof(desc));
     nbt_alloc_hooks(&desc, &a);

@@ -347,7 +347,7 @@ static void test_out_of_memory_whole_pipeline(void)
     add_box(&m, 3, 0, 3, 4, 3, 4);
     int failures = 0;
     for (long fail = 2; fail < 2000; ++fail) {
-        nbt_alloc a = { 0, fail, 0 };
+        nbt_alloc a = { .fail_at = fail };
         nb_context_desc d;
         memset(&d, 0, sizeof(d));
         nbt_alloc_hooks(&d, &a);

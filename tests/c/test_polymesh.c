@@ -544,7 +544,7 @@ static void test_out_of_memory_everywhere(void)
     static const int ring_far[] = { 30, 0, 30, 30, 60, 30, 60, 0, 30, 0, 40, 10, 50, 10, 50, 20, 40, 20, 40, 10 };
     int failures = 0;
     for (long fail = 1;; ++fail) {
-        nbt_alloc a = { 0, 0, 0 };
+        nbt_alloc a = { 0 };
         nb_context_desc d;
         memset(&d, 0, sizeof(d));
         nbt_alloc_hooks(&d, &a);
@@ -586,7 +586,7 @@ static int cancel_polymesh(void* user, nb_stage stage, uint32_t done, uint32_t t
 
 static void test_cancel(void)
 {
-    nbt_alloc a = { 0, 0, 0 };
+    nbt_alloc a = { 0 };
     nb_context_desc d;
     memset(&d, 0, sizeof(d));
     nbt_alloc_hooks(&d, &a);

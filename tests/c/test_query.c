@@ -897,7 +897,7 @@ static void test_batch_matches(void)
 /* Queries never allocate: a counting allocator sees no call between creation and destruction. */
 static void test_no_allocation(void)
 {
-    nbt_alloc al = { 0, 0, 0 };
+    nbt_alloc al = { 0 };
     nb_context_desc d;
     memset(&d, 0, sizeof(d));
     nbt_alloc_hooks(&d, &al);
@@ -1136,7 +1136,7 @@ static void test_statuses(void)
 
     /* Out of memory in nb_query_create: every allocation failing in turn, nothing leaks. */
     for (long fail = 1; fail < 20; ++fail) {
-        nbt_alloc al = { 0, 0, 0 };
+        nbt_alloc al = { 0 };
         nb_context_desc d2;
         memset(&d2, 0, sizeof(d2));
         nbt_alloc_hooks(&d2, &al);

@@ -307,7 +307,7 @@ static void test_out_of_memory(void)
     const uint32_t t[] = { 0, 1, 2, 2, 1, 3 };
     uint8_t areas[2] = { 63, 63 };
     for (long fail = 1;; ++fail) {
-        nbt_alloc a = { 0, fail, 0 };
+        nbt_alloc a = { .fail_at = fail };
         nb_context_desc d;
         memset(&d, 0, sizeof(d));
         nbt_alloc_hooks(&d, &a);

@@ -547,7 +547,7 @@ static void test_cancel(void)
     if (!chf)
         return;
     CHECK_STATUS(ctx, nb_build_distance_field(ctx, chf), NB_OK, "");
-    nbt_alloc a = { 0, 0, 0 };
+    nbt_alloc a = { 0 };
     nb_context_desc d;
     memset(&d, 0, sizeof(d));
     nbt_alloc_hooks(&d, &a);

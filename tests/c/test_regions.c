@@ -485,7 +485,7 @@ static void test_out_of_memory(void)
         const uint16_t expect_max = chf->max_regions;
         int failures = 0;
         for (long fail = 1; fail < 1000; ++fail) {
-            nbt_alloc a = { 0, 0, 0 };
+            nbt_alloc a = { 0 };
             nb_context_desc d;
             memset(&d, 0, sizeof(d));
             nbt_alloc_hooks(&d, &a);
@@ -535,7 +535,7 @@ static int stop_at_third(void* user, nb_stage stage, uint32_t done, uint32_t tot
 static void test_cancel(void)
 {
     nb_compact_heightfield* chf = make_floor(40, 40, 0, 0, 40, 40);
-    nbt_alloc a = { 0, 0, 0 };
+    nbt_alloc a = { 0 };
     nb_context_desc d;
     memset(&d, 0, sizeof(d));
     nbt_alloc_hooks(&d, &a);

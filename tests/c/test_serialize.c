@@ -467,7 +467,7 @@ static void test_out_of_memory(void)
     CHECK_INT(nb_navmesh_save(ctx, nav, &f, &size), NB_OK);
     int failures = 0;
     for (long k = 2; k < 500; ++k) { /* allocation 1 is the context */
-        nbt_alloc a = { 0, k, 0 };
+        nbt_alloc a = { .fail_at = k };
         nb_context_desc desc;
         memset(&desc, 0, sizeof(desc));
         nbt_alloc_hooks(&desc, &a);
@@ -496,7 +496,7 @@ static void test_out_of_memory(void)
     CHECK(failures > ntiles * 2);
     /* save: both of its allocations */
     for (long k = 1; k <= 2; ++k) {
-        nbt_alloc a = { 0, 0, 0 };
+        nbt_alloc a = { 0 };
         nb_context_desc desc;
         memset(&desc, 0, sizeof(desc));
         nbt_alloc_hooks(&desc, &a);

@@ -787,7 +787,7 @@ static void test_out_of_memory(void)
     tp.link_count = 1;
     int failures = 0;
     for (long fail = 2; fail < 100; ++fail) { /* allocation 1 is the context */
-        nbt_alloc a = { 0, fail, 0 };
+        nbt_alloc a = { .fail_at = fail };
         nb_context_desc d;
         memset(&d, 0, sizeof(d));
         nbt_alloc_hooks(&d, &a);
