@@ -1,4 +1,6 @@
 /* nb_bake_navmesh: solo and tiled bakes into a navmesh, against REFERENCE.md's tiled figures. */
+#include <stdlib.h>
+
 #include "navbake.h"
 #include "nbtest_level.h"
 #include "nbtest_mesh.h"
@@ -202,6 +204,83 @@ static void test_top_of_the_height_range(void)
         }
 }
 
+/* A spiral ramp (a parking garage's helix: 3 turns between radii 5 and 10, 6.3 m a turn). The watershed flood went
+ * all the way round at one distance level, so one region overlapped itself, its contour mixed the floors, and the
+ * bake kept 9 polygons of the ramp (68 m2 of about 1000) with no path up, NB_OK (the bake audit; with an agent
+ * radius of 0.31, two cells of erosion). Every partition, solo and tiled, now keeps the ramp: the walkable area
+ * within 10% of the monotone partition's, and a complete path from the bottom to the top. */
+static void test_spiral_ramp_every_partition(void)
+{
+    mesh_builder m = { 0 };
+    const int steps = 189; /* 3 turns of 0.1 rad, rising 0.1 a step */
+    for (int k = 0; k <= steps; ++k) {
+        const float a = 0.1f * (float)k, y = 0.1f * (float)k;
+        add_vert(&m, 5.0f * cosf(a), y, 5.0f * sinf(a));
+        add_vert(&m, 10.0f * cosf(a), y, 10.0f * sinf(a));
+        if (k > 0) {
+            const uint32_t i0 = (uint32_t)(2 * k - 2), o0 = i0 + 1, i1 = i0 + 2, o1 = i0 + 3;
+            const uint32_t tris[6] = { i0, i1, o0, o0, i1, o1 };
+            memcpy(&m.t[m.nt * 3], tris, sizeof(tris));
+            m.nt += 2;
+        }
+    }
+    const float bottom[3] = { 7.5f, 0.0f, 0.2f };
+    const float top[3] = { 7.5f * cosf(0.1f * steps - 0.05f), 0.1f * steps - 0.05f, 7.5f * sinf(0.1f * steps - 0.05f) };
+    double monotone_area = 0.0;
+    static const nb_partition parts[] = { NB_PARTITION_MONOTONE, NB_PARTITION_WATERSHED, NB_PARTITION_LAYERS,
+                                          NB_PARTITION_WAVEFRONT };
+    for (int pi = 0; pi < 4; ++pi)
+        for (int tiled = 0; tiled < 2; ++tiled) {
+            nb_bake_input in = MB_INPUT(&m);
+            nb_config cfg;
+            memset(&cfg, 0, sizeof(cfg));
+            cfg.agent_radius = 0.31f;
+            cfg.partition = parts[pi];
+            cfg.tile_size = tiled ? 64 : 0;
+            nb_navmesh* nav = NULL;
+            CHECK_INT(nb_bake_navmesh(ctx, &in, &cfg, NULL, 0, &nav), NB_OK);
+            if (!nav)
+                continue;
+            uint32_t n = 0;
+            nb_navmesh_poly_refs(ctx, nav, NULL, 0, &n);
+            nb_poly_ref* refs = (nb_poly_ref*)malloc((n ? n : 1) * sizeof(nb_poly_ref));
+            nb_navmesh_poly_refs(ctx, nav, refs, n, &n);
+            double area = 0.0;
+            for (uint32_t i = 0; i < n; ++i) {
+                float v[NB_MAX_VERTS_PER_POLY * 3];
+                int32_t nv = 0;
+                nb_navmesh_poly(nav, refs[i], v, &nv, NULL, NULL, NULL);
+                for (int32_t k = 1; k + 1 < nv; ++k)
+                    area += 0.5 * fabs((double)(v[k * 3] - v[0]) * (v[(k + 1) * 3 + 2] - v[2]) -
+                                       (double)(v[(k + 1) * 3] - v[0]) * (v[k * 3 + 2] - v[2]));
+            }
+            free(refs);
+            if (pi == 0 && !tiled)
+                monotone_area = area;
+            nb_query* q = NULL;
+            CHECK_INT(nb_query_create(ctx, nav, 4096, &q), NB_OK);
+            nb_query_filter f;
+            nb_query_filter_init(&f);
+            const float half[3] = { 1.0f, 0.5f, 1.0f };
+            nb_poly_ref a = 0, b = 0, path[1024];
+            int32_t np = 0;
+            int partial = 1;
+            nb_query_find_nearest_poly(q, bottom, half, &f, &a, NULL);
+            nb_query_find_nearest_poly(q, top, half, &f, &b, NULL);
+            if (a && b)
+                CHECK_INT(nb_query_find_path(q, a, b, bottom, top, &f, path, &np, 1024, &partial), NB_OK);
+            const int ok = a && b && !partial && fabs(area - monotone_area) <= 0.1 * monotone_area;
+            if (!ok)
+                fprintf(stderr, "  partition %d%s: %u polygons, %.0f m2 (monotone %.0f), ends %s, path %s\n",
+                        (int)parts[pi], tiled ? " tiled" : "", n, area, monotone_area, a && b ? "found" : "missing",
+                        partial ? "partial" : "complete");
+            CHECK(ok);
+            nb_query_destroy(ctx, q);
+            nb_navmesh_destroy(ctx, nav);
+        }
+    CHECK(monotone_area > 400.0); /* of 707 m2: 3 turns of the ring, less the erosion along both edges */
+}
+
 static void test_tiled_errors_name_the_mesh_triangle(void)
 {
     const float v[] = { 0, 0, 0, 0, 0, 18, 18, 0, 0, 18, 0, 18 };
@@ -281,6 +360,7 @@ int main(void)
     RUN(test_errors);
     RUN(test_explicit_zero_survives);
     RUN(test_top_of_the_height_range);
+    RUN(test_spiral_ramp_every_partition);
     RUN(test_tiled_errors_name_the_mesh_triangle);
     RUN(test_out_of_memory);
     nb_context_destroy(ctx);
