@@ -235,12 +235,16 @@ void nb_clear_unwalkable_triangles(float max_slope_deg, const float* verts, cons
 
 /* Rasterizes triangles (tris NULL = consecutive vertex triples) into hf. Each triangle is clipped to the
  * cell columns it covers; each piece adds a solid span [floor(ymin), ceil(ymax)) that merges with spans it
- * overlaps or touches. When the merged tops lie within flag_merge_threshold cells the higher area id is
+ * overlaps or touches. Triangles with no area (corners in a line, to within float rounding: see
+ * nb_triangle_has_area) are skipped: they have no surface. When the merged tops lie within flag_merge_threshold cells the higher area id is
  * kept. Inputs are not validated here (nb_bake validates them). Statuses: NB_OK, NB_ERR_NULL_ARG,
  * NB_ERR_OUT_OF_MEMORY, NB_ERR_TOO_LARGE (more than 2^31 spans). */
 nb_status nb_rasterize_triangles(nb_context* ctx, const float* verts, uint32_t vert_count, const uint32_t* tris,
                                  const uint8_t* areas, uint32_t tri_count, nb_heightfield* hf,
                                  int32_t flag_merge_threshold);
+/* 1 when triangle abc has an area: the sine of its angle at a is above 1e-6 (0 for corners in a line to within
+ * float rounding, or two corners the same). */
+int nb_triangle_has_area(const float a[3], const float b[3], const float c[3]);
 
 /* Adds one span by hand (tests, tools). Statuses as nb_rasterize_triangles, NB_ERR_INVALID_ARG for a cell
  * outside the grid or smin >= smax. */

@@ -733,6 +733,18 @@ fallback:
     return NB_OK;
 }
 
+/* A triangle with no area (its corners in a line to within float rounding, or two of them the same) has no surface:
+ * clipped into the columns it crossed, its segment stood as a pole or a bump (a bake audit: a hole of 1.4 m2 around
+ * an invisible vertical segment). In line: the sine of the angle at a is at most 1e-6 (a triangle 10 m long at
+ * most 10 um thick). */
+int nb_triangle_has_area(const float a[3], const float b[3], const float c[3])
+{
+    const double ux = (double)b[0] - a[0], uy = (double)b[1] - a[1], uz = (double)b[2] - a[2];
+    const double vx = (double)c[0] - a[0], vy = (double)c[1] - a[1], vz = (double)c[2] - a[2];
+    const double nx = uy * vz - uz * vy, ny = uz * vx - ux * vz, nz = ux * vy - uy * vx;
+    return nx * nx + ny * ny + nz * nz > 1e-12 * (ux * ux + uy * uy + uz * uz) * (vx * vx + vy * vy + vz * vz);
+}
+
 nb_status nb_rasterize_triangles(nb_context* ctx, const float* verts, uint32_t vert_count, const uint32_t* tris,
                                  const uint8_t* areas, uint32_t tri_count, nb_heightfield* hf,
                                  int32_t flag_merge_threshold)
@@ -754,8 +766,12 @@ nb_status nb_rasterize_triangles(nb_context* ctx, const float* verts, uint32_t v
         const uint32_t i0 = tris ? tris[(size_t)i * 3 + 0] : i * 3 + 0;
         const uint32_t i1 = tris ? tris[(size_t)i * 3 + 1] : i * 3 + 1;
         const uint32_t i2 = tris ? tris[(size_t)i * 3 + 2] : i * 3 + 2;
-        nb_status st = rasterize_tri(ctx, hf, &g, &verts[(size_t)i0 * 3], &verts[(size_t)i1 * 3], &verts[(size_t)i2 * 3], areas[i] & 63,
-                                     flag_merge_threshold);
+        const float* a = &verts[(size_t)i0 * 3];
+        const float* b = &verts[(size_t)i1 * 3];
+        const float* c = &verts[(size_t)i2 * 3];
+        nb_status st = NB_OK;
+        if (nb_triangle_has_area(a, b, c))
+            st = rasterize_tri(ctx, hf, &g, a, b, c, areas[i] & 63, flag_merge_threshold);
         if (st != NB_OK)
             return st;
         if ((i & 4095) == 4095) {

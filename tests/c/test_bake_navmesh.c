@@ -281,6 +281,54 @@ static void test_spiral_ramp_every_partition(void)
     CHECK(monotone_area > 400.0); /* of 707 m2: 3 turns of the ring, less the erosion along both edges */
 }
 
+/* Triangles with no area have no surface (a bake audit: a vertical segment, the corners of a triangle in one
+ * column, cut a 1.4 m2 hole into the floor around an invisible pole; one lying 0.5 above the floor tripled the
+ * detail vertices). A floor with such triangles bakes the same bytes as the floor alone, solo and tiled. */
+static void test_triangles_without_area_are_nothing(void)
+{
+    for (int tiled = 0; tiled < 2; ++tiled) {
+        uint8_t* bytes[2] = { NULL, NULL };
+        size_t size[2] = { 0, 0 };
+        for (int with = 0; with < 2; ++with) {
+            mesh_builder m = { 0 };
+            add_floor(&m, 0, 0, 20, 20, 0.0f);
+            if (with) {
+                static const float junk[5][9] = {
+                    { 3, 0, 3, 3, 5, 3, 3, 2, 3 },           /* a vertical segment */
+                    { 5, 0.5f, 5, 9, 0.5f, 9, 7, 0.5f, 7 },  /* a segment above the floor */
+                    { 12, 1, 4, 12, 1, 4, 16, 0.2f, 8 },     /* two corners the same */
+                    { 14, 3, 14, 14, 3, 14, 14, 3, 14 },     /* a point */
+                    { 2, 0.1f, 15, 10, 1.7f, 15, 6, 0.9f, 15 }, /* a sloping segment */
+                };
+                for (int k = 0; k < 5; ++k) {
+                    const uint32_t a = add_vert(&m, junk[k][0], junk[k][1], junk[k][2]);
+                    const uint32_t b = add_vert(&m, junk[k][3], junk[k][4], junk[k][5]);
+                    const uint32_t c = add_vert(&m, junk[k][6], junk[k][7], junk[k][8]);
+                    m.t[m.nt * 3] = a;
+                    m.t[m.nt * 3 + 1] = b;
+                    m.t[m.nt * 3 + 2] = c;
+                    ++m.nt;
+                }
+            }
+            nb_bake_input in = MB_INPUT(&m);
+            const float lo[3] = { 0, 0, 0 }, hi[3] = { 20, 5, 20 }; /* the same bounds with or without */
+            in.bmin = lo;
+            in.bmax = hi;
+            nb_config cfg;
+            memset(&cfg, 0, sizeof(cfg));
+            cfg.tile_size = tiled ? 16 : 0;
+            nb_navmesh* nav = NULL;
+            CHECK_INT(nb_bake_navmesh(ctx, &in, &cfg, NULL, 0, &nav), NB_OK);
+            if (nav)
+                CHECK_INT(nb_navmesh_save(ctx, nav, &bytes[with], &size[with]), NB_OK);
+            nb_navmesh_destroy(ctx, nav);
+        }
+        CHECK(size[0] > 0 && size[0] == size[1] && memcmp(bytes[0], bytes[1], size[0]) == 0);
+        nb_bytes_free(ctx, bytes[0]);
+        nb_bytes_free(ctx, bytes[1]);
+    }
+}
+
 static void test_tiled_errors_name_the_mesh_triangle(void)
 {
     const float v[] = { 0, 0, 0, 0, 0, 18, 18, 0, 0, 18, 0, 18 };
@@ -361,6 +409,7 @@ int main(void)
     RUN(test_explicit_zero_survives);
     RUN(test_top_of_the_height_range);
     RUN(test_spiral_ramp_every_partition);
+    RUN(test_triangles_without_area_are_nothing);
     RUN(test_tiled_errors_name_the_mesh_triangle);
     RUN(test_out_of_memory);
     nb_context_destroy(ctx);
