@@ -457,7 +457,7 @@ typedef struct nb_volume {
     /* cylinder (vertical, base centre at `center`): */
     float center[3], radius, height;
     /* prism: polygon in xz (verts are xyz triples, y ignored), between ymin and ymax; any simple polygon works,
-     * convex or not (inside by the even-odd rule): */
+     * convex or not (inside by the even-odd rule); points all in a line enclose nothing: */
     const float* verts;
     uint32_t vert_count;
     float ymin, ymax;

@@ -176,6 +176,29 @@ static int point_in_poly_xz(const float* verts, uint32_t n, float px, float pz)
     return inside;
 }
 
+/* Whether a polygon's points (xz) enclose anything: not all in a line, to within 1e-6 of its length (points in a
+ * line enclose nothing, and the even-odd test flipped on rounding for cell centres on the line: a bake audit saw
+ * such a volume carve cells along it). The line: from the first point to the one farthest from it. */
+static int polygon_has_area(const float* verts, uint32_t n)
+{
+    double far2 = 0.0, dx = 0.0, dz = 0.0;
+    for (uint32_t i = 1; i < n; ++i) {
+        const double x = (double)verts[i * 3] - verts[0], z = (double)verts[i * 3 + 2] - verts[2];
+        if (x * x + z * z > far2) {
+            far2 = x * x + z * z;
+            dx = x;
+            dz = z;
+        }
+    }
+    for (uint32_t i = 1; i < n; ++i) {
+        const double x = (double)verts[i * 3] - verts[0], z = (double)verts[i * 3 + 2] - verts[2];
+        const double cross = x * dz - z * dx; /* |d| times the point's distance from the line */
+        if (cross * cross > 1e-12 * far2 * far2)
+            return 1;
+    }
+    return 0;
+}
+
 nb_status nb_volume_bounds(nb_context* ctx, const char* fn, const nb_volume* v, float lo[3], float hi[3])
 {
     if (!v)
@@ -253,6 +276,8 @@ nb_status nb_mark_volume(nb_context* ctx, const nb_volume* v, nb_compact_heightf
     const double fx0 = ceil((lo[0] - chf->bmin[0]) / cs - 0.5), fx1 = floor((hi[0] - chf->bmin[0]) / cs - 0.5);
     const double fz0 = ceil((lo[2] - chf->bmin[2]) / cs - 0.5), fz1 = floor((hi[2] - chf->bmin[2]) / cs - 0.5);
     if (fx1 < 0 || fz1 < 0 || fx0 >= chf->width || fz0 >= chf->height || fx0 > fx1 || fz0 > fz1)
+        return NB_OK;
+    if (v->type == NB_VOLUME_CONVEX && !polygon_has_area(v->verts, v->vert_count))
         return NB_OK;
     const int x0 = (int)fmax(fx0, 0), x1 = (int)fmin(fx1, chf->width - 1);
     const int z0 = (int)fmax(fz0, 0), z1 = (int)fmin(fz1, chf->height - 1);

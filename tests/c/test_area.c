@@ -181,6 +181,42 @@ static void test_polygon_volume_need_not_be_convex(void)
     nb_compact_heightfield_destroy(ctx, chf);
 }
 
+/* A polygon volume with no area (its points in a line) marks nothing (a bake audit: points through cell centres
+ * flipped the even-odd test on rounding and carved cells along the line). Lines along x, along z and diagonal, each
+ * through cell centres, and the same points with one repeated; a sliver 0.01 wide over the same line still marks
+ * the cells whose centres it covers (a thin volume is not nothing). */
+static void test_polygon_volume_without_area_marks_nothing(void)
+{
+    const float c0 = 0.15f, c5 = 0.15f + 5 * 0.3f, c9 = 0.15f + 9 * 0.3f; /* cell centres of columns 0, 5, 9 */
+    const float lines[4][12] = {
+        { c0, 1, c5, c5, 1, c5, c9, 1, c5 },         /* along x, through row 5's centres */
+        { c5, 1, c0, c5, 1, c5, c5, 1, c9 },         /* along z */
+        { c0, 1, c0, c5, 1, c5, c9, 1, c9 },         /* diagonal */
+        { c0, 1, c0, c9, 1, c9, c9, 1, c9, c0, 1, c0 }, /* two points, each twice */
+    };
+    for (int k = 0; k < 4; ++k) {
+        nb_compact_heightfield* chf = flat_floor(10);
+        const nb_volume v = prism(lines[k], k == 3 ? 4 : 3, 7);
+        CHECK_INT(nb_mark_volume(ctx, &v, chf), NB_OK);
+        int marked = 0;
+        for (uint32_t i = 0; i < chf->span_count; ++i)
+            marked += chf->areas[i] == 7;
+        if (marked)
+            fprintf(stderr, "  line %d marked %d cells\n", k, marked);
+        CHECK_INT(marked, 0);
+        nb_compact_heightfield_destroy(ctx, chf);
+    }
+    /* the diagonal made a sliver: the centres on it are covered */
+    const float a = c0 - 0.1f, b = c9 + 0.1f, w = 0.005f; /* past the first and last centres */
+    const float sliver[12] = { a - w, 1, a + w, a + w, 1, a - w, b + w, 1, b - w, b - w, 1, b + w };
+    nb_compact_heightfield* chf = flat_floor(10);
+    const nb_volume v = prism(sliver, 4, 7);
+    CHECK_INT(nb_mark_volume(ctx, &v, chf), NB_OK);
+    for (int x = 0; x < 10; ++x)
+        CHECK_INT(area_at(chf, x, x), 7);
+    nb_compact_heightfield_destroy(ctx, chf);
+}
+
 static void test_volume_errors(void)
 {
     nb_compact_heightfield* chf = flat_floor(4);
@@ -349,6 +385,7 @@ int main(void)
     RUN(test_box_volume_marks_inside_only);
     RUN(test_cylinder_and_convex_volumes);
     RUN(test_polygon_volume_need_not_be_convex);
+    RUN(test_polygon_volume_without_area_marks_nothing);
     RUN(test_volume_errors);
     RUN(test_median_filter);
     RUN(test_out_of_memory);

@@ -33,7 +33,8 @@ export interface CylinderVolume {
 
 /**
  * A vertical prism: a polygon in xz between minY and maxY. Despite the name any simple polygon works, convex or
- * not (inside is decided by the even-odd rule, which also settles a self-crossing one).
+ * not (inside is decided by the even-odd rule, which also settles a self-crossing one); points all in a line
+ * enclose nothing and mark nothing.
  */
 export interface ConvexVolume {
   type: 'convex';
