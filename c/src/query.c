@@ -3267,18 +3267,13 @@ NB_COLD NB_NOINLINE nb_status nb_query_poly_height(nb_query* q, nb_poly_ref ref,
         *height = a[1] + (b[1] - a[1]) * u;
         return NB_OK;
     }
-    float verts[NB_MAX_VERTS_PER_POLY * 3], h;
-    const int n = poly_gather(&t->v, p, verts);
-    int over = point_in_poly_xz(verts, n, pos) && detail_height(&t->v, p, pos, &h);
-    if (!over) { /* on the outline, to within rounding: closest_on_poly's height there */
-        float c[3];
-        closest_on_poly(t, p, pos, c, &over);
-        h = c[1];
-    }
+    float c[3];
+    int over;
+    closest_on_poly(t, p, pos, c, &over); /* over it: inside, or on its outline to within rounding */
     if (!over)
         return nb_fail(ctx, NB_ERR_NOT_FOUND, "%s: pos (%g, %g) is outside polygon 0x%08x", fn, (double)pos[0],
                        (double)pos[2], (unsigned)ref);
-    *height = h;
+    *height = c[1];
     return NB_OK;
 }
 
