@@ -176,18 +176,24 @@ static void test_no_obstacles_same_bytes_as_bake_navmesh(void)
     nb_obj_free(&obj);
 }
 
+/* A tile cache of the level with tiled()'s config and its navmesh; 0 (nothing left to free) when either fails. */
+static int open_cache(nb_bake_input in, nb_tile_cache** cache, nb_navmesh** nav)
+{
+    const nb_config cfg = tiled();
+    CHECK_INT(nb_tile_cache_create(ctx, &in, &cfg, NULL, 0, cache), NB_OK);
+    CHECK_INT(nb_tile_cache_build_navmesh(ctx, *cache, nav), NB_OK);
+    if (*nav)
+        return 1;
+    nb_tile_cache_destroy(ctx, *cache);
+    return 0;
+}
+
 static void test_box_blocks_corridor_and_moves(void)
 {
-    nb_bake_input in = corridor();
-    nb_config cfg = tiled();
     nb_tile_cache* cache = NULL;
     nb_navmesh* nav = NULL;
-    CHECK_INT(nb_tile_cache_create(ctx, &in, &cfg, NULL, 0, &cache), NB_OK);
-    CHECK_INT(nb_tile_cache_build_navmesh(ctx, cache, &nav), NB_OK);
-    if (!nav) {
-        nb_tile_cache_destroy(ctx, cache);
+    if (!open_cache(corridor(), &cache, &nav))
         return;
-    }
     CHECK_INT(nb_navmesh_tile_count(nav), 4);
     CHECK_INT(corridor_path(nav, 5.0f, 70.0f), NB_PATH_COMPLETE);
 
@@ -276,16 +282,10 @@ static uint32_t check_flags(nb_navmesh* nav, uint16_t want, uint16_t want1)
  * overflowed int32: none was marked, and the update never applied it). */
 static void test_flags_kept_and_huge_boxes(void)
 {
-    nb_bake_input in = corridor();
-    nb_config cfg = tiled();
     nb_tile_cache* cache = NULL;
     nb_navmesh* nav = NULL;
-    CHECK_INT(nb_tile_cache_create(ctx, &in, &cfg, NULL, 0, &cache), NB_OK);
-    CHECK_INT(nb_tile_cache_build_navmesh(ctx, cache, &nav), NB_OK);
-    if (!nav) {
-        nb_tile_cache_destroy(ctx, cache);
+    if (!open_cache(corridor(), &cache, &nav))
         return;
-    }
     uint32_t count = 0;
     CHECK_INT(nb_navmesh_poly_refs(ctx, nav, NULL, 0, &count), NB_ERR_BUFFER_TOO_SMALL);
     nb_poly_ref* refs = (nb_poly_ref*)malloc((count ? count : 1) * sizeof(nb_poly_ref));
@@ -328,16 +328,10 @@ static void test_flags_kept_and_huge_boxes(void)
 
 static void test_area_obstacle_sets_area_ids(void)
 {
-    nb_bake_input in = corridor();
-    nb_config cfg = tiled();
     nb_tile_cache* cache = NULL;
     nb_navmesh* nav = NULL;
-    CHECK_INT(nb_tile_cache_create(ctx, &in, &cfg, NULL, 0, &cache), NB_OK);
-    CHECK_INT(nb_tile_cache_build_navmesh(ctx, cache, &nav), NB_OK);
-    if (!nav) {
-        nb_tile_cache_destroy(ctx, cache);
+    if (!open_cache(corridor(), &cache, &nav))
         return;
-    }
     CHECK_INT(area_at(nav, 28.5f, 2.0f), NB_WALKABLE_AREA);
     nb_volume v = wall_box(26.0f, 31.0f, 5);
     uint32_t id = 0, n = 0;
@@ -892,16 +886,12 @@ done:
  * after a removal and two adds. And undos out of order (a caller's bug) never write outside a tile's memory. */
 static void test_swap_salts_and_misuse(void)
 {
-    const nb_bake_input in = plane();
-    const nb_config cfg = tiled();
     nb_tile_cache* cache = NULL;
     nb_navmesh* nav = NULL;
-    CHECK_INT(nb_tile_cache_create(ctx, &in, &cfg, NULL, 0, &cache), NB_OK);
-    CHECK_INT(nb_tile_cache_build_navmesh(ctx, cache, &nav), NB_OK);
-    if (!nav) {
-        nb_tile_cache_destroy(ctx, cache);
+    if (!open_cache(plane(), &cache, &nav))
         return;
-    }
+    const nb_bake_input in = plane();
+    const nb_config cfg = tiled();
     const uint8_t* d = NULL;
     size_t size = 0;
     CHECK_INT(nb_navmesh_tile_data(nav, 1, 1, &d, &size), NB_OK);
